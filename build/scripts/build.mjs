@@ -1,0 +1,66 @@
+// Builds what is missing or stale: the server bundles (esbuild) and the portal (vite).
+// `node build/scripts/build.mjs [server|ui|all] [--force]`
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const dist = path.join(root, 'dist');
+
+function newestMtime(dir) {
+  let newest = 0;
+  if (!fs.existsSync(dir)) return newest;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    const stat = fs.statSync(path.join(entry.parentPath ?? entry.path, entry.name));
+    newest = Math.max(newest, stat.mtimeMs);
+  }
+  return newest;
+}
+
+function isStale(outputs, inputs) {
+  const builtAt = Math.min(...outputs.map((file) => (fs.existsSync(file) ? fs.statSync(file).mtimeMs : 0)));
+  const changedAt = Math.max(...inputs.map((input) => (fs.statSync(input).isDirectory() ? newestMtime(input) : fs.statSync(input).mtimeMs)));
+  return builtAt === 0 || changedAt > builtAt;
+}
+
+export async function buildServer({ force = false } = {}) {
+  const outputs = ['main.js', 'cli.js'].map((name) => path.join(dist, 'server', name));
+  if (!force && !isStale(outputs, [path.join(root, 'server'), path.join(root, 'package.json')])) return false;
+  const esbuild = await import('esbuild');
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: { main: 'server/main.ts', cli: 'server/cli/main.ts' },
+    outdir: path.join(dist, 'server'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+  return true;
+}
+
+export async function buildUi({ force = false } = {}) {
+  const outputs = [path.join(dist, 'ui', 'index.html')];
+  if (!force && !isStale(outputs, [path.join(root, 'ui'), path.join(root, 'package.json')])) return false;
+  const { build } = await import('vite');
+  await build({ configFile: path.join(root, 'ui', 'vite.config.ts'), logLevel: 'warn' });
+  return true;
+}
+
+export async function buildAll(target = 'all', options = {}) {
+  const built = [];
+  if (target === 'all' || target === 'server') if (await buildServer(options)) built.push('server');
+  if (target === 'all' || target === 'ui') if (await buildUi(options)) built.push('ui');
+  return built;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const target = process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 'all';
+  const force = process.argv.includes('--force');
+  const built = await buildAll(target, { force });
+  console.error(built.length ? `built: ${built.join(', ')}` : 'up to date');
+}

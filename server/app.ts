@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import swaggerUi from 'swagger-ui-express';
+import type { AppContext } from './context.js';
+import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { buildOpenApiDocument } from './http/openapi.js';
+import { requestId } from './http/request-id.js';
+import { requestLog } from './http/request-log.js';
+import { mountRoutes } from './http/route.js';
+import { portalDir } from './paths.js';
+import { apiRoutes } from './routes/index.js';
+
+/** The whole HTTP surface: API under /v1 (with its reference), the portal at /. */
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+
+  app.use(requestId);
+  app.use((req, _res, next) => {
+    req.log = ctx.logger;
+    next();
+  });
+  app.use(requestLog(ctx.logger));
+  app.use(
+    helmet({
+      // Plain HTTP on localhost or the campus LAN: no HSTS, no upgrade of insecure requests.
+      strictTransportSecurity: false,
+      contentSecurityPolicy: {
+        directives: {
+          'default-src': ["'self'"],
+          'script-src': ["'self'"],
+          'style-src': ["'self'", "'unsafe-inline'"],
+          'img-src': ["'self'", 'data:'],
+          'connect-src': ["'self'"],
+          'upgrade-insecure-requests': null,
+        },
+      },
+    }),
+  );
+
+  const openApiDocument = buildOpenApiDocument(apiRoutes);
+  const v1 = express.Router();
+  v1.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+  v1.use(
+    '/docs',
+    swaggerUi.serveFiles(openApiDocument, {}),
+    swaggerUi.setup(openApiDocument, {
+      customSiteTitle: 'CampusBridge API reference',
+      swaggerOptions: { validatorUrl: null, persistAuthorization: false, tryItOutEnabled: true },
+    }),
+  );
+  mountRoutes(v1, ctx, apiRoutes);
+  v1.use(notFoundHandler);
+  app.use('/v1', v1);
+
+  const portal = portalDir();
+  if (fs.existsSync(path.join(portal, 'index.html'))) {
+    app.use(express.static(portal, { index: 'index.html', maxAge: '1h' }));
+  }
+  app.use(notFoundHandler);
+  app.use(errorHandler(ctx.logger));
+  return app;
+}

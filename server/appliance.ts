@@ -1,0 +1,79 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import type { AppContext } from './context.js';
+import { connectDatabase } from './db/index.js';
+import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import { jobs } from './jobs/registry.js';
+import { startScheduler, type Scheduler } from './jobs/scheduler.js';
+import { createLogger, type Logger } from './logger.js';
+
+export interface StartOptions {
+  config: Config;
+  logger?: Logger;
+  rateLimitStore?: RateLimitStore;
+  validateResponses?: boolean;
+}
+
+export interface Appliance {
+  ctx: AppContext;
+  /** `http://<host>:<port>` */
+  origin: string;
+  port: number;
+  scheduler: Scheduler;
+  stop(): Promise<void>;
+}
+
+const STOP_GRACE_MS = 8_000;
+
+/**
+ * Starts everything in order: database and migrations, HTTP server, cron jobs. The headless
+ * entry (main.ts), the desktop shell and the tests all start the appliance this way.
+ */
+export async function startAppliance(options: StartOptions): Promise<Appliance> {
+  const { config } = options;
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const db = await connectDatabase(config.databaseFile);
+  if (db.migrationsApplied.length) logger.info({ migrations: db.migrationsApplied }, 'database migrated');
+
+  const ctx: AppContext = {
+    config,
+    db,
+    logger,
+    rateLimitStore: options.rateLimitStore ?? new MemoryRateLimitStore(),
+    validateResponses: options.validateResponses ?? false,
+  };
+
+  const server = http.createServer(createApp(ctx));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const scheduler = startScheduler(ctx, jobs);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      // Stop accepting, let in-flight requests finish (bounded), then jobs, then the database.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
+      await closed;
+      clearTimeout(grace);
+      await scheduler.stop();
+      await db.close();
+    })());
+
+  return { ctx, origin: `http://${host}:${port}`, port, scheduler, stop };
+}

@@ -1,0 +1,119 @@
+import { Command, CommanderError, Option } from 'commander';
+import { createApiKey, institutionOfKey, listApiKeys, revokeApiKey } from '../commands/api-keys.js';
+import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
+import { runSetup } from '../commands/setup.js';
+import { loadConfig } from '../config.js';
+import { connectDatabase, type Database } from '../db/index.js';
+import { Tenant } from '../db/tenant.js';
+import { AppError } from '../errors.js';
+import { presentAccount } from '../presenters/account.js';
+import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
+import { presentInstitutionSummary } from '../presenters/institution.js';
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const USAGE_ERROR = 2;
+
+/**
+ * The command line works on DATA_DIR directly, through the same commands as the API. Each
+ * command prints one JSON value; a failure prints one line with the specification's code.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let db: Database | null = null;
+  const database = async () => (db ??= await connectDatabase(loadConfig(io.env).databaseFile));
+  const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+
+  const program = new Command('campusbridge')
+    .description('CampusBridge appliance command line')
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError();
+
+  program
+    .command('setup')
+    .description('first run: operator account, one approved institution and its admin')
+    .requiredOption('--institution <name>', 'institution name')
+    .requiredOption('--admin-email <email>', 'admin sign-in email')
+    .requiredOption('--admin-password <password>', 'admin password (10 characters or more)')
+    .action(async (opts: { institution: string; adminEmail: string; adminPassword: string }) => {
+      const { institution, admin } = await runSetup(await database(), {
+        institution: opts.institution,
+        admin_email: opts.adminEmail,
+        admin_password: opts.adminPassword,
+      });
+      print({ institution: presentInstitutionSummary(institution), admin: presentAccount(admin) });
+    });
+
+  const institution = program.command('institution').description('institutions on this appliance');
+  institution
+    .command('create')
+    .requiredOption('--name <name>', 'institution name')
+    .option('--approve', 'approve it at once', false)
+    .action(async (opts: { name: string; approve: boolean }) => {
+      print(presentInstitutionSummary(await createInstitution(await database(), { name: opts.name, approve: opts.approve })));
+    });
+  institution
+    .command('approve <id>')
+    .description('approve a pending or suspended institution; its keys work again')
+    .action(async (id: string) => print(presentInstitutionSummary(await setInstitutionStatus(await database(), id, 'approved'))));
+  institution
+    .command('suspend <id>')
+    .description('suspend an institution: every key answers 401 invalid_api_key, webhooks wait')
+    .action(async (id: string) => print(presentInstitutionSummary(await setInstitutionStatus(await database(), id, 'suspended'))));
+  institution
+    .command('list')
+    .action(async () => print((await listInstitutions(await database())).map(presentInstitutionSummary)));
+
+  const key = program.command('key').description('API keys');
+  key
+    .command('create')
+    .requiredOption('--institution <id>', 'institution id')
+    .requiredOption('--name <label>', 'label for the key')
+    .requiredOption('--scopes <list>', 'comma-separated scopes, or "all"')
+    .addOption(new Option('--rate-limit <n>', 'requests per minute, 10 to 6000').default('600'))
+    .action(async (opts: { institution: string; name: string; scopes: string; rateLimit: string }) => {
+      const db = await database();
+      await findInstitution(db, opts.institution);
+      const { row, key: fullKey } = await createApiKey(new Tenant(db, opts.institution), {
+        name: opts.name,
+        scopes: opts.scopes.split(','),
+        rate_limit_per_min: Number(opts.rateLimit),
+      });
+      print(presentCreatedApiKey(row, fullKey));
+    });
+  key
+    .command('revoke <key_id>')
+    .action(async (keyId: string) => {
+      const db = await database();
+      print(presentApiKey(await revokeApiKey(new Tenant(db, await institutionOfKey(db, keyId)), keyId)));
+    });
+  key
+    .command('list')
+    .requiredOption('--institution <id>', 'institution id')
+    .action(async (opts: { institution: string }) => {
+      const db = await database();
+      await findInstitution(db, opts.institution);
+      print((await listApiKeys(new Tenant(db, opts.institution))).map(presentApiKey));
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : USAGE_ERROR;
+    }
+    if (error instanceof AppError) {
+      io.stderr(`error ${error.code}: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr(`error internal_error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    if (db) await (db as Database).close();
+  }
+}

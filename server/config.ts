@@ -1,0 +1,89 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+
+/** The per-user application data folder, the same place Electron's `app.getPath('appData')` names. */
+export function defaultAppDataDir(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
+  const home = os.homedir();
+  if (platform === 'win32') return env.APPDATA ?? path.join(home, 'AppData', 'Roaming');
+  if (platform === 'darwin') return path.join(home, 'Library', 'Application Support');
+  return env.XDG_CONFIG_HOME ?? path.join(home, '.config');
+}
+
+const flag = z
+  .enum(['0', '1', 'true', 'false', ''])
+  .optional()
+  .transform((value) => value === '1' || value === 'true');
+
+const retrySchedule = z
+  .string()
+  .regex(/^\d+(,\d+)*$/, 'a comma-separated list of seconds')
+  .transform((value) => value.split(',').map(Number))
+  .refine((gaps) => gaps.length >= 1, 'at least one gap');
+
+const envSchema = z.object({
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(4780),
+  DATA_DIR: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: flag,
+  WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([60, 300, 1800, 7200, 43200]),
+  WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  RATE_LIMIT_STORE: z
+    .string()
+    .default('memory')
+    .refine((value) => value === 'memory', {
+      message: 'only "memory" is available in this release; a redis:// store is planned for multi-process deployments',
+    }),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((value) => value === undefined || value === '' || value.startsWith('sqlite:'), {
+      message: 'only SQLite (the default, in DATA_DIR) is available in this release',
+    }),
+});
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseFile: string;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  webhooks: {
+    allowPrivateHosts: boolean;
+    retryScheduleSeconds: number[];
+    sweepSeconds: number;
+    timeoutMs: number;
+  };
+  rateLimitStore: 'memory';
+}
+
+export class ConfigError extends Error {}
+
+/** Every environment variable the appliance reads, parsed and typed in one place. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+    throw new ConfigError(`invalid configuration: ${problems}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(overrides.dataDir ?? e.DATA_DIR ?? path.join(defaultAppDataDir(), 'campusbridge'));
+  const databaseFile = e.DATABASE_URL ? e.DATABASE_URL.replace(/^sqlite:(\/\/)?/, '') : path.join(dataDir, 'campusbridge.sqlite');
+  return {
+    host: e.HOST,
+    port: e.PORT,
+    dataDir,
+    databaseFile,
+    logLevel: e.LOG_LEVEL,
+    webhooks: {
+      allowPrivateHosts: e.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+      retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE,
+      sweepSeconds: e.WEBHOOK_SWEEP_SECONDS,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
+    rateLimitStore: 'memory',
+    ...overrides,
+  };
+}

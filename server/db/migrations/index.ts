@@ -1,0 +1,5 @@
+import type { Migration } from '../migrate.js';
+import { foundation } from './20260914000000-foundation.js';
+
+/** Every migration, oldest first. A new one is appended here; names are timestamped. */
+export const migrations: Migration[] = [foundation];

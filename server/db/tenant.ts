@@ -1,0 +1,119 @@
+import {
+  Op,
+  type Attributes,
+  type CountOptions,
+  type CreationAttributes,
+  type FindOptions,
+  type Model,
+  type ModelStatic,
+  type Transaction,
+  type WhereOptions,
+} from 'sequelize';
+import type { ApiKeyRow } from '../models/api-key.js';
+import type { EventRow } from '../models/event.js';
+import type { InstitutionRow } from '../models/institution.js';
+import type { Database } from './index.js';
+
+type TenantOwned = Model & { institution_id: string };
+type Find<M extends Model> = Omit<FindOptions<Attributes<M>>, 'transaction'>;
+
+export interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}
+
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
+
+/**
+ * The only way institution data is read or written. Every call adds the institution's id to
+ * the WHERE clause (or to the row, on create) and runs in the scope's transaction, so a query
+ * that forgets the tenant cannot be written.
+ */
+export class ScopedRepo<M extends TenantOwned> {
+  constructor(
+    private readonly model: ModelStatic<M>,
+    private readonly institutionId: string,
+    private readonly transaction: Transaction | null,
+  ) {}
+
+  private scoped(where: WhereOptions<Attributes<M>> | undefined): WhereOptions<Attributes<M>> {
+    const own = { institution_id: this.institutionId } as unknown as WhereOptions<Attributes<M>>;
+    return where ? ({ [Op.and]: [where, own] } as WhereOptions<Attributes<M>>) : own;
+  }
+
+  findAll(options: Find<M> = {}): Promise<M[]> {
+    return this.model.findAll({ ...options, where: this.scoped(options.where), transaction: this.transaction });
+  }
+
+  findOne(options: Find<M> = {}): Promise<M | null> {
+    return this.model.findOne({ ...options, where: this.scoped(options.where), transaction: this.transaction });
+  }
+
+  findById(id: string, options: Find<M> = {}): Promise<M | null> {
+    const where = { id } as unknown as WhereOptions<Attributes<M>>;
+    return this.findOne({ ...options, where: options.where ? { [Op.and]: [options.where, where] } : where });
+  }
+
+  count(options: Omit<CountOptions<Attributes<M>>, 'transaction' | 'group'> = {}): Promise<number> {
+    return this.model.count({ ...options, where: this.scoped(options.where), transaction: this.transaction });
+  }
+
+  async page(options: Find<M>, request: PageRequest): Promise<Page<M>> {
+    const [total, items] = await Promise.all([
+      this.count({ where: options.where, include: options.include, distinct: true }),
+      this.findAll({ ...options, limit: request.limit, offset: (request.page - 1) * request.limit }),
+    ]);
+    return { items, page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit) };
+  }
+
+  create(values: Omit<CreationAttributes<M>, 'institution_id'>): Promise<M> {
+    const row = { ...values, institution_id: this.institutionId } as unknown as CreationAttributes<M>;
+    return this.model.create(row, { transaction: this.transaction });
+  }
+
+  async update(values: Partial<Attributes<M>>, where: WhereOptions<Attributes<M>>): Promise<number> {
+    const [affected] = await this.model.update(values, { where: this.scoped(where), transaction: this.transaction });
+    return affected;
+  }
+
+  destroy(where: WhereOptions<Attributes<M>>): Promise<number> {
+    return this.model.destroy({ where: this.scoped(where), transaction: this.transaction });
+  }
+}
+
+/** One institution's view of the database, taken from the authenticated key (or the CLI's argument). */
+export class Tenant {
+  readonly apiKeys: ScopedRepo<ApiKeyRow>;
+  readonly events: ScopedRepo<EventRow>;
+
+  constructor(
+    readonly db: Database,
+    readonly institutionId: string,
+    readonly tx: Transaction | null = null,
+  ) {
+    const { models } = db;
+    this.apiKeys = new ScopedRepo(models.ApiKey, institutionId, tx);
+    this.events = new ScopedRepo(models.Event, institutionId, tx);
+  }
+
+  /** The institution row itself (profile, status, integration config). */
+  async institution(): Promise<InstitutionRow> {
+    const row = await this.db.models.Institution.findByPk(this.institutionId, { transaction: this.tx });
+    if (!row) throw new Error(`institution ${this.institutionId} vanished`);
+    return row;
+  }
+
+  /** Runs `work` in a write transaction (or joins the current one). */
+  inTransaction<T>(work: (tx: TenantTx) => Promise<T>): Promise<T> {
+    if (this.tx) return work(this as TenantTx);
+    return this.db.sequelize.transaction((transaction) => work(new Tenant(this.db, this.institutionId, transaction) as TenantTx));
+  }
+}
+
+export type TenantTx = Tenant & { readonly tx: Transaction };

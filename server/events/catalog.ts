@@ -1,0 +1,32 @@
+/** Every event type the appliance emits, with what it means. GET /v1/events/types lists these. */
+export const EVENT_TYPES = {
+  'student.created': 'A student was provisioned (one or bulk).',
+  'student.updated': 'A student profile or status changed through PATCH.',
+  'student.suspended': 'A student was suspended; sign-in is blocked.',
+  'student.reactivated': 'A suspended student was reactivated.',
+  'faculty.created': 'A faculty member was provisioned.',
+  'faculty.updated': 'A faculty member changed, status included.',
+  'group.created': 'A group was created.',
+  'group.updated': 'A group or its membership changed.',
+  'group.deleted': 'A group was deleted.',
+  'license.extended': 'A license expiry was moved.',
+  'license.revoked': 'A license was revoked.',
+  'license.expired': 'A license reached its expiry.',
+  'exam.created': 'An exam was created.',
+  'exam.published': 'An exam was published.',
+  'exam.closed': 'An exam was closed.',
+  'exam.assigned': 'An exam was assigned to groups.',
+  'exam.graded': 'A submission was graded; carries the outcome.',
+  'submission.created': 'A student submitted an attempt.',
+  'submission.resubmission_requested': 'A grader asked the student to submit again.',
+  'submission.voided': 'A submission was voided.',
+  'guardian.invited': 'A guardian invitation was sent.',
+  'guardian.verified': 'A guardian accepted the invitation.',
+  'coupon_batch.approved': 'The operator approved a coupon batch.',
+  'coupon.redeemed': 'A student redeemed a coupon.',
+  'merit.credited': 'Merits were credited to a student wallet.',
+  'alpha.enrollment.created': 'A student was enrolled in an Alpha Learning curriculum.',
+  'alpha.points.awarded': 'Alpha Learning points were awarded.',
+} as const;
+
+export type EventType = keyof typeof EVENT_TYPES;

@@ -1,0 +1,30 @@
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from '../logger.js';
+
+/**
+ * One line per request: id, key, route pattern, path, status, time. Query strings and headers
+ * are left out on purpose: a filter such as `?email=` may hold a personal email.
+ */
+export function requestLog(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    if (res.locals.logged) return next(); // a sub-app (the docs explorer) may pass the request through again
+    res.locals.logged = true;
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const status = res.statusCode;
+      const line = {
+        request_id: req.requestId,
+        key_id: req.auth?.kind === 'key' ? req.auth.key.id : undefined,
+        method: req.method,
+        route: req.routePattern,
+        path: req.originalUrl.split('?')[0],
+        status,
+        ms: Math.round(ms * 10) / 10,
+      };
+      if (status >= 500) logger.error(line, 'request');
+      else logger.info(line, 'request');
+    });
+    next();
+  };
+}

@@ -1,0 +1,8 @@
+import type { AppContext } from '../context.js';
+
+export interface Job {
+  name: string;
+  /** node-cron expression, evaluated in UTC. */
+  schedule: (ctx: AppContext) => string;
+  run: (ctx: AppContext) => Promise<Record<string, unknown> | void>;
+}

@@ -1,0 +1,42 @@
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+export type { Logger };
+
+/** Fields that must never reach a log line, wherever they appear in a logged object. */
+const REDACT = [
+  'authorization',
+  '*.authorization',
+  'key',
+  '*.key',
+  'secret',
+  '*.secret',
+  'password',
+  '*.password',
+  'password_hash',
+  '*.password_hash',
+  'personal_email',
+  '*.personal_email',
+  'hidden_key_b64',
+  '*.hidden_key_b64',
+  'token',
+  '*.token',
+];
+
+/** Errors are logged by name, message and stack only: Sequelize errors carry SQL and values. */
+function serializeError(err: unknown) {
+  if (!(err instanceof Error)) return { message: String(err) };
+  return { type: err.name, message: err.message, stack: err.stack };
+}
+
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'campusbridge' },
+      redact: { paths: REDACT, censor: '[redacted]' },
+      serializers: { err: serializeError, error: serializeError },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}

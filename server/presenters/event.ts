@@ -1,0 +1,5 @@
+import type { EventRow } from '../models/event.js';
+
+export function presentEvent(row: EventRow) {
+  return { id: row.id, type: row.type, created_at: row.created_at.toISOString(), data: row.data };
+}

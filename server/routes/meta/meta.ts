@@ -1,0 +1,27 @@
+import { defineRoute } from '../../http/route.js';
+import { SCOPES } from '../../policies/scopes.js';
+import { presentCallingKey } from '../../presenters/api-key.js';
+import { meResponse, scopesResponse } from './schema.js';
+
+export const metaRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/me',
+    operationId: 'getMe',
+    summary: 'Describe the calling key',
+    tag: 'Meta',
+    scope: 'any',
+    response: meResponse,
+    handler: async ({ auth, requestId }) => presentCallingKey(auth, requestId),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/scopes',
+    operationId: 'listScopes',
+    summary: 'List all scopes with descriptions',
+    tag: 'Meta',
+    scope: 'any',
+    response: scopesResponse,
+    handler: async () => ({ items: Object.entries(SCOPES).map(([scope, description]) => ({ scope, description })) }),
+  }),
+];

@@ -1,0 +1,13 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+export default defineConfig({
+  root: here,
+  base: '/',
+  plugins: [react()],
+  build: { outDir: path.join(here, '..', 'dist', 'ui'), emptyOutDir: true, sourcemap: true },
+});

@@ -1,4 +1,6 @@
+import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
+import type { TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { z } from '../http/zod.js';
 import { parseInput } from '../http/validate.js';
@@ -15,14 +17,67 @@ export const DEFAULT_INTEGRATION_CONFIG: IntegrationConfig = {
 
 export const institutionNameSchema = z.string().trim().min(1).max(200);
 
-export async function createInstitution(db: Database, input: { name: string; approve?: boolean }): Promise<InstitutionRow> {
-  const name = parseInput(institutionNameSchema, input.name);
-  return db.models.Institution.create({
-    id: newId('inst'),
-    name,
-    status: input.approve ? 'approved' : 'pending',
-    config: DEFAULT_INTEGRATION_CONFIG,
+const EMAIL_DOMAIN_SUFFIX = 'campusbridge.local';
+
+function slugOf(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug || 'school';
+}
+
+/** `riverside-high.campusbridge.local`, then `riverside-high-2…` when another institution has it. */
+async function uniqueEmailDomain(db: Database, name: string, transaction: Transaction | null): Promise<string> {
+  const slug = slugOf(name);
+  const taken = await db.models.Institution.findAll({
+    attributes: ['email_domain'],
+    where: { email_domain: { [Op.like]: `${slug}%.${EMAIL_DOMAIN_SUFFIX}` } },
+    transaction,
   });
+  const used = new Set(taken.map((row) => row.email_domain));
+  for (let n = 1; ; n += 1) {
+    const candidate = `${slug}${n === 1 ? '' : `-${n}`}.${EMAIL_DOMAIN_SUFFIX}`;
+    if (!used.has(candidate)) return candidate;
+  }
+}
+
+/** The domain of the institution's generated login emails, assigned on first need and then fixed. */
+export async function ensureEmailDomain(tx: TenantTx): Promise<string> {
+  const institution = await tx.institution();
+  if (institution.email_domain) return institution.email_domain;
+  const domain = await uniqueEmailDomain(tx.db, institution.name, tx.tx);
+  await institution.update({ email_domain: domain }, { transaction: tx.tx });
+  return domain;
+}
+
+/** Every institution is born here, from the CLI, setup or (later) the portal. */
+export async function insertInstitution(
+  db: Database,
+  input: { name: string; status: InstitutionStatus },
+  transaction: Transaction | null = null,
+): Promise<InstitutionRow> {
+  const name = parseInput(institutionNameSchema, input.name);
+  return db.models.Institution.create(
+    {
+      id: newId('inst'),
+      name,
+      status: input.status,
+      config: DEFAULT_INTEGRATION_CONFIG,
+      email_domain: await uniqueEmailDomain(db, name, transaction),
+    },
+    { transaction },
+  );
+}
+
+export async function createInstitution(db: Database, input: { name: string; approve?: boolean }): Promise<InstitutionRow> {
+  return db.sequelize.transaction((transaction) =>
+    insertInstitution(db, { name: input.name, status: input.approve ? 'approved' : 'pending' }, transaction),
+  );
 }
 
 export async function findInstitution(db: Database, id: string): Promise<InstitutionRow> {

@@ -5,7 +5,7 @@ import { z } from '../http/zod.js';
 import { newId } from '../ids.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { PortalAccountRow } from '../models/portal-account.js';
-import { DEFAULT_INTEGRATION_CONFIG, institutionNameSchema } from './institutions.js';
+import { insertInstitution, institutionNameSchema } from './institutions.js';
 import { hashPassword } from './passwords.js';
 
 export const setupInput = z.strictObject({
@@ -34,10 +34,7 @@ export async function runSetup(db: Database, input: z.input<typeof setupInput>):
     if (await db.models.PortalAccount.count({ where: { is_operator: true }, transaction })) {
       throw new AppError('conflict', 'This appliance is already set up.');
     }
-    const institution = await db.models.Institution.create(
-      { id: newId('inst'), name, status: 'approved', config: DEFAULT_INTEGRATION_CONFIG },
-      { transaction },
-    );
+    const institution = await insertInstitution(db, { name, status: 'approved' }, transaction);
     const admin = await db.models.PortalAccount.create(
       { id: newId('acc'), email: admin_email, password_hash: passwordHash, is_operator: true, status: 'active' },
       { transaction },

@@ -10,7 +10,13 @@ import {
   type WhereOptions,
 } from 'sequelize';
 import type { ApiKeyRow } from '../models/api-key.js';
+import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { EventRow } from '../models/event.js';
+import type { GroupMemberRow, GroupRow } from '../models/group.js';
+import type { GuardianLinkRow, GuardianReportRow } from '../models/guardian.js';
+import type { LicenseRow } from '../models/license.js';
+import type { MailOutboxRow } from '../models/mail.js';
+import type { PersonRow } from '../models/person.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { Database } from './index.js';
 
@@ -91,6 +97,15 @@ export class ScopedRepo<M extends TenantOwned> {
 export class Tenant {
   readonly apiKeys: ScopedRepo<ApiKeyRow>;
   readonly events: ScopedRepo<EventRow>;
+  /** Students and faculty; filter on `role`. */
+  readonly people: ScopedRepo<PersonRow>;
+  readonly licenses: ScopedRepo<LicenseRow>;
+  readonly deviceSeats: ScopedRepo<DeviceSeatRow>;
+  readonly groups: ScopedRepo<GroupRow>;
+  readonly groupMembers: ScopedRepo<GroupMemberRow>;
+  readonly guardianLinks: ScopedRepo<GuardianLinkRow>;
+  readonly guardianReports: ScopedRepo<GuardianReportRow>;
+  readonly mailOutbox: ScopedRepo<MailOutboxRow & { institution_id: string }>;
 
   constructor(
     readonly db: Database,
@@ -100,6 +115,14 @@ export class Tenant {
     const { models } = db;
     this.apiKeys = new ScopedRepo(models.ApiKey, institutionId, tx);
     this.events = new ScopedRepo(models.Event, institutionId, tx);
+    this.people = new ScopedRepo(models.Person, institutionId, tx);
+    this.licenses = new ScopedRepo(models.License, institutionId, tx);
+    this.deviceSeats = new ScopedRepo(models.DeviceSeat, institutionId, tx);
+    this.groups = new ScopedRepo(models.Group, institutionId, tx);
+    this.groupMembers = new ScopedRepo(models.GroupMember, institutionId, tx);
+    this.guardianLinks = new ScopedRepo(models.GuardianLink, institutionId, tx);
+    this.guardianReports = new ScopedRepo(models.GuardianReport, institutionId, tx);
+    this.mailOutbox = new ScopedRepo(models.MailOutbox as never, institutionId, tx);
   }
 
   /** The institution row itself (profile, status, integration config). */

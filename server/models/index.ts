@@ -1,8 +1,14 @@
 import type { Sequelize } from 'sequelize';
 import { defineApiKey } from './api-key.js';
+import { defineDeviceSeat } from './device-seat.js';
 import { defineEvent } from './event.js';
+import { defineGroup, defineGroupMember } from './group.js';
+import { defineGuardianLink, defineGuardianReport } from './guardian.js';
 import { defineInstitution } from './institution.js';
+import { defineLicense } from './license.js';
+import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
+import { definePerson } from './person.js';
 import { definePortalAccount } from './portal-account.js';
 
 export type Models = ReturnType<typeof defineModels>;
@@ -15,11 +21,28 @@ export function defineModels(sequelize: Sequelize) {
     Membership: defineMembership(sequelize),
     ApiKey: defineApiKey(sequelize),
     Event: defineEvent(sequelize),
+    Person: definePerson(sequelize),
+    License: defineLicense(sequelize),
+    DeviceSeat: defineDeviceSeat(sequelize),
+    Group: defineGroup(sequelize),
+    GroupMember: defineGroupMember(sequelize),
+    GuardianLink: defineGuardianLink(sequelize),
+    GuardianReport: defineGuardianReport(sequelize),
+    MailOutbox: defineMailOutbox(sequelize),
+    AppSetting: defineAppSetting(sequelize),
   };
 
   models.Membership.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });
   models.Membership.belongsTo(models.Institution, { foreignKey: 'institution_id', as: 'institution' });
   models.ApiKey.belongsTo(models.Institution, { foreignKey: 'institution_id', as: 'institution' });
+  models.License.belongsTo(models.Person, { foreignKey: 'user_id', as: 'user' });
+  models.Person.hasMany(models.License, { foreignKey: 'user_id', as: 'licenses' });
+  models.DeviceSeat.belongsTo(models.License, { foreignKey: 'license_id', as: 'license' });
+  models.Group.belongsTo(models.Person, { foreignKey: 'faculty_id', as: 'owner' });
+  models.Group.hasMany(models.GroupMember, { foreignKey: 'group_id', as: 'memberships' });
+  models.GroupMember.belongsTo(models.Person, { foreignKey: 'student_id', as: 'student' });
+  models.Person.hasMany(models.GroupMember, { foreignKey: 'student_id', as: 'memberships' });
+  models.GuardianLink.belongsTo(models.Person, { foreignKey: 'student_id', as: 'student' });
 
   return models;
 }

@@ -15,6 +15,8 @@ export interface InstitutionRow extends Model<InferAttributes<InstitutionRow>, I
   name: string;
   status: InstitutionStatus;
   config: IntegrationConfig;
+  /** Domain of generated login emails (`<slug>.campusbridge.local`), fixed at creation. */
+  email_domain: string | null;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -27,6 +29,7 @@ export function defineInstitution(sequelize: Sequelize) {
       name: { type: DataTypes.STRING(200), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
       config: { type: DataTypes.JSON, allowNull: false },
+      email_domain: { type: DataTypes.STRING(200), allowNull: true, unique: true },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

@@ -1,5 +1,6 @@
 import type { Migration } from '../migrate.js';
 import { foundation } from './20260914000000-foundation.js';
+import { people } from './20260915000000-people.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
-export const migrations: Migration[] = [foundation];
+export const migrations: Migration[] = [foundation, people];

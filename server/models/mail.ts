@@ -1,0 +1,64 @@
+import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+
+export type MailStatus = 'queued' | 'sent' | 'failed';
+
+export interface MailOutboxRow extends Model<InferAttributes<MailOutboxRow>, InferCreationAttributes<MailOutboxRow>> {
+  id: string;
+  /** Null for appliance-level mail (portal invitations of the operator). */
+  institution_id: string | null;
+  /** Recipient, encrypted: it may be a student's personal email. */
+  to_sealed: string;
+  /** What the portal shows: `a•••@example.org`. */
+  to_masked: string;
+  subject: string;
+  text_body: string;
+  kind: string;
+  status: MailStatus;
+  attempts: CreationOptional<number>;
+  last_error: string | null;
+  sent_at: Date | null;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+export interface AppSettingRow extends Model<InferAttributes<AppSettingRow>, InferCreationAttributes<AppSettingRow>> {
+  key: string;
+  value: unknown;
+  updated_at: Date;
+}
+
+/** Mail is a row before it is a message: written in the change's transaction, sent after commit. */
+export function defineMailOutbox(sequelize: Sequelize) {
+  return sequelize.define<MailOutboxRow>(
+    'MailOutbox',
+    {
+      id: { type: DataTypes.STRING(40), primaryKey: true },
+      institution_id: { type: DataTypes.STRING(40), allowNull: true },
+      to_sealed: { type: DataTypes.TEXT, allowNull: false },
+      to_masked: { type: DataTypes.STRING(320), allowNull: false },
+      subject: { type: DataTypes.STRING(300), allowNull: false },
+      text_body: { type: DataTypes.TEXT, allowNull: false },
+      kind: { type: DataTypes.STRING(50), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      last_error: { type: DataTypes.STRING(500), allowNull: true },
+      sent_at: { type: DataTypes.DATE, allowNull: true },
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { tableName: 'mail_outbox' },
+  );
+}
+
+/** Appliance-wide settings (SMTP among them), one JSON value per key. */
+export function defineAppSetting(sequelize: Sequelize) {
+  return sequelize.define<AppSettingRow>(
+    'AppSetting',
+    {
+      key: { type: DataTypes.STRING(100), primaryKey: true },
+      value: { type: DataTypes.JSON, allowNull: false },
+      updated_at: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'app_settings', timestamps: false },
+  );
+}

@@ -1,0 +1,43 @@
+import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+
+export type PersonRole = 'student' | 'faculty';
+export type PersonStatus = 'active' | 'suspended';
+
+export interface PersonRow extends Model<InferAttributes<PersonRow>, InferCreationAttributes<PersonRow>> {
+  id: string;
+  institution_id: string;
+  role: PersonRole;
+  /** Generated once at creation, never changed: usable in place of the id. */
+  login_email: string;
+  full_name: string;
+  /** The institution's own identifier (`student_id` or `faculty_id` in the API). */
+  external_id: string | null;
+  /** AES-256-GCM under the master key; never presented. */
+  personal_email_sealed: string | null;
+  /** HMAC of the lower-cased personal email, for the `email` filter. */
+  personal_email_index: string | null;
+  status: PersonStatus;
+  created_at: CreationOptional<Date>;
+  updated_at: CreationOptional<Date>;
+}
+
+/** Students and faculty share one table: one login-email namespace, one license owner. */
+export function definePerson(sequelize: Sequelize) {
+  return sequelize.define<PersonRow>(
+    'Person',
+    {
+      id: { type: DataTypes.STRING(40), primaryKey: true },
+      institution_id: { type: DataTypes.STRING(40), allowNull: false },
+      role: { type: DataTypes.STRING(16), allowNull: false },
+      login_email: { type: DataTypes.STRING(320), allowNull: false, unique: true },
+      full_name: { type: DataTypes.STRING(200), allowNull: false },
+      external_id: { type: DataTypes.STRING(100), allowNull: true },
+      personal_email_sealed: { type: DataTypes.TEXT, allowNull: true },
+      personal_email_index: { type: DataTypes.STRING(64), allowNull: true },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      created_at: DataTypes.DATE,
+      updated_at: DataTypes.DATE,
+    },
+    { tableName: 'people' },
+  );
+}

@@ -1,0 +1,69 @@
+import { Op, type WhereOptions } from 'sequelize';
+import { createPerson, emailFilter, findPerson, updatePerson } from '../../commands/people.js';
+import { defineRoute } from '../../http/route.js';
+import { presentFaculty } from '../../presenters/person.js';
+import { createFacultyBody, facultyPage, facultyParams, facultySchema, listFacultyQuery, updateFacultyBody } from './schema.js';
+
+export const facultyRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/faculty',
+    operationId: 'listFaculty',
+    summary: 'List faculty members',
+    tag: 'Faculty',
+    scope: 'faculty:read',
+    query: listFacultyQuery,
+    response: facultyPage,
+    handler: async ({ tenant, query }) => {
+      const where: WhereOptions[] = [{ role: 'faculty' }];
+      if (query.email) where.push(emailFilter(tenant, query.email));
+      if (query.status) where.push({ status: query.status });
+      const page = await tenant.people.page({ where: { [Op.and]: where }, order: [['created_at', 'ASC'], ['id', 'ASC']] }, query);
+      return { ...page, items: page.items.map(presentFaculty) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/faculty',
+    operationId: 'createFaculty',
+    summary: 'Provision a faculty member',
+    description: 'Generates the login email (used as `faculty_id` when creating groups and exams) and grants a license.',
+    tag: 'Faculty',
+    scope: 'faculty:write',
+    body: createFacultyBody,
+    response: facultySchema,
+    errors: ['conflict'],
+    handler: async ({ tenant, body }) =>
+      presentFaculty(
+        await tenant.inTransaction((tx) =>
+          createPerson(tx, 'faculty', { full_name: body.full_name, external_id: body.faculty_id, license_days: body.license_days }),
+        ),
+      ),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/faculty/{id}',
+    operationId: 'getFaculty',
+    summary: 'Read a faculty member',
+    tag: 'Faculty',
+    scope: 'faculty:read',
+    params: facultyParams,
+    response: facultySchema,
+    errors: ['not_found'],
+    handler: async ({ tenant, params }) => presentFaculty(await findPerson(tenant, 'faculty', params.id)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/faculty/{id}',
+    operationId: 'updateFaculty',
+    summary: 'Update a faculty member (status included)',
+    tag: 'Faculty',
+    scope: 'faculty:write',
+    params: facultyParams,
+    body: updateFacultyBody,
+    response: facultySchema,
+    errors: ['not_found', 'conflict'],
+    handler: async ({ tenant, params, body }) =>
+      presentFaculty(await updatePerson(tenant, 'faculty', params.id, { full_name: body.full_name, external_id: body.faculty_id, status: body.status })),
+  }),
+];

@@ -1,0 +1,77 @@
+import { idParam, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
+import { z } from '../../http/zod.js';
+
+const fullName = z.string().trim().min(1).max(200).openapi({ example: 'Ada Lovelace' });
+const externalId = z.string().trim().min(1).max(100).nullable().openapi({ description: "The institution's own student identifier.", example: 'S-2026-0142' });
+const personalEmail = z
+  .email()
+  .max(320)
+  .nullable()
+  .openapi({ description: 'Guardian-facing personal email. Accepted, used for mail, never returned.', example: 'ada.family@example.org' });
+
+export const studentStatus = z.enum(['active', 'suspended']);
+
+export const createStudentBody = z
+  .strictObject({
+    full_name: fullName,
+    student_id: externalId.optional(),
+    personal_email: personalEmail.optional(),
+    license_days: z.number().int().min(1).max(3650).default(365).openapi({ description: 'Length of the license granted, in days.', example: 365 }),
+  })
+  .openapi('StudentCreate');
+
+export const updateStudentBody = z
+  .strictObject({
+    full_name: fullName.optional(),
+    student_id: externalId.optional(),
+    status: studentStatus.optional(),
+    personal_email: personalEmail.optional(),
+  })
+  .openapi('StudentUpdate');
+
+export const MAX_BULK = 200;
+
+export const bulkStudentsBody = z.strictObject({
+  students: z
+    .array(z.unknown())
+    .min(1)
+    .max(MAX_BULK, `At most ${MAX_BULK} students per call.`)
+    .openapi({
+      description: `1 to ${MAX_BULK} student objects, each as for POST /students. Each item succeeds or fails on its own.`,
+      example: [{ full_name: 'Ada Lovelace', student_id: 'S-1' }, { full_name: 'Alan Turing', student_id: 'S-2', license_days: 180 }],
+    }),
+});
+
+export const studentSchema = z
+  .object({
+    id: z.string().openapi({ example: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y' }),
+    login_email: z.string().openapi({ example: 'ada.lovelace@riverside-high.campusbridge.local' }),
+    full_name: z.string().openapi({ example: 'Ada Lovelace' }),
+    student_id: z.string().nullable().openapi({ example: 'S-2026-0142' }),
+    status: studentStatus,
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Student');
+
+export const bulkStudentsResponse = z.object({
+  results: z.array(
+    z.union([
+      z.object({ index: z.number().int(), id: z.string(), login_email: z.string() }),
+      z.object({ index: z.number().int(), error: z.string(), message: z.string() }),
+    ]),
+  ),
+  created: z.number().int(),
+  failed: z.number().int(),
+});
+
+export const listStudentsQuery = z.strictObject({
+  email: z.string().max(320).optional().openapi({ description: 'Login email or personal email, case-insensitive, exact.' }),
+  status: studentStatus.optional(),
+  student_id: z.string().max(100).optional().openapi({ description: "The institution's own student identifier." }),
+  group_id: z.string().max(40).optional().openapi({ description: 'Only members of this group.' }),
+  ...pageQuery,
+});
+
+export const studentPage = pageOf(studentSchema);
+export const studentParams = idParam('Student id or login email.', 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y');

@@ -1,0 +1,124 @@
+import { Op, type WhereOptions } from 'sequelize';
+import { bulkCreateStudents, createStudent } from '../../commands/students.js';
+import { emailFilter, findPerson, setStudentStatus, updatePerson } from '../../commands/people.js';
+import { defineRoute } from '../../http/route.js';
+import { presentStudent } from '../../presenters/person.js';
+import {
+  bulkStudentsBody,
+  bulkStudentsResponse,
+  createStudentBody,
+  listStudentsQuery,
+  studentPage,
+  studentParams,
+  studentSchema,
+  updateStudentBody,
+} from './schema.js';
+
+export const studentRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/students',
+    operationId: 'listStudents',
+    summary: 'List students',
+    tag: 'Students',
+    scope: 'students:read',
+    query: listStudentsQuery,
+    response: studentPage,
+    handler: async ({ tenant, query }) => {
+      const where: WhereOptions[] = [{ role: 'student' }];
+      if (query.email) where.push(emailFilter(tenant, query.email));
+      if (query.status) where.push({ status: query.status });
+      if (query.student_id) where.push({ external_id: query.student_id });
+      if (query.group_id) {
+        const members = await tenant.groupMembers.findAll({ attributes: ['student_id'], where: { group_id: query.group_id } });
+        where.push({ id: { [Op.in]: members.map((member) => member.student_id) } });
+      }
+      const page = await tenant.people.page({ where: { [Op.and]: where }, order: [['created_at', 'ASC'], ['id', 'ASC']] }, query);
+      return { ...page, items: page.items.map(presentStudent) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/students',
+    operationId: 'createStudent',
+    summary: 'Provision a student',
+    description: 'Generates the login email and grants a license. Not idempotent: sending it twice makes two students.',
+    tag: 'Students',
+    scope: 'students:write',
+    body: createStudentBody,
+    response: studentSchema,
+    errors: ['conflict'],
+    handler: async ({ tenant, body }) => presentStudent(await createStudent(tenant, body)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/students/bulk',
+    operationId: 'bulkCreateStudents',
+    summary: 'Provision up to 200 students',
+    description: 'One transaction; each item succeeds or fails on its own: `results[i]` has `id` and `login_email`, or `error` and `message`.',
+    tag: 'Students',
+    scope: 'students:write',
+    body: bulkStudentsBody,
+    response: bulkStudentsResponse,
+    handler: async ({ tenant, body }) => bulkCreateStudents(tenant, body.students),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/students/{id}',
+    operationId: 'getStudent',
+    summary: 'Read a student',
+    tag: 'Students',
+    scope: 'students:read',
+    params: studentParams,
+    response: studentSchema,
+    errors: ['not_found'],
+    handler: async ({ tenant, params }) => presentStudent(await findPerson(tenant, 'student', params.id)),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/students/{id}',
+    operationId: 'updateStudent',
+    summary: 'Update a student',
+    tag: 'Students',
+    scope: 'students:write',
+    params: studentParams,
+    body: updateStudentBody,
+    response: studentSchema,
+    errors: ['not_found', 'conflict'],
+    handler: async ({ tenant, params, body }) =>
+      presentStudent(
+        await updatePerson(tenant, 'student', params.id, {
+          full_name: body.full_name,
+          external_id: body.student_id,
+          status: body.status,
+          personal_email: body.personal_email,
+        }),
+      ),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/students/{id}/suspend',
+    operationId: 'suspendStudent',
+    summary: 'Suspend a student (sign-in blocked)',
+    description: 'Idempotent: suspending a suspended student answers 200 and changes nothing.',
+    tag: 'Students',
+    scope: 'students:write',
+    params: studentParams,
+    response: studentSchema,
+    errors: ['not_found'],
+    handler: async ({ tenant, params }) => presentStudent(await setStudentStatus(tenant, params.id, 'suspended')),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/students/{id}/reactivate',
+    operationId: 'reactivateStudent',
+    summary: 'Reactivate a suspended student',
+    description: 'Idempotent: reactivating an active student answers 200 and changes nothing.',
+    tag: 'Students',
+    scope: 'students:write',
+    params: studentParams,
+    response: studentSchema,
+    errors: ['not_found'],
+    handler: async ({ tenant, params }) => presentStudent(await setStudentStatus(tenant, params.id, 'active')),
+  }),
+];

@@ -37,12 +37,15 @@ export function authenticateKey(db: Database) {
     if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
 
     const hash = hashApiKey(presented);
-    const key = await db.models.ApiKey.findOne({ where: { key_hash: hash } });
+    // One query for key and institution: this runs on every request.
+    const key = (await db.models.ApiKey.findOne({ where: { key_hash: hash }, include: [{ association: 'institution' }] })) as
+      | (ApiKeyRow & { institution?: InstitutionRow })
+      | null;
     // The lookup is by hash, so its timing says nothing about the key; the comparison is constant-time anyway.
     if (!key || !timingSafeEqual(Buffer.from(key.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalidKey();
     if (key.status !== 'active') throw invalidKey();
 
-    const institution = await db.models.Institution.findByPk(key.institution_id);
+    const institution = key.institution;
     if (!institution || institution.status === 'suspended') throw invalidKey();
     if (institution.status !== 'approved') {
       throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');

@@ -10,6 +10,7 @@ import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { mountRoutes } from './http/route.js';
 import { portalDir } from './paths.js';
+import { guardianAcceptRouter } from './routes/guardians/accept.js';
 import { apiRoutes } from './routes/index.js';
 
 /** The whole HTTP surface: API under /v1 (with its reference), the portal at /. */
@@ -50,12 +51,16 @@ export function createApp(ctx: AppContext): Express {
     swaggerUi.serveFiles(openApiDocument, {}),
     swaggerUi.setup(openApiDocument, {
       customSiteTitle: 'CampusBridge API reference',
+      customCss: '',
       swaggerOptions: { validatorUrl: null, persistAuthorization: false, tryItOutEnabled: true },
     }),
   );
   mountRoutes(v1, ctx, apiRoutes);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
+
+  // Pages the portal links to that the server renders itself (no key): guardian invitation acceptance.
+  app.use(guardianAcceptRouter(ctx));
 
   const portal = portalDir();
   if (fs.existsSync(path.join(portal, 'index.html'))) {

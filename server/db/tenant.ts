@@ -84,7 +84,9 @@ export class ScopedRepo<M extends TenantOwned> {
   }
 
   async update(values: Partial<Attributes<M>>, where: WhereOptions<Attributes<M>>): Promise<number> {
-    const [affected] = await this.model.update(values, { where: this.scoped(where), transaction: this.transaction });
+    // A row never changes institution: the owner column is not writable through the scope.
+    const { institution_id: _owner, ...own } = values as Partial<Attributes<M>> & { institution_id?: unknown };
+    const [affected] = await this.model.update(own as Partial<Attributes<M>>, { where: this.scoped(where), transaction: this.transaction });
     return affected;
   }
 

@@ -61,9 +61,12 @@ export function authenticateKey(db: Database) {
 function recordUse(db: Database, key: ApiKeyRow, req: Request): void {
   const now = Date.now();
   if (key.last_used_at && now - key.last_used_at.getTime() < LAST_USED_RESOLUTION_MS) return;
-  db.models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id } }).catch((err: unknown) => {
-    req.log?.warn({ err, request_id: req.requestId }, 'could not record key use');
-  });
+  // In a (queued) transaction like every other write, never blocking a pool thread on the lock.
+  db.sequelize
+    .transaction((transaction) => db.models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id }, transaction }))
+    .catch((err: unknown) => {
+      req.log?.warn({ err, request_id: req.requestId }, 'could not record key use');
+    });
 }
 
 export function requireScope(scope: Scope | 'any') {

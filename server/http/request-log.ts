@@ -17,7 +17,7 @@ export function requestLog(logger: Logger) {
         request_id: req.requestId,
         key_id: req.auth?.kind === 'key' ? req.auth.key.id : undefined,
         method: req.method,
-        route: req.routePattern,
+        route: req.routePattern ?? null,
         path: req.originalUrl.split('?')[0],
         status,
         ms: Math.round(ms * 10) / 10,

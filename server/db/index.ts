@@ -5,7 +5,7 @@ import { FileMasterKeyStore, loadOrCreateMasterKey, masterKeyFile, type MasterKe
 import type { EventRow } from '../models/event.js';
 import { defineModels, type Models } from '../models/index.js';
 import { migrate } from './migrate.js';
-import { openDatabase } from './sequelize.js';
+import { openDatabase, settledWrites } from './sequelize.js';
 
 export type CommittedEventListener = (event: EventRow) => void;
 
@@ -38,6 +38,9 @@ export async function connectDatabase(
     committedEventListeners: new Set(),
     mailQueuedListeners: new Set(),
     migrationsApplied,
-    close: () => sequelize.close(),
+    close: async () => {
+      await settledWrites(sequelize);
+      await sequelize.close();
+    },
   };
 }

@@ -47,6 +47,13 @@ export async function openDatabase(databaseFile: string): Promise<Sequelize> {
  * their parent. Starting a new top-level transaction from inside one would wait for itself,
  * so it fails at once instead: pass the transaction down.
  */
+const writeQueueTails = new WeakMap<Sequelize, () => Promise<unknown>>();
+
+/** Resolves when every write transaction queued so far has finished (used before closing). */
+export function settledWrites(sequelize: Sequelize): Promise<unknown> {
+  return writeQueueTails.get(sequelize)?.() ?? Promise.resolve();
+}
+
 function queueWriteTransactions(sequelize: Sequelize): void {
   const original = sequelize.transaction.bind(sequelize) as (options: object, work?: (t: Transaction) => Promise<unknown>) => Promise<unknown>;
   // The transaction this async context runs in; after-commit hooks see it finished and may queue more.
@@ -75,4 +82,11 @@ function queueWriteTransactions(sequelize: Sequelize): void {
     return run;
   };
   (sequelize as unknown as { transaction: typeof queued }).transaction = queued;
+  writeQueueTails.set(sequelize, async () => {
+    // Work queued by after-commit hooks extends the tail while we wait.
+    for (let seen = tail; ; seen = tail) {
+      await seen;
+      if (seen === tail) return;
+    }
+  });
 }

@@ -1,0 +1,9 @@
+import { expireLicenses } from '../commands/licenses.js';
+import type { Job } from './job.js';
+
+/** Every minute: licenses past their expiry are stored `expired`, each with exactly one `license.expired`. */
+export const expireLicensesJob: Job = {
+  name: 'expire-licenses',
+  schedule: () => '* * * * *',
+  run: async (ctx) => ({ expired: await expireLicenses(ctx.db) }),
+};

@@ -1192,3 +1192,25 @@ describe('errorHandler and toAppError', () => {
     expect(toAppError('string')).toBeNull();
   });
 });
+
+describe('NUL characters in input', () => {
+  let app: TestAppliance;
+  let auth: string;
+  beforeAll(async () => {
+    app = await startTestAppliance();
+    auth = (await makeKey(app, await makeInstitution(app))).auth;
+  });
+  afterAll(() => app.close());
+
+  it('are a 422 naming the field in paths, queries and bodies, never a 500', async () => {
+    const inPath = await app.http.get('/v1/students/a%00b').set('Authorization', auth);
+    expect(inPath.status).toBe(422);
+    expect(inPath.body.details).toEqual([{ path: 'id', message: 'Must not contain NUL characters.' }]);
+    const inQuery = await app.http.get('/v1/students?email=a%00b@example.org').set('Authorization', auth);
+    expect(inQuery.status).toBe(422);
+    expect(inQuery.body.details[0].path).toBe('email');
+    const inBody = await app.http.post('/v1/students').set('Authorization', auth).send({ full_name: 'Nul\u0000Name' });
+    expect(inBody.status).toBe(422);
+    expect(inBody.body.details[0].path).toBe('full_name');
+  });
+});

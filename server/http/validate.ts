@@ -14,8 +14,25 @@ export function zodDetails(error: z.ZodError): ValidationDetail[] {
   return details;
 }
 
+/** Paths of strings holding a NUL character: SQLite would silently cut the statement there. */
+function nulPaths(value: unknown, path: string, found: ValidationDetail[]): void {
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) found.push({ path, message: 'Must not contain NUL characters.' });
+  } else if (Array.isArray(value)) {
+    value.forEach((item, index) => nulPaths(item, path ? `${path}.${index}` : String(index), found));
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      nulPaths(key, path, found);
+      nulPaths(item, path ? `${path}.${key}` : key, found);
+    }
+  }
+}
+
 /** Parses input with a schema; failures become `422 validation_error` with `details`. */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const nul: ValidationDetail[] = [];
+  nulPaths(input, '', nul);
+  if (nul.length > 0) throw validationError(nul);
   const result = schema.safeParse(input);
   if (!result.success) throw validationError(zodDetails(result.error));
   return result.data;

@@ -8,6 +8,7 @@ import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js'
 import { jobs } from './jobs/registry.js';
 import { startScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createLogger, type Logger } from './logger.js';
+import { sendMailAfterCommit } from './mail/mailer.js';
 
 export interface StartOptions {
   config: Config;
@@ -43,6 +44,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
     logger,
     rateLimitStore: options.rateLimitStore ?? new MemoryRateLimitStore(),
     validateResponses: options.validateResponses ?? false,
+    portalUrl: config.publicUrl ?? '',
   };
 
   const server = http.createServer(createApp(ctx));
@@ -60,7 +62,10 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  ctx.portalUrl = config.publicUrl ?? `http://${host}:${port}`;
   const scheduler = startScheduler(ctx, jobs);
+  // Mail goes out right after the transaction that queued it commits; the send-mail job retries.
+  const mailer = sendMailAfterCommit(db, logger);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -71,6 +76,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
       const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
       await closed;
       clearTimeout(grace);
+      await mailer.stop();
       await scheduler.stop();
       await db.close();
     })());

@@ -25,6 +25,10 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4780),
   DATA_DIR: z.string().min(1).optional(),
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .optional()
+    .transform((value) => value?.replace(/\/+$/, '')),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   WEBHOOK_ALLOW_PRIVATE_HOSTS: flag,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([60, 300, 1800, 7200, 43200]),
@@ -50,6 +54,8 @@ export interface Config {
   dataDir: string;
   databaseFile: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  /** Address people outside this computer use for links in mail; defaults to the listening address. */
+  publicUrl: string | null;
   webhooks: {
     allowPrivateHosts: boolean;
     retryScheduleSeconds: number[];
@@ -77,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir,
     databaseFile,
     logLevel: e.LOG_LEVEL,
+    publicUrl: e.PUBLIC_URL ?? null,
     webhooks: {
       allowPrivateHosts: e.WEBHOOK_ALLOW_PRIVATE_HOSTS,
       retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE,

@@ -9,6 +9,8 @@ export interface AppContext {
   db: Database;
   logger: Logger;
   rateLimitStore: RateLimitStore;
+  /** Base of links in mail and launch URLs (`PUBLIC_URL`, else the listening origin); set once listening. */
+  portalUrl: string;
   /** Checks every handler's result against its documented schema (on in tests). */
   validateResponses: boolean;
 }

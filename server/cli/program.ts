@@ -1,11 +1,13 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createApiKey, institutionOfKey, listApiKeys, revokeApiKey } from '../commands/api-keys.js';
+import { generateWeeklyReports } from '../commands/guardians.js';
 import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { runSetup } from '../commands/setup.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
+import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../mail/smtp-settings.js';
 import { presentAccount } from '../presenters/account.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
 import { presentInstitutionSummary } from '../presenters/institution.js';
@@ -98,6 +100,50 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const db = await database();
       await findInstitution(db, opts.institution);
       print((await listApiKeys(new Tenant(db, opts.institution))).map(presentApiKey));
+    });
+
+  const smtp = program.command('smtp').description('the outgoing mail server (the password is never printed)');
+  smtp
+    .command('set')
+    .description('configure the mail server; without --password a stored password is kept (for the same user)')
+    .requiredOption('--host <host>', 'SMTP host name or IP address')
+    .requiredOption('--port <n>', 'SMTP port, for example 587 or 465')
+    .option('--secure', 'TLS from the first byte (port 465); otherwise STARTTLS when offered', false)
+    .option('--user <user>', 'user name, when the server needs one')
+    .option('--password <password>', 'password for --user')
+    .requiredOption('--from <address>', 'sender, for example "Riverside High <noreply@riverside.example>"')
+    .action(async (opts: { host: string; port: string; secure: boolean; user?: string; password?: string; from: string }) => {
+      print(
+        await setSmtpSettings(await database(), {
+          host: opts.host,
+          port: Number(opts.port),
+          secure: opts.secure,
+          user: opts.user ?? null,
+          password: opts.password,
+          from: opts.from,
+        }),
+      );
+    });
+  smtp
+    .command('show')
+    .description('the configured mail server, or null')
+    .action(async () => print(await getSmtpSettings(await database())));
+  smtp
+    .command('clear')
+    .description('remove the mail server; mail then waits in the outbox')
+    .action(async () => {
+      const db = await database();
+      await clearSmtpSettings(db);
+      print(await getSmtpSettings(db));
+    });
+
+  const reports = program.command('reports').description('weekly guardian reports');
+  reports
+    .command('generate')
+    .description("make last week's reports now (the job does it Mondays 06:00 UTC); existing ones are kept")
+    .option('--institution <id>', 'only this institution (default: every approved institution)')
+    .action(async (opts: { institution?: string }) => {
+      print(await generateWeeklyReports(await database(), { institutionId: opts.institution }));
     });
 
   try {

@@ -1,3 +1,90 @@
-import type { AnyRoute } from '../../http/route.js';
+import {
+  createGuardianLink,
+  deleteGuardianLink,
+  listGuardianLinks,
+  listGuardianReports,
+  resendGuardianInvite,
+} from '../../commands/guardians.js';
+import { defineRoute } from '../../http/route.js';
+import { presentGuardianLink, presentGuardianReport } from '../../presenters/guardian.js';
+import {
+  createGuardianBody,
+  deletedGuardianSchema,
+  guardianPage,
+  guardianParams,
+  guardianSchema,
+  listGuardiansQuery,
+  listReportsQuery,
+  reportPage,
+} from './schema.js';
 
-export const guardiansRoutes: AnyRoute[] = [];
+export const guardiansRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/guardians',
+    operationId: 'listGuardians',
+    summary: 'List guardian links',
+    tag: 'Guardians',
+    scope: 'guardians:read',
+    query: listGuardiansQuery,
+    response: guardianPage,
+    handler: async ({ tenant, query }) => {
+      const page = await listGuardianLinks(tenant, query);
+      return { ...page, items: page.items.map(presentGuardianLink) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/guardians',
+    operationId: 'createGuardian',
+    summary: 'Link a guardian to a student and email an invitation',
+    description:
+      'The guardian receives a link to `{portal_url}/guardian/accept?token=…`, valid 7 days; opening it verifies the link. The same student and guardian email twice is `409 already_added`.',
+    tag: 'Guardians',
+    scope: 'guardians:write',
+    body: createGuardianBody,
+    response: guardianSchema,
+    errors: ['not_found', 'already_added'],
+    handler: async ({ tenant, body, ctx }) => presentGuardianLink(await createGuardianLink(tenant, body, { portalUrl: ctx.portalUrl })),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/guardians/reports',
+    operationId: 'listGuardianReports',
+    summary: 'List weekly guardian reports',
+    description: 'One report per student with a verified guardian per week (Monday to Sunday, UTC), made on Mondays.',
+    tag: 'Guardians',
+    scope: 'guardians:read',
+    query: listReportsQuery,
+    response: reportPage,
+    handler: async ({ tenant, query }) => {
+      const page = await listGuardianReports(tenant, query);
+      return { ...page, items: page.items.map(presentGuardianReport) };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/guardians/{id}/resend',
+    operationId: 'resendGuardianInvitation',
+    summary: 'Send a new invitation link',
+    description: 'The previous link stops working; the new one is valid 7 days. A verified link is `409 already_verified`.',
+    tag: 'Guardians',
+    scope: 'guardians:write',
+    params: guardianParams,
+    response: guardianSchema,
+    errors: ['not_found', 'already_verified'],
+    handler: async ({ tenant, params, ctx }) => presentGuardianLink(await resendGuardianInvite(tenant, params.id, { portalUrl: ctx.portalUrl })),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/guardians/{id}',
+    operationId: 'deleteGuardian',
+    summary: 'Remove a guardian link',
+    tag: 'Guardians',
+    scope: 'guardians:write',
+    params: guardianParams,
+    response: deletedGuardianSchema,
+    errors: ['not_found'],
+    handler: async ({ tenant, params }) => deleteGuardianLink(tenant, params.id),
+  }),
+];

@@ -1,8 +1,11 @@
 import { Op, type WhereOptions } from 'sequelize';
 import { bulkCreateStudents, createStudent } from '../../commands/students.js';
 import { emailFilter, findPerson, setStudentStatus, updatePerson } from '../../commands/people.js';
+import { listStudentGuardians } from '../../commands/guardians.js';
 import { defineRoute } from '../../http/route.js';
+import { presentGuardianLink } from '../../presenters/guardian.js';
 import { presentStudent } from '../../presenters/person.js';
+import { guardianList, studentGuardiansParams } from '../guardians/schema.js';
 import {
   bulkStudentsBody,
   bulkStudentsResponse,
@@ -120,5 +123,17 @@ export const studentRoutes = [
     response: studentSchema,
     errors: ['not_found'],
     handler: async ({ tenant, params }) => presentStudent(await setStudentStatus(tenant, params.id, 'active')),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/students/{id}/guardians',
+    operationId: 'listStudentGuardians',
+    summary: "List a student's guardian links",
+    tag: 'Students',
+    scope: 'guardians:read',
+    params: studentGuardiansParams,
+    response: guardianList,
+    errors: ['not_found'],
+    handler: async ({ tenant, params }) => ({ items: (await listStudentGuardians(tenant, params.id)).map(presentGuardianLink) }),
   }),
 ];

@@ -1,0 +1,377 @@
+import { createHash } from 'node:crypto';
+import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
+import type { Database } from '../db/index.js';
+import { Tenant, type Page, type PageRequest, type TenantTx } from '../db/tenant.js';
+import { AppError, notFound } from '../errors.js';
+import { emit } from '../events/emit.js';
+import { newId, randomToken } from '../ids.js';
+import { queueMail } from '../mail/outbox.js';
+import type { GuardianLinkRow, GuardianReportRow, GuardianType } from '../models/guardian.js';
+import type { InstitutionRow } from '../models/institution.js';
+import type { PersonRow, PersonStatus } from '../models/person.js';
+import { findInstitution } from './institutions.js';
+import { DAY_MS } from './licenses.js';
+import { findPerson, normalizeEmail, personRefWhere } from './people.js';
+
+/** Invitations are valid for 7 days, like developer invitations. */
+export const INVITE_TTL_MS = 7 * DAY_MS;
+const INVITE_TOKEN_LENGTH = 32;
+const INVITE_TOKEN_PATTERN = /^[A-Za-z0-9]{32}$/;
+
+/** Only this hash of an invitation token is stored; the token itself exists only in the link. */
+export const hashInviteToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+export const guardianAcceptUrl = (portalUrl: string, token: string) => `${portalUrl}/guardian/accept?token=${token}`;
+
+const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;
+
+/** `student_id` filters take an id or a login email; an unknown student simply matches nothing. */
+async function studentFilter(tenant: Tenant, ref: string): Promise<WhereOptions> {
+  if (!ref.includes('@')) return { student_id: ref };
+  const student = await tenant.people.findOne({ attributes: ['id'], where: personRefWhere('student', ref) });
+  return { student_id: student ? student.id : { [Op.in]: [] } };
+}
+
+async function findLink(tenant: Tenant, id: string): Promise<GuardianLinkRow> {
+  const link = await tenant.guardianLinks.findById(id);
+  if (!link) throw notFound('guardian link');
+  return link;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Guardian links and invitations
+// ---------------------------------------------------------------------------------------------
+
+export interface GuardianLinkQuery extends PageRequest {
+  student_id?: string;
+  verified?: boolean;
+}
+
+export async function listGuardianLinks(tenant: Tenant, query: GuardianLinkQuery): Promise<Page<GuardianLinkRow>> {
+  const where: WhereOptions[] = [];
+  if (query.student_id) where.push(await studentFilter(tenant, query.student_id));
+  if (query.verified !== undefined) where.push({ verified: query.verified });
+  return tenant.guardianLinks.page(
+    {
+      where: where.length ? { [Op.and]: where } : undefined,
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
+    query,
+  );
+}
+
+/** GET /students/{id}/guardians: every link of one student, oldest first. */
+export async function listStudentGuardians(tenant: Tenant, studentRef: string): Promise<GuardianLinkRow[]> {
+  const student = await findPerson(tenant, 'student', studentRef);
+  return tenant.guardianLinks.findAll({
+    where: { student_id: student.id },
+    order: [
+      ['created_at', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  });
+}
+
+export interface NewGuardianLink {
+  student_id: string;
+  guardian_email: string;
+  guardian_type: GuardianType;
+  guardian_name?: string | null;
+  guardian_phone?: string | null;
+  is_primary?: boolean;
+}
+
+export interface InviteOptions {
+  /** Base of the acceptance link (`ctx.portalUrl`). */
+  portalUrl: string;
+}
+
+/** A fresh invitation: new token (any older link stops working), new expiry, mail queued to the guardian. */
+async function sendInvitation(tx: TenantTx, link: GuardianLinkRow, student: PersonRow, options: InviteOptions): Promise<void> {
+  const token = randomToken(INVITE_TOKEN_LENGTH);
+  const now = new Date();
+  await link.update(
+    { invite_token_hash: hashInviteToken(token), invite_expires_at: new Date(now.getTime() + INVITE_TTL_MS), invited_at: now },
+    { transaction: tx.tx },
+  );
+  const institution = await tx.institution();
+  await queueMail(tx, {
+    to: link.guardian_email,
+    subject: `${institution.name}: please confirm you are ${firstName(student.full_name)}'s guardian`,
+    text: renderInvitationText({ institution, student, link, url: guardianAcceptUrl(options.portalUrl, token) }),
+    kind: 'guardian_invite',
+  });
+}
+
+function renderInvitationText(input: { institution: InstitutionRow; student: PersonRow; link: GuardianLinkRow; url: string }): string {
+  const greeting = input.link.guardian_name ? `Hello ${input.link.guardian_name},` : 'Hello,';
+  return [
+    greeting,
+    '',
+    `${input.institution.name} has listed you as a ${input.link.guardian_type} of ${input.student.full_name}.`,
+    'Please confirm by opening this link within 7 days:',
+    '',
+    input.url,
+    '',
+    `Once confirmed, you will receive a weekly report about ${firstName(input.student.full_name)}.`,
+    'If you did not expect this message, you can ignore it; nothing happens unless you open the link.',
+  ].join('\n');
+}
+
+/**
+ * POST /guardians: links a guardian to a student of this institution and emails an invitation.
+ * The same student and guardian email twice is `409 already_added`.
+ */
+export async function createGuardianLink(tenant: Tenant, input: NewGuardianLink, options: InviteOptions): Promise<GuardianLinkRow> {
+  return tenant.inTransaction(async (tx) => {
+    const student = await findPerson(tx, 'student', input.student_id);
+    const email = normalizeEmail(input.guardian_email);
+    const existing = await tx.guardianLinks.findOne({ attributes: ['id'], where: { student_id: student.id, guardian_email: email } });
+    if (existing) throw new AppError('already_added', `This guardian email is already linked to the student (${existing.id}).`);
+    const isPrimary = input.is_primary ?? false;
+    if (isPrimary) await tx.guardianLinks.update({ is_primary: false }, { student_id: student.id, is_primary: true });
+    const link = await tx.guardianLinks.create({
+      id: newId('gdn'),
+      student_id: student.id,
+      guardian_email: email,
+      guardian_type: input.guardian_type,
+      guardian_name: input.guardian_name ?? null,
+      guardian_phone: input.guardian_phone ?? null,
+      is_primary: isPrimary,
+      verified: false,
+      invite_token_hash: null,
+      invite_expires_at: null,
+      invited_at: new Date(),
+      verified_at: null,
+    });
+    await sendInvitation(tx, link, student, options);
+    await emit(tx, 'guardian.invited', { guardian_id: link.id, student_id: student.id });
+    return link;
+  });
+}
+
+/** POST /guardians/{id}/resend: a new link (the old one is void) valid 7 days from now. */
+export async function resendGuardianInvite(tenant: Tenant, id: string, options: InviteOptions): Promise<GuardianLinkRow> {
+  return tenant.inTransaction(async (tx) => {
+    const link = await findLink(tx, id);
+    if (link.verified) throw new AppError('already_verified', 'The guardian has already accepted; there is nothing to resend.');
+    const student = await findPerson(tx, 'student', link.student_id);
+    await sendInvitation(tx, link, student, options);
+    await emit(tx, 'guardian.invited', { guardian_id: link.id, student_id: student.id, resent: true });
+    return link;
+  });
+}
+
+export async function deleteGuardianLink(tenant: Tenant, id: string): Promise<{ id: string; deleted: true }> {
+  return tenant.inTransaction(async (tx) => {
+    const link = await findLink(tx, id);
+    await tx.guardianLinks.destroy({ id: link.id });
+    return { id: link.id, deleted: true as const };
+  });
+}
+
+export interface AcceptedInvitation {
+  guardian_id: string;
+  student_id: string;
+  student_first_name: string;
+  institution_name: string;
+}
+
+/**
+ * The acceptance page: a current, unexpired token verifies its link (once: the hash is cleared)
+ * and emits `guardian.verified`. Anything else (unknown, used, replaced by a resend, expired) is null.
+ * The token names its institution, so this is the one guardian operation that starts without a tenant.
+ */
+export async function acceptGuardianInvite(db: Database, token: string, now = new Date()): Promise<AcceptedInvitation | null> {
+  if (!INVITE_TOKEN_PATTERN.test(token)) return null;
+  const hash = hashInviteToken(token);
+  return db.sequelize.transaction(async (transaction) => {
+    const found = await db.models.GuardianLink.findOne({ attributes: ['id', 'institution_id'], where: { invite_token_hash: hash }, transaction });
+    if (!found) return null;
+    const tx = new Tenant(db, found.institution_id, transaction) as TenantTx;
+    const link = await findLink(tx, found.id);
+    if (link.verified || !link.invite_expires_at || link.invite_expires_at.getTime() <= now.getTime()) return null;
+    const student = await findPerson(tx, 'student', link.student_id);
+    await link.update({ verified: true, verified_at: now, invite_token_hash: null, invite_expires_at: null }, { transaction });
+    await emit(tx, 'guardian.verified', { guardian_id: link.id, student_id: student.id });
+    const institution = await tx.institution();
+    return { guardian_id: link.id, student_id: student.id, student_first_name: firstName(student.full_name), institution_name: institution.name };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Weekly reports
+// ---------------------------------------------------------------------------------------------
+
+export interface ReportWeek {
+  /** Monday 00:00 UTC, inclusive. */
+  from: Date;
+  /** The next Monday 00:00 UTC, exclusive. */
+  to: Date;
+  /** Monday, `YYYY-MM-DD`. */
+  start: string;
+  /** Sunday, `YYYY-MM-DD`. */
+  end: string;
+}
+
+const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
+
+/** The Monday-to-Sunday (UTC) week that ended most recently before `now`'s week began. */
+export function reportedWeek(now: Date): ReportWeek {
+  const daysSinceMonday = (now.getUTCDay() + 6) % 7;
+  const thisMonday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - daysSinceMonday);
+  const from = new Date(thisMonday - 7 * DAY_MS);
+  return { from, to: new Date(thisMonday), start: dateOnly(from), end: dateOnly(new Date(thisMonday - DAY_MS)) };
+}
+
+export type LicenseSummary = { status: 'active' | 'expired' | 'revoked' | 'none'; expires_at: string | null };
+
+/** What a guardian is told about one student for one week. Later issues add sections (exam results). */
+export type WeeklySummary = {
+  student: { full_name: string; status: PersonStatus };
+  week: { start: string; end: string };
+  license: LicenseSummary;
+  groups: string[];
+  /** Events of the week whose data names the student (`data.student_id`), by type. */
+  activity: { events: number; by_type: Record<string, number> };
+};
+
+async function licenseSection(tenant: Tenant, student: PersonRow, now: Date): Promise<LicenseSummary> {
+  const license = await tenant.licenses.findOne({ where: { user_id: student.id }, order: [['created_at', 'DESC']] });
+  if (!license) return { status: 'none', expires_at: null };
+  const status = license.status === 'active' && license.expires_at.getTime() <= now.getTime() ? 'expired' : license.status;
+  return { status, expires_at: license.expires_at.toISOString() };
+}
+
+async function groupsSection(tenant: Tenant, student: PersonRow): Promise<string[]> {
+  const memberships = await tenant.groupMembers.findAll({ attributes: ['group_id'], where: { student_id: student.id } });
+  if (memberships.length === 0) return [];
+  const groups = await tenant.groups.findAll({
+    attributes: ['name'],
+    where: { id: { [Op.in]: memberships.map((membership) => membership.group_id) } },
+    order: [['name', 'ASC']],
+  });
+  return groups.map((group) => group.name);
+}
+
+async function activitySection(tenant: Tenant, student: PersonRow, week: ReportWeek): Promise<WeeklySummary['activity']> {
+  const events = await tenant.events.findAll({
+    attributes: ['type'],
+    where: { created_at: { [Op.gte]: week.from, [Op.lt]: week.to }, data: { student_id: student.id } },
+  });
+  const byType: Record<string, number> = {};
+  for (const event of events) byType[event.type] = (byType[event.type] ?? 0) + 1;
+  return { events: events.length, by_type: Object.fromEntries(Object.entries(byType).sort(([a], [b]) => a.localeCompare(b))) };
+}
+
+/** The report's content, built only from what this build knows. Kept apart so sections can be added. */
+export async function buildWeeklySummary(tenant: Tenant, student: PersonRow, week: ReportWeek, now: Date): Promise<WeeklySummary> {
+  const [license, groups, activity] = await Promise.all([
+    licenseSection(tenant, student, now),
+    groupsSection(tenant, student),
+    activitySection(tenant, student, week),
+  ]);
+  return {
+    student: { full_name: student.full_name, status: student.status },
+    week: { start: week.start, end: week.end },
+    license,
+    groups,
+    activity,
+  };
+}
+
+/** The mail a verified guardian receives; mirrors the summary section by section. */
+export function renderWeeklyReportText(summary: WeeklySummary, institutionName: string): string {
+  const name = summary.student.full_name;
+  const license =
+    summary.license.status === 'none'
+      ? 'no license'
+      : `${summary.license.status}${summary.license.expires_at ? `, until ${summary.license.expires_at.slice(0, 10)}` : ''}`;
+  return [
+    `Weekly report for ${name}, ${summary.week.start} to ${summary.week.end}`,
+    `From ${institutionName}`,
+    '',
+    `Account: ${summary.student.status}`,
+    `License: ${license}`,
+    `Groups: ${summary.groups.length ? summary.groups.join(', ') : 'none'}`,
+    `Activity recorded this week: ${summary.activity.events}`,
+    '',
+    `You receive this because you confirmed you are a guardian of ${firstName(name)} at ${institutionName}.`,
+  ].join('\n');
+}
+
+/** One student's report for one week, with its mails, in one transaction; false when it exists already. */
+async function generateStudentReport(tenant: Tenant, studentId: string, week: ReportWeek, now: Date): Promise<boolean> {
+  try {
+    return await tenant.inTransaction(async (tx) => {
+      const existing = await tx.guardianReports.findOne({ attributes: ['id'], where: { student_id: studentId, week_start: week.start } });
+      if (existing) return false;
+      const student = await tx.people.findOne({ where: { id: studentId, role: 'student' } });
+      const guardians = await tx.guardianLinks.findAll({ where: { student_id: studentId, verified: true }, order: [['created_at', 'ASC']] });
+      if (!student || guardians.length === 0) return false;
+      const summary = await buildWeeklySummary(tx, student, week, now);
+      await tx.guardianReports.create({ id: newId('rpt'), student_id: student.id, week_start: week.start, summary, created_at: new Date() });
+      const institution = await tx.institution();
+      const text = renderWeeklyReportText(summary, institution.name);
+      for (const guardian of guardians) {
+        await queueMail(tx, {
+          to: guardian.guardian_email,
+          subject: `${institution.name}: weekly report for ${firstName(student.full_name)} (week of ${week.start})`,
+          text,
+          kind: 'guardian_report',
+        });
+      }
+      return true;
+    });
+  } catch (error) {
+    // Another run (the cron job and the CLI at once) made the same report first.
+    if (error instanceof UniqueConstraintError) return false;
+    throw error;
+  }
+}
+
+/**
+ * For every student with at least one verified guardian, the report of the week that ended most
+ * recently before `now`, and one mail per verified guardian. Idempotent per (student, week).
+ * Without `institutionId`: every approved institution.
+ */
+export async function generateWeeklyReports(db: Database, options: { institutionId?: string; now?: Date } = {}): Promise<{ generated: number }> {
+  const now = options.now ?? new Date();
+  const week = reportedWeek(now);
+  const institutions = options.institutionId
+    ? [await findInstitution(db, options.institutionId)]
+    : await db.models.Institution.findAll({ attributes: ['id'], where: { status: 'approved' }, order: [['created_at', 'ASC']] });
+  let generated = 0;
+  for (const institution of institutions) {
+    const tenant = new Tenant(db, institution.id);
+    const links = await tenant.guardianLinks.findAll({ attributes: ['student_id'], where: { verified: true } });
+    for (const studentId of [...new Set(links.map((link) => link.student_id))].sort()) {
+      if (await generateStudentReport(tenant, studentId, week, now)) generated += 1;
+    }
+  }
+  return { generated };
+}
+
+export interface ReportQuery extends PageRequest {
+  student_id?: string;
+  since?: Date;
+}
+
+export async function listGuardianReports(tenant: Tenant, query: ReportQuery): Promise<Page<GuardianReportRow>> {
+  const where: WhereOptions[] = [];
+  if (query.student_id) where.push(await studentFilter(tenant, query.student_id));
+  if (query.since) where.push({ created_at: { [Op.gte]: query.since } });
+  return tenant.guardianReports.page(
+    {
+      where: where.length ? { [Op.and]: where } : undefined,
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
+    query,
+  );
+}

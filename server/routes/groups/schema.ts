@@ -107,6 +107,5 @@ export const listGroupsQuery = z.strictObject({
 });
 
 export const groupPage = pageOf(groupSchema);
-// As idParam, with the NUL check.
 export const groupParams = z.strictObject({ id: ref('Group id.', 'grp_4Nc8kW2xRq7Lz1Pb9Tm3Vd6Y') });
 export const groupMemberParams = groupParams.extend({ studentId: ref('Student id or login email.', 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y') });

@@ -5,7 +5,7 @@ import { listStudentGuardians } from '../../commands/guardians.js';
 import { defineRoute } from '../../http/route.js';
 import { presentGuardianLink } from '../../presenters/guardian.js';
 import { presentStudent } from '../../presenters/person.js';
-import { guardianList, studentGuardiansParams } from '../guardians/schema.js';
+import { guardianList } from '../guardians/schema.js';
 import {
   bulkStudentsBody,
   bulkStudentsResponse,
@@ -131,7 +131,7 @@ export const studentRoutes = [
     summary: "List a student's guardian links",
     tag: 'Students',
     scope: 'guardians:read',
-    params: studentGuardiansParams,
+    params: studentParams,
     response: guardianList,
     errors: ['not_found'],
     handler: async ({ tenant, params }) => ({ items: (await listStudentGuardians(tenant, params.id)).map(presentGuardianLink) }),

@@ -110,7 +110,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--port <n>', 'SMTP port, for example 587 or 465')
     .option('--secure', 'TLS from the first byte (port 465); otherwise STARTTLS when offered', false)
     .option('--user <user>', 'user name, when the server needs one')
-    .option('--password <password>', 'password for --user')
+    .option('--password <password>', 'password for --user; prefer the SMTP_PASSWORD environment variable, which stays out of the process list')
     .requiredOption('--from <address>', 'sender, for example "Riverside High <noreply@riverside.example>"')
     .action(async (opts: { host: string; port: string; secure: boolean; user?: string; password?: string; from: string }) => {
       print(
@@ -119,7 +119,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           port: Number(opts.port),
           secure: opts.secure,
           user: opts.user ?? null,
-          password: opts.password,
+          password: opts.password ?? io.env.SMTP_PASSWORD,
           from: opts.from,
         }),
       );
@@ -140,7 +140,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const reports = program.command('reports').description('weekly guardian reports');
   reports
     .command('generate')
-    .description("make last week's reports now (the job does it Mondays 06:00 UTC); existing ones are kept")
+    .description("make last week's reports now (the daily job does it at 06:00 UTC); existing ones are kept")
     .option('--institution <id>', 'only this institution (default: every approved institution)')
     .action(async (opts: { institution?: string }) => {
       print(await generateWeeklyReports(await database(), { institutionId: opts.institution }));

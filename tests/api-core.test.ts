@@ -16,7 +16,6 @@ import { revokeApiKey } from '../server/commands/api-keys.js';
 import { setInstitutionStatus } from '../server/commands/institutions.js';
 import { AppError } from '../server/errors.js';
 import { emit } from '../server/events/emit.js';
-import type { KeyAuth } from '../server/http/auth.js';
 import { errorHandler, toAppError } from '../server/http/error-handler.js';
 import { MemoryRateLimitStore, rateLimit } from '../server/http/rate-limit.js';
 import { requestId } from '../server/http/request-id.js';
@@ -1022,7 +1021,7 @@ describe('rate limiter windows on a controlled clock', () => {
     app.use(requestId);
     app.use((req, _res, next) => {
       const id = req.get('x-key') ?? 'key_a';
-      req.auth = { kind: 'key', key: { id, rate_limit_per_min: 10 } } as unknown as KeyAuth;
+      req.rateLimitSubject = { id, limit: 10 };
       next();
     });
     app.use(rateLimit(new MemoryRateLimitStore(), () => clock));

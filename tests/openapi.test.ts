@@ -45,6 +45,7 @@ type Operation = {
   parameters?: Array<{ name: string; in: string; required?: boolean }>;
   responses: Record<string, { description?: string; content?: Record<string, unknown> }>;
   'x-required-scope'?: string;
+  'x-auth'?: 'key' | 'session' | 'none';
 };
 type Doc = {
   openapi: string;
@@ -111,7 +112,8 @@ describe('OpenAPI document and explorer', () => {
         const op = doc.paths[route.path]?.[route.method];
         expect(op, `${route.method.toUpperCase()} ${route.path}`).toBeDefined();
         expect(op!.operationId).toBe(route.operationId);
-        expect(op!['x-required-scope']).toBe(route.scope);
+        expect(op!['x-auth']).toBe(route.auth ?? 'key');
+        expect(op!['x-required-scope']).toBe(route.auth === 'session' || route.auth === 'none' ? undefined : route.scope);
         expect(op!.tags).toEqual([route.tag]);
       }
     });
@@ -122,8 +124,9 @@ describe('OpenAPI document and explorer', () => {
       expect(documented).toEqual(routes);
     });
 
-    it('every documented operation is mounted: without a key it answers 401 unauthorized, not 404', async () => {
-      for (const { method, path } of operationsOf(doc)) {
+    it('every documented operation is mounted: without credentials it answers 401 unauthorized, not 404', async () => {
+      for (const { method, path, op } of operationsOf(doc)) {
+        if (op['x-auth'] === 'none') continue;
         const res = await app.http[method as (typeof PROBE_METHODS)[number]](`/v1${concrete(path)}`);
         expect(res.status, `${method.toUpperCase()} ${path}`).toBe(401);
         expect(res.body.error, `${method.toUpperCase()} ${path}`).toBe('unauthorized');
@@ -153,8 +156,9 @@ describe('OpenAPI document and explorer', () => {
       expect(new Set(ids).size).toBe(ids.length);
     });
 
-    it('each operation documents 200 and the 401, 403, 422 and 429 answers', () => {
+    it('each key operation documents 200 and the 401, 403, 422 and 429 answers', () => {
       for (const { method, path, op } of operationsOf(doc)) {
+        if (op['x-auth'] !== 'key') continue;
         const where = `${method.toUpperCase()} ${path}`;
         for (const status of ['200', '401', '403', '422', '429']) {
           expect(op.responses[status], `${where} ${status}`).toBeDefined();
@@ -169,13 +173,15 @@ describe('OpenAPI document and explorer', () => {
       }
     });
 
-    it('each operation is secured by the bearer API key scheme', () => {
+    it('each operation names its credentials: API key, learner session, or none', () => {
       const schemes = doc.components?.securitySchemes ?? {};
-      const bearer = Object.entries(schemes).filter(([, scheme]) => scheme.type === 'http' && scheme.scheme === 'bearer');
-      expect(bearer).toHaveLength(1);
-      const name = bearer[0]![0];
+      expect(schemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+      expect(schemes.learnerSession).toMatchObject({ type: 'http', scheme: 'bearer' });
+      const expected = { key: [{ apiKey: [] }], session: [{ learnerSession: [] }], none: [] };
       for (const { method, path, op } of operationsOf(doc)) {
-        expect(op.security, `${method} ${path}`).toEqual([{ [name]: [] }]);
+        expect(op['x-auth'], `${method} ${path}`).toMatch(/^(key|session|none)$/);
+        expect(op.security, `${method} ${path}`).toEqual(expected[op['x-auth']!]);
+        if (op['x-auth'] !== 'key') expect(path.startsWith('/app/') || op['x-auth'] === 'none', path).toBe(true);
       }
     });
 

@@ -9,10 +9,12 @@ const VERSION = 'v1';
 export class FieldCrypto {
   private readonly encryptionKey: Buffer;
   private readonly indexKey: Buffer;
+  private readonly signingKey: Buffer;
 
   constructor(masterKey: Buffer) {
     this.encryptionKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'campusbridge field encryption', 32));
     this.indexKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'campusbridge blind index', 32));
+    this.signingKey = Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), 'campusbridge link signing', 32));
   }
 
   /** `v1.<iv>.<tag>.<ciphertext>`, base64url parts; `context` binds the value to its column. */
@@ -36,5 +38,10 @@ export class FieldCrypto {
   /** Deterministic keyed hash for equality lookups without storing the value. */
   blindIndex(value: string, context: string): string {
     return createHmac('sha256', this.indexKey).update(`${context}\u0000${value}`, 'utf8').digest('hex');
+  }
+
+  /** HMAC-SHA256 for signed links (attachment URLs); hex. */
+  sign(value: string, context: string): string {
+    return createHmac('sha256', this.signingKey).update(`${context}\u0000${value}`, 'utf8').digest('hex');
   }
 }

@@ -10,13 +10,18 @@ import {
   type WhereOptions,
 } from 'sequelize';
 import type { ApiKeyRow } from '../models/api-key.js';
+import type { AttemptRow, ProctoringEventRow } from '../models/attempt.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { EventRow } from '../models/event.js';
+import type { ExamAssignmentRow, ExamRow, ExamSecretRow } from '../models/exam.js';
 import type { GroupMemberRow, GroupRow } from '../models/group.js';
 import type { GuardianLinkRow, GuardianReportRow } from '../models/guardian.js';
+import type { LaunchTokenRow, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import type { PersonRow } from '../models/person.js';
+import type { StoredFileRow } from '../models/stored-file.js';
+import type { SubmissionRow } from '../models/submission.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { Database } from './index.js';
 
@@ -83,6 +88,11 @@ export class ScopedRepo<M extends TenantOwned> {
     return this.model.create(row, { transaction: this.transaction });
   }
 
+  bulkCreate(values: ReadonlyArray<Omit<CreationAttributes<M>, 'institution_id'>>): Promise<M[]> {
+    const rows = values.map((row) => ({ ...row, institution_id: this.institutionId }) as unknown as CreationAttributes<M>);
+    return this.model.bulkCreate(rows, { transaction: this.transaction });
+  }
+
   async update(values: Partial<Attributes<M>>, where: WhereOptions<Attributes<M>>): Promise<number> {
     // A row never changes institution: the owner column is not writable through the scope.
     const { institution_id: _owner, ...own } = values as Partial<Attributes<M>> & { institution_id?: unknown };
@@ -108,6 +118,15 @@ export class Tenant {
   readonly guardianLinks: ScopedRepo<GuardianLinkRow>;
   readonly guardianReports: ScopedRepo<GuardianReportRow>;
   readonly mailOutbox: ScopedRepo<MailOutboxRow & { institution_id: string }>;
+  readonly exams: ScopedRepo<ExamRow>;
+  readonly examAssignments: ScopedRepo<ExamAssignmentRow>;
+  readonly examSecrets: ScopedRepo<ExamSecretRow>;
+  readonly files: ScopedRepo<StoredFileRow>;
+  readonly launchTokens: ScopedRepo<LaunchTokenRow>;
+  readonly learnerSessions: ScopedRepo<LearnerSessionRow>;
+  readonly attempts: ScopedRepo<AttemptRow>;
+  readonly proctoringEvents: ScopedRepo<ProctoringEventRow>;
+  readonly submissions: ScopedRepo<SubmissionRow>;
 
   constructor(
     readonly db: Database,
@@ -125,6 +144,15 @@ export class Tenant {
     this.guardianLinks = new ScopedRepo(models.GuardianLink, institutionId, tx);
     this.guardianReports = new ScopedRepo(models.GuardianReport, institutionId, tx);
     this.mailOutbox = new ScopedRepo(models.MailOutbox as never, institutionId, tx);
+    this.exams = new ScopedRepo(models.Exam, institutionId, tx);
+    this.examAssignments = new ScopedRepo(models.ExamAssignment, institutionId, tx);
+    this.examSecrets = new ScopedRepo(models.ExamSecret, institutionId, tx);
+    this.files = new ScopedRepo(models.StoredFile, institutionId, tx);
+    this.launchTokens = new ScopedRepo(models.LaunchToken, institutionId, tx);
+    this.learnerSessions = new ScopedRepo(models.LearnerSession, institutionId, tx);
+    this.attempts = new ScopedRepo(models.Attempt, institutionId, tx);
+    this.proctoringEvents = new ScopedRepo(models.ProctoringEvent, institutionId, tx);
+    this.submissions = new ScopedRepo(models.Submission, institutionId, tx);
   }
 
   /** The institution row itself (profile, status, integration config). */

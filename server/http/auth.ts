@@ -52,6 +52,7 @@ export function authenticateKey(db: Database) {
     }
 
     req.auth = { kind: 'key', key, institution, tenant: new Tenant(db, institution.id) };
+    req.rateLimitSubject = { id: key.id, limit: key.rate_limit_per_min };
     recordUse(db, key, req);
     next();
   };

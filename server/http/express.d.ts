@@ -1,5 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { KeyAuth } from './auth.js';
+import type { LearnerAuth } from './session-auth.js';
+import type { UploadedFile } from './upload.js';
 
 declare global {
   namespace Express {
@@ -7,7 +9,13 @@ declare global {
       requestId: string;
       /** The declared route pattern (`/v1/students/{id}`), for logs. */
       routePattern?: string;
+      /** An API key's caller (integration routes). */
       auth?: KeyAuth;
+      /** A learner session's caller (`/app/*`). */
+      learner?: LearnerAuth;
+      /** Who the rate limiter counts for: set by authentication. */
+      rateLimitSubject?: { id: string; limit: number };
+      uploadedFile?: UploadedFile;
       log?: Logger;
     }
   }

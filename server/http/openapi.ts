@@ -5,17 +5,12 @@ import { z } from './zod.js';
 
 export const API_VERSION_LABEL = '2026-09-14';
 
-/** Codes any key-authenticated operation can answer, in the contract's check order. */
-const COMMON_ERRORS: ErrorCode[] = [
-  'unauthorized',
-  'invalid_api_key',
-  'institution_not_approved',
-  'insufficient_scope',
-  'validation_error',
-  'rate_limited',
-  'rate_limiter_unavailable',
-  'internal_error',
-];
+/** Codes every operation of a kind can answer, in the contract's check order. */
+const COMMON_ERRORS: Record<'key' | 'session' | 'none', ErrorCode[]> = {
+  key: ['unauthorized', 'invalid_api_key', 'institution_not_approved', 'insufficient_scope', 'validation_error', 'rate_limited', 'rate_limiter_unavailable', 'internal_error'],
+  session: ['unauthorized', 'institution_not_approved', 'validation_error', 'rate_limited', 'rate_limiter_unavailable', 'internal_error'],
+  none: ['validation_error', 'internal_error'],
+};
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -46,7 +41,7 @@ function errorSchema(codes: ErrorCode[]) {
 
 function errorResponses(route: AnyRoute) {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...COMMON_ERRORS, ...(route.errors ?? [])]) {
+  for (const code of [...COMMON_ERRORS[route.auth ?? 'key'], ...(route.errors ?? [])]) {
     const status = ERROR_STATUS[code];
     const codes = byStatus.get(status) ?? [];
     if (!codes.includes(code)) codes.push(code);
@@ -82,30 +77,61 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readon
     description: 'An API key, `cb_live_` followed by 32 characters, created in the portal or with `cli key create`.',
   });
 
+  const session = registry.registerComponent('securitySchemes', 'learnerSession', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'A learner session token, `cb_sess_` followed by 32 characters, from POST /sso/exchange. Accepted only on /app/* operations.',
+  });
+
   for (const route of routes) {
-    const scopeNote = route.scope === 'any' ? 'Any valid key.' : `Scope: \`${route.scope}\` (a \`:write\` scope implies its \`:read\`).`;
+    const kind = route.auth ?? 'key';
+    const access =
+      route.auth === 'session'
+        ? { security: [{ [session.name]: [] }], note: 'Learner session (from the launch-token exchange).', scope: undefined }
+        : route.auth === 'none'
+          ? { security: [], note: 'No credentials.', scope: undefined }
+          : {
+              security: [{ [bearer.name]: [] }],
+              note: route.scope === 'any' ? 'Any valid key.' : `Scope: \`${route.scope}\` (a \`:write\` scope implies its \`:read\`).`,
+              scope: route.scope,
+            };
+    const body = route.upload
+      ? {
+          body: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: z.object({ file: z.string().openapi({ type: 'string', format: 'binary', description: `At most ${Math.round(route.upload.maxBytes / 1024 / 1024)} MB.` }) }),
+              },
+            },
+          },
+        }
+      : route.body
+        ? { body: { required: true, content: { 'application/json': { schema: route.body } } } }
+        : {};
+    const success = route.produces
+      ? { description: 'Success', headers: rateLimitHeaders, content: { [route.produces]: { schema: route.response } } }
+      : {
+          description: 'Success',
+          headers: rateLimitHeaders,
+          content: { 'application/json': { schema: z.object({ success: z.literal(true), data: route.response }) } },
+        };
     registry.registerPath({
       method: route.method,
       path: route.path,
       operationId: route.operationId,
       summary: route.summary,
-      description: [route.description, scopeNote].filter(Boolean).join('\n\n'),
+      description: [route.description, access.note].filter(Boolean).join('\n\n'),
       tags: [route.tag],
-      security: [{ [bearer.name]: [] }],
-      'x-required-scope': route.scope,
+      security: access.security,
+      ...(access.scope ? { 'x-required-scope': access.scope } : {}),
+      'x-auth': kind,
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
-        ...(route.body ? { body: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+        ...body,
       },
-      responses: {
-        200: {
-          description: 'Success',
-          headers: rateLimitHeaders,
-          content: { 'application/json': { schema: z.object({ success: z.literal(true), data: route.response }) } },
-        },
-        ...errorResponses(route),
-      },
+      responses: { 200: success, ...errorResponses(route) },
     });
   }
   for (const extra of extras) extra.register(registry);

@@ -29,14 +29,14 @@ export class MemoryRateLimitStore implements RateLimitStore {
 }
 
 /**
- * Fixed 60-second windows aligned to the clock, per key. Headers go on every response to a
- * valid key, the 429 included; an unreachable store fails closed with 503.
+ * Fixed 60-second windows aligned to the clock, per key (or learner session). Headers go on every
+ * response to a valid caller, the 429 included; an unreachable store fails closed with 503.
  */
 export function rateLimit(store: RateLimitStore, now: () => number = Date.now) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
-    const auth = req.auth;
-    if (auth?.kind !== 'key') return next();
-    const limit = auth.key.rate_limit_per_min;
+    const subject = req.rateLimitSubject;
+    if (!subject) return next();
+    const limit = subject.limit;
     const at = now();
     const windowStart = Math.floor(at / WINDOW_MS) * WINDOW_MS;
     const windowEnd = windowStart + WINDOW_MS;
@@ -45,7 +45,7 @@ export function rateLimit(store: RateLimitStore, now: () => number = Date.now) {
 
     let count: number;
     try {
-      count = await store.hit(auth.key.id, windowStart);
+      count = await store.hit(subject.id, windowStart);
     } catch (cause) {
       res.setHeader('X-RateLimit-Remaining', '0');
       res.setHeader('Retry-After', '5');

@@ -1,34 +1,50 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import fs from 'node:fs';
 import type { AppContext } from '../context.js';
 import type { Tenant } from '../db/tenant.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { Scope } from '../policies/scopes.js';
 import { authenticateKey, requireScope, type KeyAuth } from './auth.js';
 import { rateLimit } from './rate-limit.js';
+import { authenticateSession, type LearnerAuth } from './session-auth.js';
+import { receiveUpload, type UploadedFile } from './upload.js';
 import { parseInput } from './validate.js';
 import { z } from './zod.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Empty = z.ZodObject<{}>;
 
-export interface HandlerInput<P, Q, B> {
+/** A handler result written by the handler itself (CSV streams, files), not wrapped in the envelope. */
+export class RawResponse {
+  constructor(readonly write: (res: Response) => Promise<void> | void) {}
+}
+
+interface CommonInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
-  /** The caller's institution: the only door to its data. */
-  tenant: Tenant;
-  auth: KeyAuth;
+  /** With `upload`: the received file, in a temporary place until the handler stores it. */
+  file: UploadedFile | undefined;
   requestId: string;
   ctx: AppContext;
 }
 
-/** One operation: path, scope, schemas and a thin handler. Validation, docs and types all come from here. */
-export interface RouteDefinition<
-  P extends z.ZodType = Empty,
-  Q extends z.ZodType = Empty,
-  B extends z.ZodType = Empty,
-  R extends z.ZodType = z.ZodType,
-> {
+export interface HandlerInput<P, Q, B> extends CommonInput<P, Q, B> {
+  /** The caller's institution: the only door to its data. */
+  tenant: Tenant;
+  auth: KeyAuth;
+}
+
+export interface LearnerHandlerInput<P, Q, B> extends CommonInput<P, Q, B> {
+  tenant: Tenant;
+  learner: LearnerAuth;
+}
+
+export type PublicHandlerInput<P, Q, B> = CommonInput<P, Q, B>;
+
+type Output<R extends z.ZodType> = Promise<z.input<R> | RawResponse>;
+
+interface RouteBase<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> {
   method: HttpMethod;
   /** Relative to /v1, OpenAPI style: `/students/{id}`. */
   path: `/${string}`;
@@ -36,24 +52,68 @@ export interface RouteDefinition<
   summary: string;
   description?: string;
   tag: string;
-  /** `any` = any valid key (`/me`, `/scopes`). */
-  scope: Scope | 'any';
   params?: P;
   query?: Q;
   body?: B;
+  /** A multipart upload with one `file` field instead of a JSON body. */
+  upload?: { maxBytes: number };
+  /** The response's media type when it is not the JSON envelope (the handler returns a RawResponse). */
+  produces?: string;
   response: R;
   /** Codes this operation answers besides the ones every operation can (401, 403, 422, 429). */
   errors?: ErrorCode[];
-  handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Promise<z.input<R>>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type AnyRoute = RouteDefinition<any, any, any, any>;
+/** An integration operation, called with an API key. */
+export interface RouteDefinition<
+  P extends z.ZodType = Empty,
+  Q extends z.ZodType = Empty,
+  B extends z.ZodType = Empty,
+  R extends z.ZodType = z.ZodType,
+> extends RouteBase<P, Q, B, R> {
+  auth?: 'key';
+  /** `any` = any valid key (`/me`, `/scopes`). */
+  scope: Scope | 'any';
+  handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
+}
+
+/** A learner-side operation (`/app/*`), called with a session token from the launch exchange. */
+export interface LearnerRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>
+  extends RouteBase<P, Q, B, R> {
+  auth: 'session';
+  handler: (input: LearnerHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
+}
+
+/** An operation without credentials (the launch-token exchange, signed file links). */
+export interface PublicRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>
+  extends RouteBase<P, Q, B, R> {
+  auth: 'none';
+  handler: (input: PublicHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+export type AnyRoute =
+  | RouteDefinition<any, any, any, any>
+  | LearnerRouteDefinition<any, any, any, any>
+  | PublicRouteDefinition<any, any, any, any>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export function defineRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
   route: RouteDefinition<P, Q, B, R>,
 ): RouteDefinition<P, Q, B, R> {
   return route;
+}
+
+export function defineLearnerRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
+  route: Omit<LearnerRouteDefinition<P, Q, B, R>, 'auth'>,
+): LearnerRouteDefinition<P, Q, B, R> {
+  return { ...route, auth: 'session' };
+}
+
+export function definePublicRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
+  route: Omit<PublicRouteDefinition<P, Q, B, R>, 'auth'>,
+): PublicRouteDefinition<P, Q, B, R> {
+  return { ...route, auth: 'none' };
 }
 
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
@@ -67,7 +127,7 @@ const jsonBody = express.json({ limit: JSON_LIMIT, type: ['application/json', 'a
  * auth (401) → institution state (403) → rate limit (429) → scope (403) → body → validation → handler → envelope.
  */
 export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[]): void {
-  const authenticate = authenticateKey(ctx.db);
+  const authenticate = { key: authenticateKey(ctx.db), session: authenticateSession(ctx.db) };
   const limit = rateLimit(ctx.rateLimitStore);
   for (const route of routes) {
     const chain: RequestHandler[] = [
@@ -75,11 +135,11 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
         req.routePattern = `/v1${route.path}`;
         next();
       },
-      authenticate,
-      limit,
-      requireScope(route.scope),
     ];
-    if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody);
+    if (route.auth === 'session') chain.push(authenticate.session, limit);
+    else if (route.auth !== 'none') chain.push(authenticate.key, limit, requireScope(route.scope));
+    if (route.upload) chain.push(receiveUpload(ctx, route.upload.maxBytes));
+    else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody);
     chain.push(handle(ctx, route));
     router[route.method](expressPath(route.path), ...chain);
   }
@@ -87,24 +147,38 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
 
 function handle(ctx: AppContext, route: AnyRoute) {
   return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
-    const auth = req.auth;
-    if (!auth) throw new AppError('unauthorized', 'Authentication is required.');
-    const params = route.params ? parseInput(route.params, req.params) : {};
-    const query = parseInput(route.query ?? strictEmpty, { ...req.query });
-    const body = parseBody(route, req.body);
+    const file = req.uploadedFile;
+    try {
+      const params = route.params ? parseInput(route.params, req.params) : {};
+      const query = parseInput(route.query ?? strictEmpty, { ...req.query });
+      const body = route.upload ? {} : parseInput(route.body ?? strictEmpty, req.body ?? {});
+      const common = { params, query, body, file, requestId: req.requestId, ctx };
 
-    const data = await route.handler({ params, query, body, tenant: auth.tenant, auth, requestId: req.requestId, ctx });
-    if (ctx.validateResponses) {
-      const checked = route.response.safeParse(data);
-      if (!checked.success) {
-        throw new Error(`response of ${route.operationId} does not match its schema: ${checked.error.message}`);
+      let data: unknown;
+      if (route.auth === 'session') {
+        if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
+        data = await route.handler({ ...common, tenant: req.learner.tenant, learner: req.learner });
+      } else if (route.auth === 'none') {
+        data = await route.handler(common);
+      } else {
+        if (!req.auth) throw new AppError('unauthorized', 'Authentication is required.');
+        data = await route.handler({ ...common, tenant: req.auth.tenant, auth: req.auth });
       }
-    }
-    res.status(200).json({ success: true, data });
-  };
-}
 
-function parseBody(route: AnyRoute, raw: unknown): unknown {
-  const body = raw === undefined || raw === null ? {} : raw;
-  return parseInput(route.body ?? strictEmpty, body);
+      if (data instanceof RawResponse) {
+        await data.write(res);
+        return;
+      }
+      if (ctx.validateResponses) {
+        const checked = route.response.safeParse(data);
+        if (!checked.success) {
+          throw new Error(`response of ${route.operationId} does not match its schema: ${checked.error.message}`);
+        }
+      }
+      res.status(200).json({ success: true, data });
+    } finally {
+      // A file the handler did not move into storage is removed.
+      if (file) await fs.promises.rm(file.path, { force: true });
+    }
+  };
 }

@@ -1,15 +1,20 @@
 import type { Sequelize } from 'sequelize';
 import { defineApiKey } from './api-key.js';
+import { defineAttempt, defineProctoringEvent } from './attempt.js';
 import { defineDeviceSeat } from './device-seat.js';
 import { defineEvent } from './event.js';
+import { defineExam, defineExamAssignment, defineExamSecret } from './exam.js';
 import { defineGroup, defineGroupMember } from './group.js';
 import { defineGuardianLink, defineGuardianReport } from './guardian.js';
 import { defineInstitution } from './institution.js';
+import { defineLaunchToken, defineLearnerSession } from './learner.js';
 import { defineLicense } from './license.js';
 import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
 import { definePerson } from './person.js';
 import { definePortalAccount } from './portal-account.js';
+import { defineStoredFile } from './stored-file.js';
+import { defineSubmission } from './submission.js';
 
 export type Models = ReturnType<typeof defineModels>;
 
@@ -30,6 +35,15 @@ export function defineModels(sequelize: Sequelize) {
     GuardianReport: defineGuardianReport(sequelize),
     MailOutbox: defineMailOutbox(sequelize),
     AppSetting: defineAppSetting(sequelize),
+    Exam: defineExam(sequelize),
+    ExamAssignment: defineExamAssignment(sequelize),
+    ExamSecret: defineExamSecret(sequelize),
+    StoredFile: defineStoredFile(sequelize),
+    LaunchToken: defineLaunchToken(sequelize),
+    LearnerSession: defineLearnerSession(sequelize),
+    Attempt: defineAttempt(sequelize),
+    ProctoringEvent: defineProctoringEvent(sequelize),
+    Submission: defineSubmission(sequelize),
   };
 
   models.Membership.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });
@@ -43,6 +57,14 @@ export function defineModels(sequelize: Sequelize) {
   models.GroupMember.belongsTo(models.Person, { foreignKey: 'student_id', as: 'student' });
   models.Person.hasMany(models.GroupMember, { foreignKey: 'student_id', as: 'memberships' });
   models.GuardianLink.belongsTo(models.Person, { foreignKey: 'student_id', as: 'student' });
+  models.Exam.belongsTo(models.Person, { foreignKey: 'faculty_id', as: 'owner' });
+  models.Exam.hasMany(models.ExamAssignment, { foreignKey: 'exam_id', as: 'assignments' });
+  models.ExamAssignment.belongsTo(models.Group, { foreignKey: 'group_id', as: 'group' });
+  models.Attempt.belongsTo(models.Exam, { foreignKey: 'exam_id', as: 'exam' });
+  models.Attempt.belongsTo(models.Person, { foreignKey: 'student_id', as: 'student' });
+  models.Submission.belongsTo(models.Exam, { foreignKey: 'exam_id', as: 'exam' });
+  models.Submission.belongsTo(models.Person, { foreignKey: 'student_id', as: 'student' });
+  models.Submission.belongsTo(models.Attempt, { foreignKey: 'attempt_id', as: 'attempt' });
 
   return models;
 }

@@ -1,14 +1,20 @@
 import type { AnyRoute } from '../http/route.js';
+import { learnerRoutes } from './app/app.js';
 import { eventRoutes } from './events/events.js';
+import { codingExamRoutes } from './exams/coding.js';
+import { examRoutes } from './exams/exams.js';
 import { facultyRoutes } from './faculty/faculty.js';
+import { fileRoutes } from './files/files.js';
 import { groupsRoutes } from './groups/groups.js';
 import { guardiansRoutes } from './guardians/guardians.js';
 import { institutionRoutes } from './institution/institution.js';
 import { licensesRoutes } from './licenses/licenses.js';
 import { metaRoutes } from './meta/meta.js';
+import { ssoRoutes } from './sso/sso.js';
 import { studentRoutes } from './students/students.js';
+import { submissionRoutes } from './submissions/submissions.js';
 
-/** Every operation of the public API. The OpenAPI document is generated from this list. */
+/** Every operation under /v1: integration (API key), learner (/app/*, session) and public ones. The OpenAPI document is generated from this list. */
 export const apiRoutes: AnyRoute[] = [
   ...metaRoutes,
   ...institutionRoutes,
@@ -17,5 +23,11 @@ export const apiRoutes: AnyRoute[] = [
   ...groupsRoutes,
   ...licensesRoutes,
   ...guardiansRoutes,
+  ...examRoutes,
+  ...codingExamRoutes,
+  ...submissionRoutes,
+  ...ssoRoutes,
   ...eventRoutes,
+  ...learnerRoutes,
+  ...fileRoutes,
 ];

@@ -1,6 +1,7 @@
 import type { Migration } from '../migrate.js';
 import { foundation } from './20260914000000-foundation.js';
 import { people } from './20260915000000-people.js';
+import { exams } from './20260916000000-exams.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
-export const migrations: Migration[] = [foundation, people];
+export const migrations: Migration[] = [foundation, people, exams];

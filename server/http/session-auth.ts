@@ -1,0 +1,56 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { Op } from 'sequelize';
+import type { Database } from '../db/index.js';
+import { Tenant } from '../db/tenant.js';
+import { AppError } from '../errors.js';
+import type { InstitutionRow } from '../models/institution.js';
+import type { LearnerSessionRow } from '../models/learner.js';
+import type { PersonRow } from '../models/person.js';
+
+export const SESSION_PREFIX = 'cb_sess_';
+export const SESSION_PATTERN = /^cb_sess_[A-Za-z0-9]{32}$/;
+/** Requests per minute for one learner session. */
+export const SESSION_RATE_LIMIT = 600;
+
+export interface LearnerAuth {
+  kind: 'session';
+  session: LearnerSessionRow;
+  person: PersonRow;
+  institution: InstitutionRow;
+  tenant: Tenant;
+}
+
+export const hashSessionToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+
+const signInAgain = () => new AppError('unauthorized', 'The learner session is not valid; open the app from your school again.');
+
+/**
+ * Learner sessions act only on /app/*: a valid session whose person is active, in an approved
+ * institution. Nothing is cached, so suspending a student ends their sessions on the next request.
+ */
+export function authenticateSession(db: Database) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    const header = req.get('authorization');
+    const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+    if (!match?.[1]) throw new AppError('unauthorized', 'Send the session token as "Authorization: Bearer <token>".');
+    if (!SESSION_PATTERN.test(match[1])) throw signInAgain();
+
+    const session = await db.models.LearnerSession.findOne({
+      where: { token_hash: hashSessionToken(match[1]), revoked_at: null, expires_at: { [Op.gt]: new Date() } },
+    });
+    if (!session) throw signInAgain();
+    const [person, institution] = await Promise.all([
+      db.models.Person.findOne({ where: { id: session.user_id, institution_id: session.institution_id } }),
+      db.models.Institution.findByPk(session.institution_id),
+    ]);
+    if (!person || person.status !== 'active') throw signInAgain();
+    if (!institution || institution.status === 'suspended') throw signInAgain();
+    if (institution.status !== 'approved') {
+      throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
+    }
+    req.learner = { kind: 'session', session, person, institution, tenant: new Tenant(db, institution.id) };
+    req.rateLimitSubject = { id: `session:${session.id}`, limit: SESSION_RATE_LIMIT };
+    next();
+  };
+}

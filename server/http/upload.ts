@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { NextFunction, Request, Response } from 'express';
+import multer, { MulterError, type StorageEngine } from 'multer';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { randomToken } from '../ids.js';
+
+export interface UploadedFile {
+  /** Temporary path under DATA_DIR/tmp; the handler moves it into storage or it is removed. */
+  path: string;
+  name: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+}
+
+/** Streams the upload to a temporary file, hashing it on the way: no second read, no memory copy. */
+class HashingDiskStorage implements StorageEngine {
+  constructor(private readonly dir: string) {}
+
+  _handleFile(_req: Request, file: Express.Multer.File, callback: (error?: unknown, info?: Partial<Express.Multer.File> & { sha256?: string }) => void): void {
+    fs.mkdirSync(this.dir, { recursive: true });
+    const target = path.join(this.dir, `upload-${randomToken(16)}`);
+    const hash = createHash('sha256');
+    let size = 0;
+    const out = fs.createWriteStream(target, { mode: 0o600 });
+    file.stream.on('data', (chunk: Buffer) => {
+      hash.update(chunk);
+      size += chunk.length;
+    });
+    file.stream.pipe(out);
+    out.on('error', (error) => callback(error));
+    out.on('finish', () => callback(null, { path: target, size, sha256: hash.digest('hex') }));
+  }
+
+  _removeFile(_req: Request, file: Express.Multer.File, callback: (error: Error | null) => void): void {
+    fs.rm(file.path, { force: true }, () => callback(null));
+  }
+}
+
+/**
+ * One multipart field, `file`, at most `maxBytes`: the limit is enforced while streaming (the
+ * upload is cut off, not buffered) and answered `422 file_too_large`.
+ */
+export function receiveUpload(ctx: AppContext, maxBytes: number) {
+  const upload = multer({
+    storage: new HashingDiskStorage(path.join(ctx.config.dataDir, 'tmp')),
+    limits: { fileSize: maxBytes, files: 1, fields: 0, parts: 1 },
+  }).single('file');
+
+  return (req: Request, res: Response, next: NextFunction): void => {
+    upload(req, res, (error: unknown) => {
+      if (error instanceof MulterError) {
+        if (error.code === 'LIMIT_FILE_SIZE') {
+          return next(new AppError('file_too_large', `The file is larger than ${Math.round(maxBytes / 1024 / 1024)} MB.`));
+        }
+        return next(new AppError('validation_error', 'Send one multipart field named "file".', { details: [{ path: 'file', message: error.message }] }));
+      }
+      if (error) return next(error);
+      const file = req.file as (Express.Multer.File & { sha256?: string }) | undefined;
+      if (!file || !file.sha256) {
+        return next(new AppError('validation_error', 'Send one multipart field named "file".', { details: [{ path: 'file', message: 'Required.' }] }));
+      }
+      req.uploadedFile = { path: file.path, name: file.originalname, contentType: file.mimetype, size: file.size, sha256: file.sha256 };
+      next();
+    });
+  };
+}

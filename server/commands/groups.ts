@@ -3,6 +3,7 @@ import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { newId } from '../ids.js';
+import type { ExamApp, ExamStatus } from '../models/exam.js';
 import type { GroupRow } from '../models/group.js';
 import type { PersonRow } from '../models/person.js';
 import { personRefWhere, resolveActiveFaculty, resolveStudents } from './people.js';
@@ -21,6 +22,10 @@ export interface GroupMember {
 /** An exam assigned to a group, as the single GET shows it. */
 export interface GroupExam {
   id: string;
+  title: string;
+  status: ExamStatus;
+  app: ExamApp;
+  due_date: string | null;
   [field: string]: unknown;
 }
 
@@ -84,9 +89,26 @@ export async function listGroups(tenant: Tenant, filter: GroupFilter): Promise<P
   return { ...page, items: page.items.map((group) => ({ group, studentCount: counts.get(group.id) ?? 0 })) };
 }
 
-/** Exams assigned to the group. The Exams area fills this in; until then no group has any. */
-async function groupExams(_tenant: Tenant, _groupId: string): Promise<GroupExam[]> {
-  return [];
+/** Exams assigned to the group, drafts included, oldest assignment first. */
+async function groupExams(tenant: Tenant, groupId: string): Promise<GroupExam[]> {
+  const assignments = await tenant.examAssignments.findAll({
+    attributes: ['exam_id'],
+    where: { group_id: groupId },
+    order: [
+      ['assigned_at', 'ASC'],
+      ['exam_id', 'ASC'],
+    ],
+  });
+  if (assignments.length === 0) return [];
+  const exams = await tenant.exams.findAll({
+    attributes: ['id', 'title', 'status', 'app', 'due_date'],
+    where: { id: { [Op.in]: assignments.map((row) => row.exam_id) } },
+  });
+  const byId = new Map(exams.map((exam) => [exam.id, exam]));
+  return assignments.flatMap((row) => {
+    const exam = byId.get(row.exam_id);
+    return exam ? [{ id: exam.id, title: exam.title, status: exam.status, app: exam.app, due_date: exam.due_date ? exam.due_date.toISOString() : null }] : [];
+  });
 }
 
 /** Members ordered by when they joined; those who joined together, by name. */
@@ -211,6 +233,7 @@ export function deleteGroup(tenant: Tenant, id: string): Promise<{ id: string; d
   return tenant.inTransaction(async (tx) => {
     const group = await findGroup(tx, id);
     await tx.groupMembers.destroy({ group_id: group.id });
+    await tx.examAssignments.destroy({ group_id: group.id });
     await tx.groups.destroy({ id: group.id });
     await emit(tx, 'group.deleted', { group_id: group.id });
     return { id: group.id, deleted: true as const };

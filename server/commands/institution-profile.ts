@@ -5,14 +5,14 @@ import type { InstitutionCounts } from '../presenters/institution.js';
 
 /** GET /institution counts, each from its own table. */
 export async function countInstitution(tenant: Tenant): Promise<InstitutionCounts> {
-  const [students, faculty, groups, activeLicenses] = await Promise.all([
+  const [students, faculty, groups, exams, activeLicenses] = await Promise.all([
     tenant.people.count({ where: { role: 'student' } }),
     tenant.people.count({ where: { role: 'faculty' } }),
     tenant.groups.count(),
+    tenant.exams.count(),
     tenant.licenses.count({ where: { status: 'active', expires_at: { [Op.gt]: new Date() } } }),
   ]);
-  // Exams arrive with their own table; until then an institution has none.
-  return { students, faculty, groups, exams: 0, active_licenses: activeLicenses };
+  return { students, faculty, groups, exams, active_licenses: activeLicenses };
 }
 
 /** PUT /institution/config: the whole config is replaced, never merged. */

@@ -57,8 +57,11 @@ function errorResponses(route: AnyRoute) {
   return responses;
 }
 
-const rateLimitHeaders = z.object({
+const requestIdHeader = z.object({
   'X-Request-Id': z.string().openapi({ description: 'Echoed when the request sent a valid one; generated otherwise.' }),
+});
+
+const rateLimitHeaders = requestIdHeader.extend({
   'X-RateLimit-Limit': z.string().openapi({ description: 'Requests allowed in the current 60-second window.' }),
   'X-RateLimit-Remaining': z.string().openapi({ description: 'Requests left in the current window.' }),
   'X-RateLimit-Reset': z.string().openapi({ description: 'End of the current window, Unix seconds.' }),
@@ -109,11 +112,13 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readon
       : route.body
         ? { body: { required: true, content: { 'application/json': { schema: route.body } } } }
         : {};
+    // Public operations are not rate-limited per caller: only X-Request-Id is promised there.
+    const headers = kind === 'none' ? requestIdHeader : rateLimitHeaders;
     const success = route.produces
-      ? { description: 'Success', headers: rateLimitHeaders, content: { [route.produces]: { schema: route.response } } }
+      ? { description: 'Success', headers, content: { [route.produces]: { schema: route.response } } }
       : {
           description: 'Success',
-          headers: rateLimitHeaders,
+          headers,
           content: { 'application/json': { schema: z.object({ success: z.literal(true), data: route.response }) } },
         };
     registry.registerPath({

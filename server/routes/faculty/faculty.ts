@@ -1,7 +1,10 @@
 import { Op, type WhereOptions } from 'sequelize';
+import { listFacultyExams } from '../../commands/exams.js';
 import { createPerson, emailFilter, findPerson, updatePerson } from '../../commands/people.js';
 import { defineRoute } from '../../http/route.js';
+import { presentExam } from '../../presenters/exam.js';
 import { presentFaculty } from '../../presenters/person.js';
+import { examPage, examPageQuery } from '../exams/schema.js';
 import { createFacultyBody, facultyPage, facultyParams, facultySchema, listFacultyQuery, updateFacultyBody } from './schema.js';
 
 export const facultyRoutes = [
@@ -65,5 +68,22 @@ export const facultyRoutes = [
     errors: ['not_found', 'conflict'],
     handler: async ({ tenant, params, body }) =>
       presentFaculty(await updatePerson(tenant, 'faculty', params.id, { full_name: body.full_name, external_id: body.faculty_id, status: body.status })),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/faculty/{id}/exams',
+    operationId: 'listFacultyExams',
+    summary: 'List the exams a teacher owns',
+    description: 'Every state, drafts included, oldest first.',
+    tag: 'Faculty',
+    scope: 'exams:read',
+    params: facultyParams,
+    query: examPageQuery,
+    response: examPage,
+    errors: ['not_found'],
+    handler: async ({ tenant, params, query }) => {
+      const page = await listFacultyExams(tenant, params.id, query);
+      return { ...page, items: page.items.map(presentExam) };
+    },
   }),
 ];

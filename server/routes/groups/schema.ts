@@ -73,7 +73,15 @@ export const groupMemberSchema = z
   .openapi('GroupMember');
 
 // Exams assigned to the group arrive with the Exams area, which will pin this item's fields.
-export const groupExamSchema = z.looseObject({ id: z.string().openapi({ example: 'exm_5Rt9pL3xKw8Qz2Nb7Vm4Yc1D' }) }).openapi('GroupExam');
+export const groupExamSchema = z
+  .object({
+    id: z.string().openapi({ example: 'exm_5Rt9pL3xKw8Qz2Nb7Vm4Yc1D' }),
+    title: z.string().openapi({ example: 'Midterm: recursion' }),
+    status: z.enum(['draft', 'published', 'closed']),
+    app: z.enum(['learning', 'code']),
+    due_date: timestamp.nullable(),
+  })
+  .openapi('GroupExam');
 
 export const groupDetailSchema = groupSchema
   .extend({

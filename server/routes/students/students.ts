@@ -2,9 +2,12 @@ import { Op, type WhereOptions } from 'sequelize';
 import { bulkCreateStudents, createStudent } from '../../commands/students.js';
 import { emailFilter, findPerson, setStudentStatus, updatePerson } from '../../commands/people.js';
 import { listStudentGuardians } from '../../commands/guardians.js';
+import { listStudentExams } from '../../commands/exams.js';
 import { defineRoute } from '../../http/route.js';
+import { presentStudentExam } from '../../presenters/exam.js';
 import { presentGuardianLink } from '../../presenters/guardian.js';
 import { presentStudent } from '../../presenters/person.js';
+import { examPageQuery, studentExamPage } from '../exams/schema.js';
 import { guardianList } from '../guardians/schema.js';
 import {
   bulkStudentsBody,
@@ -135,5 +138,23 @@ export const studentRoutes = [
     response: guardianList,
     errors: ['not_found'],
     handler: async ({ tenant, params }) => ({ items: (await listStudentGuardians(tenant, params.id)).map(presentGuardianLink) }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/students/{id}/exams',
+    operationId: 'listStudentExams',
+    summary: "List a student's assigned exams with their submission state",
+    description:
+      "Published and closed exams assigned to the student's groups (drafts are not listed), oldest first, each with the student's latest submission that is not voided, or null.",
+    tag: 'Students',
+    scope: 'exams:read',
+    params: studentParams,
+    query: examPageQuery,
+    response: studentExamPage,
+    errors: ['not_found'],
+    handler: async ({ tenant, params, query }) => {
+      const page = await listStudentExams(tenant, params.id, query);
+      return { ...page, items: page.items.map(presentStudentExam) };
+    },
   }),
 ];

@@ -1,0 +1,87 @@
+import type { ScoreRow } from '../commands/exam-results.js';
+import type { ExamAssignmentView, ExamDetail, StudentExam } from '../commands/exams.js';
+import type { AttemptRow } from '../models/attempt.js';
+import type { ExamRow } from '../models/exam.js';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+/** Only the keys the Exam object documents, whatever else an older row may hold. */
+function pick(source: Record<string, unknown> | null | undefined, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (source && source[key] !== undefined) out[key] = source[key];
+  return out;
+}
+
+/** The Exam object. */
+export function presentExam(row: ExamRow) {
+  return {
+    id: row.id,
+    faculty_id: row.faculty_id,
+    title: row.title,
+    description: row.description,
+    exam_type: row.exam_type,
+    app: row.app,
+    status: row.status,
+    max_score: row.max_score,
+    due_date: iso(row.due_date),
+    time_limit_minutes: row.time_limit_minutes,
+    proctoring: pick(row.proctoring, ['camera', 'screen']),
+    ai_policy: pick(row.ai_policy, ['allowed', 'model_tier', 'max_interactions']),
+    code_spec: row.code_spec ?? null,
+    published_at: iso(row.published_at),
+    closed_at: iso(row.closed_at),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** The single GET: the Exam object plus its groups and counts. */
+export function presentExamDetail(detail: ExamDetail) {
+  return {
+    ...presentExam(detail.exam),
+    groups: detail.groups.map((group) => ({ id: group.group_id, name: group.name, student_count: group.studentCount })),
+    stats: detail.stats,
+  };
+}
+
+export function presentAssignment(assignment: ExamAssignmentView) {
+  return {
+    group_id: assignment.group_id,
+    name: assignment.name,
+    student_count: assignment.studentCount,
+    assigned_at: assignment.assignedAt.toISOString(),
+  };
+}
+
+export function presentAttempt(row: AttemptRow) {
+  return {
+    id: row.id,
+    exam_id: row.exam_id,
+    student_id: row.student_id,
+    started_at: row.started_at.toISOString(),
+    expires_at: iso(row.expires_at),
+    submitted_at: iso(row.submitted_at),
+    hidden_released_at: iso(row.hidden_released_at),
+  };
+}
+
+/** An exam as one student sees it in GET /students/{id}/exams: the exam and their own submission state. */
+export function presentStudentExam(item: StudentExam) {
+  return {
+    exam: presentExam(item.exam),
+    submission: item.submission ? { id: item.submission.id, status: item.submission.status, score: item.submission.score } : null,
+  };
+}
+
+/** A row of GET /exams/{id}/scores (the CSV export adds the two timestamps). */
+export function presentScoreRow(row: ScoreRow) {
+  return {
+    student_id: row.student_id,
+    login_email: row.login_email,
+    full_name: row.full_name,
+    submission_id: row.submission_id,
+    status: row.status,
+    score: row.score,
+    max_score: row.max_score,
+  };
+}

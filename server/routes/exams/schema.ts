@@ -1,0 +1,280 @@
+import { codeSpecSchema } from '../../commands/coding-exams.js';
+import { CSV_COLUMNS } from '../../commands/exam-results.js';
+import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
+import { z } from '../../http/zod.js';
+
+export const MAX_GROUP_IDS = 200;
+
+const EXAM_ID = 'exm_5Rt9pL3xKw8Qz2Nb7Vm4Yc1D';
+const FACULTY_ID = 'fac_2Lm8kQ4xNw7Pz1Rb9Tn3Vc6Y';
+const GROUP_ID = 'grp_4Nc8kW2xRq7Lz1Pb9Tm3Vd6Y';
+const STUDENT_ID = 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y';
+const SUBMISSION_ID = 'sub_3Jq8mV2xNw5Lz9Rb4Tk7Pc1Y';
+
+export const examType = z.enum(['exam', 'homework', 'assignment', 'quiz', 'project']).openapi({ example: 'quiz' });
+export const examApp = z.enum(['learning', 'code']).openapi({ description: 'Which app delivers the exam.', example: 'learning' });
+export const examStatus = z
+  .enum(['draft', 'published', 'closed'])
+  .openapi({ description: '`draft` → `published` → `closed` (a draft may also be closed directly).', example: 'published' });
+
+const title = z.string().trim().min(1).max(300).openapi({ example: 'Mechanics – midterm' });
+const description = z.string().max(10_000).openapi({ example: 'Chapters 1 to 4. Calculators allowed.' });
+const maxScore = z.number().positive().max(1_000_000).nullable().openapi({ description: 'Highest score a grade may give; null: no limit.', example: 100 });
+const dueDate = isoDateTime.nullable().openapi({ description: 'ISO 8601; stored and returned in UTC.', example: '2026-10-01T16:00:00.000Z' });
+const timeLimit = z.number().int().min(1).max(1440).nullable().openapi({ description: 'Minutes from the start of an attempt; null: untimed.', example: 90 });
+
+export const proctoringSchema = z
+  .strictObject({ camera: z.boolean(), screen: z.boolean() })
+  .partial()
+  .openapi('Proctoring', { example: { camera: true, screen: true } });
+
+export const aiPolicySchema = z
+  .strictObject({
+    allowed: z.boolean(),
+    model_tier: z.string().min(1).max(50),
+    max_interactions: z.number().int().min(0).max(100_000),
+  })
+  .partial()
+  .openapi('AiPolicy', { example: { allowed: true, model_tier: 'standard', max_interactions: 20 } });
+
+const facultyRef = z
+  .string()
+  .max(320)
+  .nullable()
+  .openapi({
+    description: 'Owning teacher: faculty id or login email. Missing or null: `422 no_owner`; unknown or suspended: `422 invalid_faculty`.',
+    example: 'grace.hopper@riverside-high.campusbridge.local',
+  });
+
+const groupIds = z
+  .array(z.string().min(1).max(40))
+  .max(MAX_GROUP_IDS, `At most ${MAX_GROUP_IDS} group ids per call.`)
+  .openapi({ description: 'Group ids of this institution; any other id is `422 validation_error` naming it.', example: [GROUP_ID] });
+
+export const createExamBody = z
+  .strictObject({
+    // Optional here so a missing owner answers `no_owner`, as the contract requires, not `validation_error`.
+    faculty_id: facultyRef.optional(),
+    title,
+    description: description.default(''),
+    exam_type: examType.default('exam'),
+    app: examApp.default('learning'),
+    max_score: maxScore.optional(),
+    due_date: dueDate.optional(),
+    time_limit_minutes: timeLimit.optional(),
+    proctoring: proctoringSchema.optional().openapi({ description: "Omitted: the institution's `default_proctoring`." }),
+    ai_policy: aiPolicySchema.optional().openapi({ description: "Omitted: the institution's `default_ai_policy`." }),
+    code_spec: codeSpecSchema
+      .nullable()
+      .optional()
+      .openapi({ description: 'Coding exams only. File refs must be uploads of this exam, so on create only a spec without files passes; add them by PATCH after uploading.' }),
+    publish: z.boolean().default(false).openapi({ description: 'Publish at once; assigned students are emailed.', example: true }),
+    group_ids: groupIds.optional(),
+  })
+  .openapi('ExamCreate', {
+    example: {
+      faculty_id: 'grace.hopper@riverside-high.campusbridge.local',
+      title: 'Mechanics – midterm',
+      exam_type: 'exam',
+      app: 'learning',
+      max_score: 100,
+      due_date: '2026-10-01T16:00:00.000Z',
+      time_limit_minutes: 90,
+      publish: true,
+      group_ids: [GROUP_ID],
+    },
+  });
+
+export const updateExamBody = z
+  .strictObject({
+    faculty_id: facultyRef.optional().openapi({ description: 'Omit to keep the owner; null is `422 no_owner`; unknown or suspended is `422 invalid_faculty`.' }),
+    title: title.optional(),
+    description: description.optional(),
+    exam_type: examType.optional(),
+    app: examApp.optional(),
+    max_score: maxScore.optional(),
+    due_date: dueDate.optional(),
+    time_limit_minutes: timeLimit.optional(),
+    proctoring: proctoringSchema.optional().openapi({ description: 'Replaces the whole object.' }),
+    ai_policy: aiPolicySchema.optional().openapi({ description: 'Replaces the whole object.' }),
+    code_spec: codeSpecSchema.nullable().optional().openapi({ description: 'Replaces the whole object; null removes it.' }),
+  })
+  .openapi('ExamUpdate', { example: { due_date: '2026-10-08T16:00:00.000Z', code_spec: { toolchain: 'python-3.12', starter: 'file_9Wd3kP7xLq2Nz5Rb8Tm1Vc4Y' } } });
+
+export const examSchema = z
+  .object({
+    id: z.string().openapi({ example: EXAM_ID }),
+    faculty_id: z.string().openapi({ description: "The owning teacher's internal id.", example: FACULTY_ID }),
+    title: z.string().openapi({ example: 'Mechanics – midterm' }),
+    description: z.string().openapi({ example: 'Chapters 1 to 4. Calculators allowed.' }),
+    exam_type: examType,
+    app: examApp,
+    status: examStatus,
+    max_score: z.number().nullable().openapi({ example: 100 }),
+    due_date: timestamp.nullable(),
+    time_limit_minutes: z.number().int().nullable().openapi({ example: 90 }),
+    proctoring: proctoringSchema,
+    ai_policy: aiPolicySchema,
+    code_spec: z.record(z.string(), z.unknown()).nullable().openapi({ description: 'Coding exams only; null otherwise.', example: null }),
+    published_at: timestamp.nullable(),
+    closed_at: timestamp.nullable().openapi({ example: null }),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi('Exam');
+
+export const examGroupSchema = z
+  .object({
+    id: z.string().openapi({ example: GROUP_ID }),
+    name: z.string().openapi({ example: 'Physics 101 – Section B' }),
+    student_count: z.number().int().openapi({ example: 24 }),
+  })
+  .openapi('ExamGroup');
+
+export const examStatsSchema = z
+  .object({
+    assigned_students: z.number().int().openapi({ description: 'Distinct students in the assigned groups.', example: 47 }),
+    attempts: z.number().int().openapi({ description: 'Attempts started.', example: 45 }),
+    submissions: z.number().int().openapi({ description: 'Submissions that are not voided.', example: 44 }),
+    graded: z.number().int().openapi({ description: 'Submissions with status `graded`.', example: 30 }),
+  })
+  .openapi('ExamStats');
+
+export const examDetailSchema = examSchema
+  .extend({
+    groups: z.array(examGroupSchema).openapi({ description: 'Assigned groups, in the order they were assigned.' }),
+    stats: examStatsSchema,
+  })
+  .openapi('ExamDetail');
+
+export const examPage = pageOf(examSchema);
+
+export const listExamsQuery = z.strictObject({
+  app: examApp.optional(),
+  status: examStatus.optional(),
+  faculty_id: z
+    .string()
+    .min(1)
+    .max(320)
+    .optional()
+    .openapi({ description: 'Only exams owned by this teacher: faculty id or login email. An unknown teacher gives an empty list.', example: FACULTY_ID }),
+  exam_type: examType.optional(),
+  q: z.string().max(300).optional().openapi({ description: 'Case-insensitive substring of the title.', example: 'midterm' }),
+  updated_since: isoDateTime.optional().openapi({ description: 'Only exams whose `updated_at` is strictly later.', example: '2026-09-14T10:00:00.000Z' }),
+  ...pageQuery,
+});
+
+export const examParams = idParam('Exam id.', EXAM_ID);
+export const examGroupParams = examParams.extend({
+  groupId: z.string().min(1).max(40).openapi({ description: 'Group id.', example: GROUP_ID }),
+});
+export const examPageQuery = z.strictObject({ ...pageQuery });
+
+export const deleteExamResponse = z.object({
+  id: z.string().openapi({ example: EXAM_ID }),
+  deleted: z.literal(true),
+});
+
+export const assignmentSchema = z
+  .object({
+    group_id: z.string().openapi({ example: GROUP_ID }),
+    name: z.string().openapi({ example: 'Physics 101 – Section B' }),
+    student_count: z.number().int().openapi({ example: 24 }),
+    assigned_at: timestamp,
+  })
+  .openapi('ExamAssignment');
+
+export const assignmentList = z.object({ items: z.array(assignmentSchema).openapi({ description: 'Oldest assignment first.' }) });
+
+export const assignBody = z
+  .strictObject({ group_ids: groupIds.min(1) })
+  .openapi('ExamAssign');
+
+export const assignResponse = z
+  .object({
+    items: z.array(assignmentSchema).openapi({ description: 'Every group now assigned, oldest assignment first.' }),
+    assigned: z.array(z.string()).openapi({ description: 'Group ids this call newly assigned; those already assigned are left as they were.', example: [GROUP_ID] }),
+  })
+  .openapi('ExamAssignResult');
+
+export const unassignResponse = z.object({
+  exam_id: z.string().openapi({ example: EXAM_ID }),
+  group_id: z.string().openapi({ example: GROUP_ID }),
+  deleted: z.literal(true),
+});
+
+export const attemptSchema = z
+  .object({
+    id: z.string().openapi({ example: 'att_8Kp2mR5xWq9Lz3Nb6Tv1Yc4D' }),
+    exam_id: z.string().openapi({ example: EXAM_ID }),
+    student_id: z.string().openapi({ example: STUDENT_ID }),
+    started_at: timestamp,
+    expires_at: timestamp.nullable().openapi({ description: 'From the time limit; null when untimed.' }),
+    submitted_at: timestamp.nullable(),
+    hidden_released_at: timestamp.nullable().openapi({ description: 'When the hidden-tests key was released to the student.', example: null }),
+  })
+  .openapi('Attempt');
+
+export const attemptPage = pageOf(attemptSchema);
+
+const scoreStat = (description: string, example: number) => z.number().nullable().openapi({ description, example });
+
+export const analyticsSchema = z
+  .object({
+    count: z.number().int().openapi({ description: 'Graded submissions counted (voided and ungraded ones are not).', example: 3 }),
+    mean: scoreStat('Null when count is 0.', 70),
+    median: scoreStat('Middle score; the mean of the two middle ones for an even count.', 70),
+    min: scoreStat('Lowest score.', 50),
+    max: scoreStat('Highest score.', 90),
+    stddev: scoreStat('Population standard deviation.', 16.33),
+    histogram: z
+      .array(
+        z.object({
+          from: z.number().openapi({ example: 50 }),
+          to: z.number().openapi({ example: 60 }),
+          count: z.number().int().openapi({ example: 1 }),
+        }),
+      )
+      .openapi({
+        description:
+          '10 equal buckets from 0 to `max_score` (or to the highest score when the exam has none); each holds `from` ≤ score < `to`, the last one also `to`. Empty when count is 0.',
+      }),
+  })
+  .openapi('ExamAnalytics');
+
+export const scoreRowSchema = z
+  .object({
+    student_id: z.string().openapi({ example: STUDENT_ID }),
+    login_email: z.string().openapi({ example: 'ada.lovelace@riverside-high.campusbridge.local' }),
+    full_name: z.string().openapi({ example: 'Ada Lovelace' }),
+    submission_id: z.string().nullable().openapi({ description: "The student's latest submission that is not voided; null when none.", example: SUBMISSION_ID }),
+    status: z.enum(['submitted', 'graded', 'resubmission_requested']).nullable().openapi({ example: 'graded' }),
+    score: z.number().nullable().openapi({ example: 87.5 }),
+    max_score: z.number().nullable().openapi({ description: "The exam's max_score.", example: 100 }),
+  })
+  .openapi('ExamScore');
+
+export const scoreList = z.object({
+  items: z.array(scoreRowSchema).openapi({ description: 'One row per student assigned through a group or having a submission, ordered by full name.' }),
+});
+
+export const scoresCsv = z.string().openapi({
+  description: `RFC 4180 CSV (UTF-8, CRLF line ends), header row first: \`${CSV_COLUMNS.join(',')}\`. Text cells starting with \`=\`, \`+\`, \`-\`, \`@\`, tab or carriage return are prefixed with \`'\`.`,
+  example: `${CSV_COLUMNS.join(',')}\r\n${STUDENT_ID},ada.lovelace@riverside-high.campusbridge.local,Ada Lovelace,${SUBMISSION_ID},graded,87.5,100,2026-09-30T14:02:11.000Z,2026-10-02T09:15:00.000Z\r\n`,
+});
+
+export const studentExamItem = z
+  .object({
+    exam: examSchema,
+    submission: z
+      .object({
+        id: z.string().openapi({ example: SUBMISSION_ID }),
+        status: z.enum(['submitted', 'graded', 'resubmission_requested']),
+        score: z.number().nullable().openapi({ example: 87.5 }),
+      })
+      .nullable()
+      .openapi({ description: "The student's latest submission that is not voided; null when none." }),
+  })
+  .openapi('StudentExam');
+
+export const studentExamPage = pageOf(studentExamItem);

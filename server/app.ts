@@ -64,6 +64,10 @@ export function createApp(ctx: AppContext): Express {
 
   const portal = portalDir();
   if (fs.existsSync(path.join(portal, 'index.html'))) {
+    // The learner page (`/launch?token=…`) is a view of the portal app; never cached, as the URL holds a one-time token.
+    app.get('/launch', (_req, res) => {
+      res.set('Cache-Control', 'no-store').sendFile(path.join(portal, 'index.html'));
+    });
     app.use(express.static(portal, { index: 'index.html', maxAge: '1h' }));
   }
   app.use(notFoundHandler);

@@ -26,8 +26,10 @@ export const hashSessionToken = (token: string) => createHash('sha256').update(t
 const signInAgain = () => new AppError('unauthorized', 'The learner session is not valid; open the app from your school again.');
 
 /**
- * Learner sessions act only on /app/*: a valid session whose person is active, in an approved
- * institution. Nothing is cached, so suspending a student ends their sessions on the next request.
+ * Learner sessions act only on /app/*: a valid session whose person is active, with an active
+ * license (and, when the session took a device seat, that seat still active), in an approved
+ * institution. Nothing is cached, so suspending a student, revoking a license or a seat ends the
+ * session on its next request.
  */
 export function authenticateSession(db: Database) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
@@ -40,11 +42,17 @@ export function authenticateSession(db: Database) {
       where: { token_hash: hashSessionToken(match[1]), revoked_at: null, expires_at: { [Op.gt]: new Date() } },
     });
     if (!session) throw signInAgain();
-    const [person, institution] = await Promise.all([
+    const [person, institution, license, seat] = await Promise.all([
       db.models.Person.findOne({ where: { id: session.user_id, institution_id: session.institution_id } }),
       db.models.Institution.findByPk(session.institution_id),
+      db.models.License.findOne({
+        where: { user_id: session.user_id, institution_id: session.institution_id, status: 'active', expires_at: { [Op.gt]: new Date() } },
+      }),
+      session.seat_id ? db.models.DeviceSeat.findOne({ where: { id: session.seat_id, institution_id: session.institution_id } }) : null,
     ]);
     if (!person || person.status !== 'active') throw signInAgain();
+    // A revoked or expired license, or a revoked device seat, ends the session at once.
+    if (!license || (session.seat_id && seat?.status !== 'active')) throw signInAgain();
     if (!institution || institution.status === 'suspended') throw signInAgain();
     if (institution.status !== 'approved') {
       throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');

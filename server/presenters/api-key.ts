@@ -1,7 +1,7 @@
+import { iso } from './common.js';
 import type { KeyAuth } from '../http/auth.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** A key as lists show it: never the key, never its hash. */
 export function presentApiKey(row: ApiKeyRow) {

@@ -1,9 +1,8 @@
+import { iso } from './common.js';
 import type { ScoreRow } from '../commands/exam-results.js';
 import type { ExamAssignmentView, ExamDetail, StudentExam } from '../commands/exams.js';
-import type { AttemptRow } from '../models/attempt.js';
 import type { ExamRow } from '../models/exam.js';
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** Only the keys the Exam object documents, whatever else an older row may hold. */
 function pick(source: Record<string, unknown> | null | undefined, keys: readonly string[]): Record<string, unknown> {
@@ -50,18 +49,6 @@ export function presentAssignment(assignment: ExamAssignmentView) {
     name: assignment.name,
     student_count: assignment.studentCount,
     assigned_at: assignment.assignedAt.toISOString(),
-  };
-}
-
-export function presentAttempt(row: AttemptRow) {
-  return {
-    id: row.id,
-    exam_id: row.exam_id,
-    student_id: row.student_id,
-    started_at: row.started_at.toISOString(),
-    expires_at: iso(row.expires_at),
-    submitted_at: iso(row.submitted_at),
-    hidden_released_at: iso(row.hidden_released_at),
   };
 }
 

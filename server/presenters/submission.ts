@@ -1,9 +1,10 @@
+import { iso } from './common.js';
+import { presentAttempt } from './attempt.js';
 import type { ProctoringFeed, ProctoringSummary, SubmissionDetail } from '../commands/submissions.js';
 import type { AttemptRow, ProctoringEventRow } from '../models/attempt.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /** Makes the signed download link of a file; the route supplies it (it knows the portal address). */
 export type FileLinker = (file: StoredFileRow) => { url: string; expires_at: string };
@@ -50,18 +51,6 @@ export function presentSubmissionDetail(detail: SubmissionDetail, link: FileLink
     proctoring: presentProctoringSummary(detail.proctoring),
     answers: detail.submission.answers ?? null,
     ...(detail.recordings ? { recordings: detail.recordings.map((file) => presentFileLink(file, link)) } : {}),
-  };
-}
-
-export function presentAttempt(row: AttemptRow) {
-  return {
-    id: row.id,
-    exam_id: row.exam_id,
-    student_id: row.student_id,
-    started_at: row.started_at.toISOString(),
-    expires_at: iso(row.expires_at),
-    submitted_at: iso(row.submitted_at),
-    hidden_released_at: iso(row.hidden_released_at),
   };
 }
 

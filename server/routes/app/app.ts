@@ -1,3 +1,126 @@
-import type { AnyRoute } from '../../http/route.js';
+import {
+  listAssignedExams,
+  recordProctoringEvents,
+  releaseHiddenKey,
+  startAttempt,
+  storeAttemptFile,
+  submitAttempt,
+} from '../../commands/learner.js';
+import { defineLearnerRoute, type AnyRoute } from '../../http/route.js';
+import { MAX_UPLOAD_BYTES } from '../../files/storage.js';
+import { presentAttempt } from '../../presenters/attempt.js';
+import { presentAttemptFile, presentLearnerExam, presentLearnerUser, presentSubmissionReceipt } from '../../presenters/learner.js';
+import {
+  attemptFileSchema,
+  attemptParams,
+  attemptSchema,
+  eventsAccepted,
+  eventsBody,
+  examParams,
+  fileQuery,
+  hiddenKeySchema,
+  learnerExamList,
+  learnerUserSchema,
+  submissionReceiptSchema,
+  submitBody,
+} from './schema.js';
 
-export const learnerRoutes: AnyRoute[] = [];
+const STUDENTS_ONLY = 'Students only: a faculty member\'s session is `403 forbidden`.';
+
+/** The learner side (`/app/*`): what the suite's apps and the portal's /launch page call with a learner session. */
+export const learnerRoutes: AnyRoute[] = [
+  defineLearnerRoute({
+    method: 'get',
+    path: '/app/me',
+    operationId: 'getLearnerMe',
+    summary: 'Learner: the signed-in user',
+    tag: 'SSO',
+    response: learnerUserSchema,
+    handler: async ({ learner }) => presentLearnerUser(learner.person),
+  }),
+  defineLearnerRoute({
+    method: 'get',
+    path: '/app/exams',
+    operationId: 'listLearnerExams',
+    summary: 'Learner: my assigned exams',
+    description: `Published exams assigned to the student through their groups, with the student's newest submission; by due date, undated last. ${STUDENTS_ONLY}`,
+    tag: 'SSO',
+    response: learnerExamList,
+    errors: ['forbidden'],
+    handler: async ({ learner }) => ({ items: (await listAssignedExams(learner)).map(({ exam, submission }) => presentLearnerExam(exam, submission)) }),
+  }),
+  defineLearnerRoute({
+    method: 'post',
+    path: '/app/exams/{id}/attempts',
+    operationId: 'startLearnerAttempt',
+    summary: 'Learner: start (or resume) an attempt',
+    description:
+      'Unknown exam: `404 not_found`; not published or not assigned to the student: `409 conflict`. ' +
+      'An open attempt (not submitted, time left) is returned instead of a new one. An attempt whose time ran out unsubmitted, ' +
+      'or a submission that is not `resubmission_requested`, is `409 conflict`; after a resubmission request a new attempt starts. ' +
+      STUDENTS_ONLY,
+    tag: 'SSO',
+    params: examParams,
+    response: attemptSchema,
+    errors: ['forbidden', 'not_found', 'conflict'],
+    handler: async ({ learner, params }) => presentAttempt(await startAttempt(learner, params.id)),
+  }),
+  defineLearnerRoute({
+    method: 'post',
+    path: '/app/attempts/{id}/events',
+    operationId: 'recordLearnerProctoringEvents',
+    summary: 'Learner: record proctoring events',
+    description: `1 to 500 events of the student's own attempt (else \`404 not_found\`) that is not submitted (else \`409 conflict\`). ${STUDENTS_ONLY}`,
+    tag: 'SSO',
+    params: attemptParams,
+    body: eventsBody,
+    response: eventsAccepted,
+    errors: ['forbidden', 'not_found', 'conflict'],
+    handler: async ({ learner, params, body }) => ({ accepted: await recordProctoringEvents(learner, params.id, body.events) }),
+  }),
+  defineLearnerRoute({
+    method: 'post',
+    path: '/app/attempts/{id}/hidden-key',
+    operationId: 'releaseLearnerHiddenKey',
+    summary: 'Learner: receive the hidden-tests key',
+    description:
+      'For an open attempt of a published exam (else `409 conflict`). The first call sets the attempt\'s `hidden_released_at`. ' +
+      `No key stored for the exam: \`404 no_secret\`. ${STUDENTS_ONLY}`,
+    tag: 'SSO',
+    params: attemptParams,
+    response: hiddenKeySchema,
+    errors: ['forbidden', 'not_found', 'no_secret', 'conflict'],
+    handler: async ({ learner, params }) => ({ hidden_key_b64: await releaseHiddenKey(learner, params.id) }),
+  }),
+  defineLearnerRoute({
+    method: 'post',
+    path: '/app/attempts/{id}/files',
+    operationId: 'uploadLearnerAttemptFile',
+    summary: 'Learner: upload a file for the submission',
+    description: `Multipart, one field \`file\`, at most 50 MB (\`422 file_too_large\`), for an open attempt of a published exam (else \`409 conflict\`). ${STUDENTS_ONLY}`,
+    tag: 'SSO',
+    params: attemptParams,
+    query: fileQuery,
+    upload: { maxBytes: MAX_UPLOAD_BYTES },
+    response: attemptFileSchema,
+    errors: ['forbidden', 'not_found', 'conflict', 'file_too_large'],
+    handler: async ({ learner, params, query, file, ctx }) =>
+      presentAttemptFile(await storeAttemptFile(learner, params.id, file, query.kind, ctx.config.dataDir)),
+  }),
+  defineLearnerRoute({
+    method: 'post',
+    path: '/app/attempts/{id}/submit',
+    operationId: 'submitLearnerAttempt',
+    summary: 'Learner: submit the attempt',
+    description:
+      'Creates the submission and emits `submission.created`. Already submitted, time run out, or exam closed: `409 conflict`. ' +
+      'After a resubmission request the student starts a new attempt and submits that one. ' +
+      STUDENTS_ONLY,
+    tag: 'SSO',
+    params: attemptParams,
+    body: submitBody,
+    response: submissionReceiptSchema,
+    errors: ['forbidden', 'not_found', 'conflict'],
+    handler: async ({ learner, params, body }) => presentSubmissionReceipt(await submitAttempt(learner, params.id, body)),
+  }),
+];

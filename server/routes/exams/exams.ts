@@ -13,7 +13,8 @@ import {
   updateExam,
 } from '../../commands/exams.js';
 import { defineRoute, RawResponse } from '../../http/route.js';
-import { presentAssignment, presentAttempt, presentExam, presentExamDetail, presentScoreRow } from '../../presenters/exam.js';
+import { presentAttempt } from '../../presenters/attempt.js';
+import { presentAssignment, presentExam, presentExamDetail, presentScoreRow } from '../../presenters/exam.js';
 import {
   analyticsSchema,
   assignBody,

@@ -1,0 +1,264 @@
+import { Op } from 'sequelize';
+import type { Tenant, TenantTx } from '../db/tenant.js';
+import { AppError, notFound, validationError } from '../errors.js';
+import { emit } from '../events/emit.js';
+import { storeUpload } from '../files/storage.js';
+import type { LearnerAuth } from '../http/session-auth.js';
+import type { UploadedFile } from '../http/upload.js';
+import { newId } from '../ids.js';
+import type { AttemptRow } from '../models/attempt.js';
+import type { ExamRow } from '../models/exam.js';
+import type { PersonRow } from '../models/person.js';
+import type { StoredFileRow } from '../models/stored-file.js';
+import type { SubmissionRow } from '../models/submission.js';
+import { releaseHiddenKeyToAttempt } from './coding-exams.js';
+
+/** `answers` of one submission, as JSON, at most 1 MB. */
+export const MAX_ANSWERS_BYTES = 1024 * 1024;
+/** `detail` of one proctoring event, as JSON, at most 4 KB. */
+export const MAX_EVENT_DETAIL_BYTES = 4 * 1024;
+export const MAX_EVENTS_PER_CALL = 500;
+export const MAX_SUBMISSION_FILES = 100;
+
+/** Only students take exams; a faculty member's learner session is `403 forbidden` on every exam operation. */
+export function studentOf(learner: LearnerAuth): PersonRow {
+  if (learner.person.role !== 'student') throw new AppError('forbidden', 'Only students take exams; this session belongs to a faculty member.');
+  return learner.person;
+}
+
+const isExpired = (attempt: AttemptRow, now: Date) => attempt.expires_at !== null && attempt.expires_at.getTime() <= now.getTime();
+
+/** Ids of every exam assigned to the student through the groups they belong to, whatever its status. */
+async function assignedExamIds(tenant: Tenant, student: PersonRow): Promise<string[]> {
+  const memberships = await tenant.groupMembers.findAll({ attributes: ['group_id'], where: { student_id: student.id } });
+  if (memberships.length === 0) return [];
+  const assignments = await tenant.examAssignments.findAll({
+    attributes: ['exam_id'],
+    where: { group_id: { [Op.in]: memberships.map((row) => row.group_id) } },
+  });
+  return [...new Set(assignments.map((row) => row.exam_id))];
+}
+
+/** The student's newest submission for each of the given exams. */
+async function latestSubmissions(tenant: Tenant, student: PersonRow, examIds: string[]): Promise<Map<string, SubmissionRow>> {
+  const latest = new Map<string, SubmissionRow>();
+  if (examIds.length === 0) return latest;
+  const rows = await tenant.submissions.findAll({
+    where: { student_id: student.id, exam_id: { [Op.in]: examIds } },
+    order: [['submitted_at', 'DESC'], ['created_at', 'DESC']],
+  });
+  for (const row of rows) if (!latest.has(row.exam_id)) latest.set(row.exam_id, row);
+  return latest;
+}
+
+export interface AssignedExam {
+  exam: ExamRow;
+  submission: SubmissionRow | null;
+}
+
+/**
+ * GET /app/exams: the published exams assigned to the student, each with the student's newest
+ * submission. Ordered by due date (exams without one last), then title.
+ */
+export async function listAssignedExams(learner: LearnerAuth): Promise<AssignedExam[]> {
+  const student = studentOf(learner);
+  const { tenant } = learner;
+  const ids = await assignedExamIds(tenant, student);
+  if (ids.length === 0) return [];
+  const exams = await tenant.exams.findAll({ where: { id: { [Op.in]: ids }, status: 'published' } });
+  const submissions = await latestSubmissions(tenant, student, exams.map((exam) => exam.id));
+  const due = (exam: ExamRow) => exam.due_date?.getTime() ?? Number.POSITIVE_INFINITY;
+  exams.sort((a, b) => due(a) - due(b) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
+  return exams.map((exam) => ({ exam, submission: submissions.get(exam.id) ?? null }));
+}
+
+/**
+ * POST /app/exams/{id}/attempts. An unknown exam is `404 not_found`; one that is not published or
+ * not assigned to the student is `409 conflict`. Then, in order:
+ * - an open attempt (not submitted, not expired) is returned as it is, so a reload resumes it;
+ * - an unsubmitted attempt whose time ran out ends the exam for the student (`409 conflict`);
+ * - a new attempt is started when the student has no submission for the exam, or when their
+ *   newest submission is `resubmission_requested`; any other submission is `409 conflict`.
+ */
+export function startAttempt(learner: LearnerAuth, examId: string, now = new Date()): Promise<AttemptRow> {
+  const student = studentOf(learner);
+  return learner.tenant.inTransaction(async (tx) => {
+    const exam = await tx.exams.findById(examId);
+    if (!exam) throw notFound('exam');
+    if (exam.status !== 'published') throw new AppError('conflict', `This exam is ${exam.status}, not open for attempts.`);
+    if (!(await assignedExamIds(tx, student)).includes(exam.id)) throw new AppError('conflict', 'This exam is not assigned to you.');
+
+    const unsubmitted = await tx.attempts.findOne({
+      where: { exam_id: exam.id, student_id: student.id, submitted_at: null },
+      order: [['started_at', 'DESC']],
+    });
+    if (unsubmitted) {
+      if (!isExpired(unsubmitted, now)) return unsubmitted;
+      throw new AppError('conflict', 'The time for this exam ran out before it was submitted.');
+    }
+    const latest = (await latestSubmissions(tx, student, [exam.id])).get(exam.id);
+    if (latest && latest.status !== 'resubmission_requested') {
+      throw new AppError('conflict', `You already submitted this exam (submission ${latest.status}).`);
+    }
+    return tx.attempts.create({
+      id: newId('att'),
+      exam_id: exam.id,
+      student_id: student.id,
+      started_at: now,
+      expires_at: exam.time_limit_minutes ? new Date(now.getTime() + exam.time_limit_minutes * 60_000) : null,
+      submitted_at: null,
+      hidden_released_at: null,
+    });
+  });
+}
+
+/** The student's own attempt; anyone else's (or an unknown id) is `404 not_found`. */
+async function findOwnAttempt(tenant: Tenant, student: PersonRow, attemptId: string): Promise<AttemptRow> {
+  const attempt = await tenant.attempts.findOne({ where: { id: attemptId, student_id: student.id } });
+  if (!attempt) throw notFound('attempt');
+  return attempt;
+}
+
+function assertNotSubmitted(attempt: AttemptRow): void {
+  if (attempt.submitted_at) throw new AppError('conflict', 'This attempt has already been submitted.');
+}
+
+/** Work on an attempt's answer (files, hidden key, submit) needs it unsubmitted, in time, and its exam still published. */
+async function openAttemptExam(tx: TenantTx, attempt: AttemptRow, now: Date): Promise<ExamRow> {
+  assertNotSubmitted(attempt);
+  if (isExpired(attempt, now)) throw new AppError('conflict', 'The time for this attempt has run out.');
+  const exam = await tx.exams.findById(attempt.exam_id);
+  if (!exam) throw notFound('exam');
+  if (exam.status !== 'published') throw new AppError('conflict', `This exam is ${exam.status}; it no longer accepts work.`);
+  return exam;
+}
+
+export interface ProctoringEventInput {
+  type: string;
+  at: Date;
+  detail?: Record<string, unknown> | undefined;
+}
+
+/**
+ * POST /app/attempts/{id}/events: proctoring events of an attempt that is not submitted yet.
+ * Events of an expired (unsubmitted) attempt are still accepted: a client may send its buffer late.
+ */
+export function recordProctoringEvents(learner: LearnerAuth, attemptId: string, events: ProctoringEventInput[], now = new Date()): Promise<number> {
+  const student = studentOf(learner);
+  return learner.tenant.inTransaction(async (tx) => {
+    const attempt = await findOwnAttempt(tx, student, attemptId);
+    assertNotSubmitted(attempt);
+    await tx.proctoringEvents.bulkCreate(
+      events.map((event) => ({
+        id: newId('pev'),
+        attempt_id: attempt.id,
+        type: event.type,
+        at: event.at,
+        detail: event.detail ?? null,
+        created_at: now,
+      })),
+    );
+    return events.length;
+  });
+}
+
+/**
+ * POST /app/attempts/{id}/hidden-key: the hidden-tests key of the attempt's exam, for an open
+ * attempt. The first release records `hidden_released_at`; later calls return the key again
+ * and keep that first time. No key stored: `404 no_secret`.
+ */
+export function releaseHiddenKey(learner: LearnerAuth, attemptId: string, now = new Date()): Promise<string> {
+  const student = studentOf(learner);
+  return learner.tenant.inTransaction(async (tx) => {
+    const attempt = await findOwnAttempt(tx, student, attemptId);
+    await openAttemptExam(tx, attempt, now);
+    const { hidden_key_b64 } = await releaseHiddenKeyToAttempt(tx, attempt);
+    return hidden_key_b64;
+  });
+}
+
+export type AttemptFileKind = 'submission' | 'recording';
+
+/** A file name as the client sent it, reduced to a plain name: no folders, no control characters. */
+function plainFileName(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  return cleaned || 'file';
+}
+
+/** POST /app/attempts/{id}/files: a file of an open attempt, stored as the attempt's `submission` or `recording`. */
+export function storeAttemptFile(
+  learner: LearnerAuth,
+  attemptId: string,
+  upload: UploadedFile | undefined,
+  kind: AttemptFileKind,
+  dataDir: string,
+  now = new Date(),
+): Promise<StoredFileRow> {
+  const student = studentOf(learner);
+  if (!upload) throw validationError([{ path: 'file', message: 'Required.' }]);
+  return learner.tenant.inTransaction(async (tx) => {
+    const attempt = await findOwnAttempt(tx, student, attemptId);
+    await openAttemptExam(tx, attempt, now);
+    return storeUpload(tx, dataDir, upload, { type: 'attempt', id: attempt.id, kind, name: plainFileName(upload.name) });
+  });
+}
+
+export interface SubmitInput {
+  answers?: unknown;
+  files?: string[] | undefined;
+  ai_usage?: { interactions: number; cost_cents: number } | undefined;
+}
+
+/**
+ * POST /app/attempts/{id}/submit: the attempt's one submission, with `submission.created`.
+ * `files` must be `submission` files uploaded to this very attempt (recordings stay out of the
+ * attachments, which keys without `submissions:write` can read). Submitting twice, after the time
+ * ran out, or once the exam is closed is `409 conflict`. A second chance comes only from a
+ * resubmission request, and then on a new attempt (see `startAttempt`).
+ */
+export function submitAttempt(learner: LearnerAuth, attemptId: string, input: SubmitInput, now = new Date()): Promise<SubmissionRow> {
+  const student = studentOf(learner);
+  return learner.tenant.inTransaction(async (tx) => {
+    const attempt = await findOwnAttempt(tx, student, attemptId);
+    const exam = await openAttemptExam(tx, attempt, now);
+
+    const refs = [...new Set(input.files ?? [])];
+    if (refs.length > 0) {
+      const files = await tx.files.findAll({
+        attributes: ['id'],
+        where: { id: { [Op.in]: refs }, owner_type: 'attempt', owner_id: attempt.id, kind: 'submission' },
+      });
+      const known = new Set(files.map((file) => file.id));
+      const unknown = refs.filter((ref) => !known.has(ref));
+      if (unknown.length > 0) {
+        throw validationError(
+          unknown.map((ref) => ({ path: `files.${(input.files ?? []).indexOf(ref)}`, message: `"${ref}" is not a submission file uploaded to this attempt.` })),
+        );
+      }
+    }
+
+    // Conditional, so two concurrent submits of one attempt cannot both pass.
+    const claimed = await tx.attempts.update({ submitted_at: now }, { id: attempt.id, submitted_at: null });
+    if (claimed !== 1) throw new AppError('conflict', 'This attempt has already been submitted.');
+    const submission = await tx.submissions.create({
+      id: newId('sub'),
+      exam_id: exam.id,
+      student_id: student.id,
+      attempt_id: attempt.id,
+      status: 'submitted',
+      answers: input.answers === undefined ? null : input.answers,
+      file_ids: refs,
+      ai_usage: input.ai_usage ?? null,
+      score: null,
+      feedback: null,
+      graded_by: null,
+      graded_at: null,
+      void_reason: null,
+      voided_at: null,
+      submitted_at: now,
+    });
+    await emit(tx, 'submission.created', { submission_id: submission.id, exam_id: exam.id, student_id: student.id });
+    return submission;
+  });
+}

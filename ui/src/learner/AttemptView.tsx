@@ -1,0 +1,153 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, recordFocusLost, submitAttempt, type Attempt, type LearnerExam, type SubmissionReceipt } from './api';
+import { loadDraft, saveDraft } from './storage';
+
+interface Props {
+  session: string;
+  exam: LearnerExam;
+  attempt: Attempt;
+  /** Server clock minus this device's clock, so the countdown follows the server's deadline. */
+  clockOffsetMs: number;
+  onSubmitted: (receipt: SubmissionReceipt) => void;
+  onBack: () => void;
+  onSessionEnded: () => void;
+}
+
+/** With this little time left the answer is sent on its own: a submission after the deadline is refused. */
+const AUTO_SUBMIT_MS = 10_000;
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+function formatDuration(ms: number): string {
+  const total = Math.ceil(ms / 1000);
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${minutes}:${pad(seconds)}`;
+}
+
+/** Said once each by screen readers as the time runs low. */
+function warning(remaining: number | null): string {
+  if (remaining === null || remaining > 5 * 60_000) return '';
+  return remaining > 60_000 ? 'Five minutes left.' : 'Less than one minute left. Your answer will be submitted automatically.';
+}
+
+export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted, onBack, onSessionEnded }: Props) {
+  const [answer, setAnswer] = useState(() => loadDraft(attempt.id));
+  const answerRef = useRef(answer);
+  const [now, setNow] = useState(() => Date.now() + clockOffsetMs);
+  const [phase, setPhase] = useState<'working' | 'submitting' | 'closed'>('working');
+  const [error, setError] = useState<string | null>(null);
+  const [focusLost, setFocusLost] = useState(0);
+  const submitting = useRef(false);
+
+  const expiresAt = attempt.expires_at ? Date.parse(attempt.expires_at) : null;
+  const remaining = expiresAt === null ? null : Math.max(0, expiresAt - now);
+
+  useEffect(() => {
+    if (expiresAt === null) return;
+    const timer = window.setInterval(() => setNow(Date.now() + clockOffsetMs), 1000);
+    return () => window.clearInterval(timer);
+  }, [expiresAt, clockOffsetMs]);
+
+  // Leaving the window is a proctoring event the teacher sees; the student is told so below.
+  useEffect(() => {
+    const onBlur = () => {
+      if (submitting.current) return;
+      setFocusLost((n) => n + 1);
+      recordFocusLost(session, attempt.id, new Date()).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 401) onSessionEnded();
+      });
+    };
+    window.addEventListener('blur', onBlur);
+    return () => window.removeEventListener('blur', onBlur);
+  }, [session, attempt.id, onSessionEnded]);
+
+  const submit = useCallback(async () => {
+    if (submitting.current) return;
+    submitting.current = true;
+    setPhase('submitting');
+    setError(null);
+    try {
+      const receipt = await submitAttempt(session, attempt.id, answerRef.current);
+      saveDraft(attempt.id, null);
+      onSubmitted(receipt);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) return onSessionEnded();
+      if (err instanceof ApiError && err.status === 409) {
+        // Already submitted, time over, or the exam was closed: nothing more can be sent.
+        setPhase('closed');
+        setError(err.message);
+        return;
+      }
+      submitting.current = false;
+      setPhase('working');
+      setError(`${err instanceof Error ? err.message : 'The answer could not be sent.'} Your answer is kept on this page; try again.`);
+    }
+  }, [session, attempt.id, onSubmitted, onSessionEnded]);
+
+  useEffect(() => {
+    if (remaining !== null && remaining <= AUTO_SUBMIT_MS && phase === 'working') void submit();
+  }, [remaining, phase, submit]);
+
+  const proctored = Object.values(exam.proctoring).some(Boolean);
+
+  return (
+    <section aria-labelledby="learner-attempt-title">
+      <h1 id="learner-attempt-title">{exam.title}</h1>
+      {remaining !== null ? (
+        <p className="learner-timer">
+          Time left:{' '}
+          <span role="timer" aria-live="off">
+            {formatDuration(remaining)}
+          </span>
+        </p>
+      ) : (
+        <p className="learner-timer">No time limit.</p>
+      )}
+      <p className="learner-visually-hidden" aria-live="polite">
+        {warning(remaining)}
+      </p>
+      <p className="learner-note">
+        Leaving this window is recorded for your teacher{proctored ? ' as part of this exam’s proctoring' : ''}
+        {focusLost > 0 ? ` (${focusLost} ${focusLost === 1 ? 'time' : 'times'} so far)` : ''}.
+        {remaining !== null ? ' When the time is up, what you have typed is submitted automatically.' : ''}
+      </p>
+
+      {error && (
+        <p role="alert" className="learner-error">
+          {error}
+        </p>
+      )}
+
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          void submit();
+        }}
+      >
+        <label htmlFor="learner-answer">Your answer</label>
+        <textarea
+          id="learner-answer"
+          rows={14}
+          value={answer}
+          disabled={phase !== 'working'}
+          onChange={(event) => {
+            setAnswer(event.target.value);
+            answerRef.current = event.target.value;
+            saveDraft(attempt.id, event.target.value);
+          }}
+        />
+        <div className="learner-actions">
+          <button type="submit" disabled={phase !== 'working'}>
+            {phase === 'submitting' ? 'Submitting…' : 'Submit'}
+          </button>
+          <button type="button" className="learner-secondary" onClick={onBack} disabled={phase === 'submitting'}>
+            Back to my exams
+          </button>
+        </div>
+        {phase === 'working' && remaining !== null && <p className="learner-note">Going back does not stop the clock.</p>}
+      </form>
+    </section>
+  );
+}

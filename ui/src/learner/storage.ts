@@ -1,0 +1,96 @@
+import type { LearnerSession } from './api';
+
+const DEVICE_KEY = 'campusbridge.device_id';
+const SESSION_KEY = 'campusbridge.learner_session';
+const DRAFT_PREFIX = 'campusbridge.draft.';
+
+/** Storage can be switched off (private windows, policies): the page then works for this visit only. */
+function read(storage: () => Storage, key: string): string | null {
+  try {
+    return storage().getItem(key);
+  } catch {
+    return null;
+  }
+}
+
+function write(storage: () => Storage, key: string, value: string | null): void {
+  try {
+    if (value === null) storage().removeItem(key);
+    else storage().setItem(key, value);
+  } catch {
+    // Not kept; nothing else to do.
+  }
+}
+
+const local = () => window.localStorage;
+const perTab = () => window.sessionStorage;
+
+let launchToken: string | null | undefined;
+
+/**
+ * The launch token of the address bar, read once and then removed from it (and from the
+ * history), so it is neither bookmarked, shared, nor sent again by a reload.
+ */
+export function takeLaunchToken(): string | null {
+  if (launchToken !== undefined) return launchToken;
+  const url = new URL(window.location.href);
+  launchToken = url.searchParams.get('token');
+  if (launchToken !== null) {
+    url.searchParams.delete('token');
+    window.history.replaceState(null, '', `${url.pathname}${url.search}${url.hash}`);
+  }
+  return launchToken;
+}
+
+/** A random id for this browser, kept in localStorage: one device seat on the license, however often the student signs in. */
+export function deviceId(): string {
+  const known = read(local, DEVICE_KEY);
+  if (known) return known;
+  // getRandomValues works on plain-HTTP LAN addresses too, where randomUUID does not.
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  const id = `web-${Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+  write(local, DEVICE_KEY, id);
+  return id;
+}
+
+/** "Chrome on Windows": enough for the school to recognise a device in its license's device list. */
+export function deviceName(): string {
+  const ua = navigator.userAgent;
+  const browser = /Edg\//.test(ua) ? 'Edge' : /Firefox\//.test(ua) ? 'Firefox' : /Chrome\//.test(ua) ? 'Chrome' : /Safari\//.test(ua) ? 'Safari' : 'Browser';
+  const system = /CrOS/.test(ua)
+    ? 'ChromeOS'
+    : /Android/.test(ua)
+      ? 'Android'
+      : /iPhone|iPad/.test(ua)
+        ? 'iOS'
+        : /Windows/.test(ua)
+          ? 'Windows'
+          : /Mac OS X/.test(ua)
+            ? 'macOS'
+            : /Linux/.test(ua)
+              ? 'Linux'
+              : 'unknown system';
+  return `${browser} on ${system}`;
+}
+
+/** The session lives in this tab only (sessionStorage), until it expires or the student signs out. */
+export function loadSession(): LearnerSession | null {
+  const raw = read(perTab, SESSION_KEY);
+  if (!raw) return null;
+  try {
+    const session = JSON.parse(raw) as LearnerSession;
+    if (Date.parse(session.expires_at) > Date.now()) return session;
+  } catch {
+    // A damaged entry is dropped below.
+  }
+  write(perTab, SESSION_KEY, null);
+  return null;
+}
+
+export function saveSession(session: LearnerSession | null): void {
+  write(perTab, SESSION_KEY, session ? JSON.stringify(session) : null);
+}
+
+/** The answer being typed, kept per attempt so a reload does not lose it. */
+export const loadDraft = (attemptId: string) => read(perTab, `${DRAFT_PREFIX}${attemptId}`) ?? '';
+export const saveDraft = (attemptId: string, text: string | null) => write(perTab, `${DRAFT_PREFIX}${attemptId}`, text);

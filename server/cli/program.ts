@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createApiKey, institutionOfKey, listApiKeys, revokeApiKey } from '../commands/api-keys.js';
+import { seedDemo } from '../commands/demo.js';
 import { generateWeeklyReports } from '../commands/guardians.js';
 import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { runSetup } from '../commands/setup.js';
@@ -144,6 +145,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--institution <id>', 'only this institution (default: every approved institution)')
     .action(async (opts: { institution?: string }) => {
       print(await generateWeeklyReports(await database(), { institutionId: opts.institution }));
+    });
+
+  const demo = program.command('demo').description('demonstration data');
+  demo
+    .command('seed')
+    .description(
+      'a new approved institution ("Demo Academy", then "Demo Academy 2", …) with people, groups, exams and submissions, ' +
+        'and a key with every scope, printed once; existing data is never touched',
+    )
+    .action(async () => {
+      const config = loadConfig(io.env);
+      // Links in the queued mails point where the appliance listens, as the server would write them.
+      const portalUrl = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
+      const { institution: created, key: fullKey } = await seedDemo(await database(), { portalUrl });
+      print({ institution: presentInstitutionSummary(created), key: fullKey });
     });
 
   try {

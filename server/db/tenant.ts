@@ -22,6 +22,7 @@ import type { MailOutboxRow } from '../models/mail.js';
 import type { PersonRow } from '../models/person.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
+import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { Database } from './index.js';
 
@@ -127,6 +128,9 @@ export class Tenant {
   readonly attempts: ScopedRepo<AttemptRow>;
   readonly proctoringEvents: ScopedRepo<ProctoringEventRow>;
   readonly submissions: ScopedRepo<SubmissionRow>;
+  readonly webhookEndpoints: ScopedRepo<WebhookEndpointRow>;
+  readonly webhookDeliveries: ScopedRepo<WebhookDeliveryRow>;
+  readonly webhookAttempts: ScopedRepo<WebhookAttemptRow>;
 
   constructor(
     readonly db: Database,
@@ -153,6 +157,9 @@ export class Tenant {
     this.attempts = new ScopedRepo(models.Attempt, institutionId, tx);
     this.proctoringEvents = new ScopedRepo(models.ProctoringEvent, institutionId, tx);
     this.submissions = new ScopedRepo(models.Submission, institutionId, tx);
+    this.webhookEndpoints = new ScopedRepo(models.WebhookEndpoint, institutionId, tx);
+    this.webhookDeliveries = new ScopedRepo(models.WebhookDelivery, institutionId, tx);
+    this.webhookAttempts = new ScopedRepo(models.WebhookAttempt, institutionId, tx);
   }
 
   /** The institution row itself (profile, status, integration config). */

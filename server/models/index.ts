@@ -15,6 +15,7 @@ import { definePerson } from './person.js';
 import { definePortalAccount } from './portal-account.js';
 import { defineStoredFile } from './stored-file.js';
 import { defineSubmission } from './submission.js';
+import { defineWebhookAttempt, defineWebhookDelivery, defineWebhookEndpoint } from './webhook.js';
 
 export type Models = ReturnType<typeof defineModels>;
 
@@ -44,6 +45,9 @@ export function defineModels(sequelize: Sequelize) {
     Attempt: defineAttempt(sequelize),
     ProctoringEvent: defineProctoringEvent(sequelize),
     Submission: defineSubmission(sequelize),
+    WebhookEndpoint: defineWebhookEndpoint(sequelize),
+    WebhookDelivery: defineWebhookDelivery(sequelize),
+    WebhookAttempt: defineWebhookAttempt(sequelize),
   };
 
   models.Membership.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });
@@ -65,6 +69,7 @@ export function defineModels(sequelize: Sequelize) {
   models.Submission.belongsTo(models.Exam, { foreignKey: 'exam_id', as: 'exam' });
   models.Submission.belongsTo(models.Person, { foreignKey: 'student_id', as: 'student' });
   models.Submission.belongsTo(models.Attempt, { foreignKey: 'attempt_id', as: 'attempt' });
+  models.WebhookDelivery.belongsTo(models.WebhookEndpoint, { foreignKey: 'endpoint_id', as: 'endpoint' });
 
   return models;
 }

@@ -13,6 +13,8 @@ import { metaRoutes } from './meta/meta.js';
 import { ssoRoutes } from './sso/sso.js';
 import { studentRoutes } from './students/students.js';
 import { submissionRoutes } from './submissions/submissions.js';
+import { webhookDeliveryRoutes } from './webhooks/deliveries.js';
+import { webhookEndpointRoutes } from './webhooks/endpoints.js';
 
 /** Every operation under /v1: integration (API key), learner (/app/*, session) and public ones. The OpenAPI document is generated from this list. */
 export const apiRoutes: AnyRoute[] = [
@@ -27,6 +29,8 @@ export const apiRoutes: AnyRoute[] = [
   ...codingExamRoutes,
   ...submissionRoutes,
   ...ssoRoutes,
+  ...webhookEndpointRoutes,
+  ...webhookDeliveryRoutes,
   ...eventRoutes,
   ...learnerRoutes,
   ...fileRoutes,

@@ -2,6 +2,7 @@ import type { Migration } from '../migrate.js';
 import { foundation } from './20260914000000-foundation.js';
 import { people } from './20260915000000-people.js';
 import { exams } from './20260916000000-exams.js';
+import { webhooks } from './20260917000000-webhooks.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
-export const migrations: Migration[] = [foundation, people, exams];
+export const migrations: Migration[] = [foundation, people, exams, webhooks];

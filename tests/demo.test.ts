@@ -1,0 +1,131 @@
+// `demo seed`: a new institution that looks lived in, made through the same commands as the API,
+// and a key with every scope that opens it over HTTP. A second run makes a second institution.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../server/cli/program.js';
+import { ALL_SCOPES } from '../server/policies/scopes.js';
+import { makeDataDir, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
+
+const KEY_PATTERN = /^cb_live_[A-Za-z0-9]{32}$/;
+
+interface Seeded {
+  institution: { id: string; name: string; status: string };
+  key: string;
+}
+
+async function seed(dataDir: string): Promise<{ seeded: Seeded; ms: number }> {
+  let stdout = '';
+  let stderr = '';
+  const started = Date.now();
+  const code = await runCli(['demo', 'seed'], {
+    env: { DATA_DIR: dataDir },
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+  });
+  const ms = Date.now() - started;
+  expect(stderr).toBe('');
+  expect(code).toBe(0);
+  return { seeded: JSON.parse(stdout) as Seeded, ms };
+}
+
+describe('demo seed', () => {
+  let app: TestAppliance;
+  let first: Seeded;
+  let seedMs: number;
+
+  beforeAll(async () => {
+    const dataDir = makeDataDir();
+    ({ seeded: first, ms: seedMs } = await seed(dataDir));
+    app = await startTestAppliance({ dataDir });
+  });
+  afterAll(() => app?.close());
+
+  const get = async (key: string, path: string) => {
+    const res = await app.http.get(`/v1${path}`).set('Authorization', `Bearer ${key}`);
+    expect(res.status, `${path}: ${JSON.stringify(res.body)}`).toBe(200);
+    return res.body.data;
+  };
+
+  it('prints a new approved institution and its full key, quickly', () => {
+    expect(first.institution).toMatchObject({ name: 'Demo Academy', status: 'approved' });
+    expect(first.institution.id).toMatch(/^inst_/);
+    expect(first.key).toMatch(KEY_PATTERN);
+    expect(seedMs).toBeLessThan(10_000);
+  });
+
+  it('the key holds every scope', async () => {
+    const me = await get(first.key, '/me');
+    expect(me.institution).toEqual({ id: first.institution.id, name: 'Demo Academy' });
+    expect([...me.scopes].sort()).toEqual([...ALL_SCOPES].sort());
+    expect(me.scopes).toHaveLength(25);
+  });
+
+  it('has people, groups and published exams of both apps', async () => {
+    const students = await get(first.key, '/students?limit=200');
+    expect(students.total).toBeGreaterThanOrEqual(20);
+    expect(students.items.some((student: { student_id: string | null }) => student.student_id === null)).toBe(true);
+    expect(students.items.some((student: { student_id: string | null }) => student.student_id !== null)).toBe(true);
+    expect((await get(first.key, '/faculty')).total).toBe(3);
+
+    const groups = await get(first.key, '/groups');
+    expect(groups.total).toBe(3);
+    expect(groups.items.every((group: { student_count: number }) => group.student_count > 0)).toBe(true);
+
+    const exams = await get(first.key, '/exams');
+    expect(exams.total).toBe(4);
+    expect(exams.items.every((exam: { status: string }) => exam.status === 'published')).toBe(true);
+    expect(exams.items.map((exam: { app: string }) => exam.app)).toContain('code');
+
+    const guardians = await get(first.key, '/guardians');
+    expect(guardians.items.map((link: { verified: boolean }) => link.verified).sort()).toEqual([false, false, true]);
+  });
+
+  it('has attempts and graded scores that analytics can describe', async () => {
+    const exams = await get(first.key, '/exams');
+    const analytics = await Promise.all(exams.items.map((exam: { id: string }) => get(first.key, `/exams/${exam.id}/analytics`)));
+    const counts = analytics.map((result: { count: number }) => result.count);
+    expect(Math.max(...counts)).toBeGreaterThanOrEqual(3);
+    const spread = analytics.find((result: { count: number }) => result.count >= 3) as { min: number; max: number };
+    expect(spread.max).toBeGreaterThan(spread.min);
+
+    const detail = await get(first.key, `/exams/${exams.items[0].id}`);
+    expect(detail.stats.attempts).toBeGreaterThanOrEqual(3);
+  });
+
+  it('has submissions in every state', async () => {
+    for (const status of ['graded', 'submitted', 'resubmission_requested', 'voided']) {
+      const page = await get(first.key, `/submissions?status=${status}`);
+      expect(page.total, status).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('shows a living event stream', async () => {
+    for (const type of ['student.created', 'faculty.created', 'group.created', 'exam.published', 'exam.graded', 'submission.created', 'submission.voided', 'guardian.verified']) {
+      const events = await get(first.key, `/events?type=${type}&limit=1`);
+      expect(events.items, type).toHaveLength(1);
+    }
+  });
+
+  it('a second run makes a second institution and leaves the first as it was', async () => {
+    const before = (await get(first.key, '/events?limit=200')).items.length;
+    const { seeded: second } = await seed(app.dataDir);
+    expect(second.institution.name).toBe('Demo Academy 2');
+    expect(second.institution.id).not.toBe(first.institution.id);
+    expect(second.key).not.toBe(first.key);
+
+    expect((await get(first.key, '/students')).total).toBe(24);
+    expect((await get(first.key, '/events?limit=200')).items.length).toBe(before);
+    const me = await get(second.key, '/me');
+    expect(me.institution.id).toBe(second.institution.id);
+    expect((await get(second.key, '/students')).total).toBe(24);
+    expect((await get(second.key, '/exams')).total).toBe(4);
+
+    // The story is fixed: the same grades come out, only ids and times differ.
+    const scores = async (key: string) =>
+      (await get(key, '/submissions?status=graded&limit=200')).items.map((submission: { score: number }) => submission.score).sort((a: number, b: number) => a - b);
+    expect(await scores(second.key)).toEqual(await scores(first.key));
+  });
+});

@@ -9,6 +9,7 @@ import { jobs } from './jobs/registry.js';
 import { startScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createLogger, type Logger } from './logger.js';
 import { sendMailAfterCommit } from './mail/mailer.js';
+import { startWebhookEngine } from './webhooks/engine.js';
 
 export interface StartOptions {
   config: Config;
@@ -63,6 +64,11 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   ctx.portalUrl = config.publicUrl ?? `http://${host}:${port}`;
+  // Webhooks: deliveries go out right after their event's transaction commits; the webhook-sweep
+  // job (every WEBHOOK_SWEEP_SECONDS) sends retries and whatever waited. On ctx so routes can kick it.
+  // Started before the scheduler, whose sweep job calls it.
+  const webhooks = startWebhookEngine(ctx);
+  ctx.webhooks = webhooks;
   const scheduler = startScheduler(ctx, jobs);
   // Mail goes out right after the transaction that queued it commits; the send-mail job retries.
   const mailer = sendMailAfterCommit(db, logger);
@@ -72,10 +78,13 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
     (stopping ??= (async () => {
       // Stop accepting, let in-flight requests finish (bounded), then jobs, then the database.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Webhooks stop claiming now; sends in flight finish and are recorded (bounded) while requests drain.
+      const webhooksStopped = webhooks.stop();
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
       await closed;
       clearTimeout(grace);
+      await webhooksStopped;
       await mailer.stop();
       await scheduler.stop();
       await db.close();

@@ -96,7 +96,7 @@ export async function setInstitutionStatus(db: Database, id: string, status: Exc
     if (status === 'suspended' && institution.status === 'pending') {
       throw new AppError('conflict', 'A pending institution cannot be suspended; approve it first or leave it pending.');
     }
-    await institution.update({ status });
+    await db.sequelize.transaction((transaction) => institution.update({ status }, { transaction }));
   }
   return institution;
 }

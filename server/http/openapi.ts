@@ -110,7 +110,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readon
           },
         }
       : route.body
-        ? { body: { required: true, content: { 'application/json': { schema: route.body } } } }
+        ? { body: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: route.body } } } }
         : {};
     // Public operations are not rate-limited per caller: only X-Request-Id is promised there.
     const headers = kind === 'none' ? requestIdHeader : rateLimitHeaders;

@@ -18,7 +18,7 @@ export function startScheduler(ctx: AppContext, jobs: readonly Job[]): Scheduler
     running.add(run);
     try {
       const result = await run;
-      ctx.logger.info({ job: job.name, ...(result ?? {}) }, 'job finished');
+      ctx.logger[job.frequent ? 'debug' : 'info']({ job: job.name, ...(result ?? {}) }, 'job finished');
       return result;
     } catch (err) {
       ctx.logger.error({ job: job.name, err }, 'job failed');

@@ -7,6 +7,7 @@ import type { Job } from './job.js';
  */
 export const sendMailJob: Job = {
   name: 'send-mail',
+  frequent: true,
   schedule: () => '* * * * *',
   run: async (ctx) => ({ ...(await sendQueuedMail(ctx.db, ctx.logger)) }),
 };

@@ -3,14 +3,21 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors.js';
 
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
 /**
  * Whether an address may receive webhooks: only global unicast. Loopback, private, link-local
  * (cloud metadata at 169.254.169.254 included), unique-local, carrier-grade NAT, reserved,
- * multicast, and the IPv6 forms that embed IPv4 (mapped, NAT64, 6to4, Teredo) are refused.
+ * multicast, IPv6 outside 2000::/3, and the IPv6 forms that embed IPv4 (mapped, compatible, NAT64,
+ * 6to4, Teredo) are refused.
  */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.process(address);
+  // ipaddr.js calls everything it has no name for `unicast`, IPv4-compatible ::a.b.c.d included:
+  // an IPv6 receiver must also sit in 2000::/3, the only block of global unicast addresses.
+  if (parsed instanceof ipaddr.IPv6 && !parsed.match(GLOBAL_UNICAST_V6)) return false;
+  return parsed.range() === 'unicast';
 }
 
 export interface ResolvedAddress {

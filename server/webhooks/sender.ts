@@ -23,7 +23,7 @@ export interface SendResult {
   /** First 2 KB of the answer, as text. */
   body: string | null;
   timeMs: number;
-  /** Why it failed when no 2xx came back: `timeout`, `private_host`, `connection_error: …`, `redirect`, `http_<status>`. */
+  /** Why it failed when no 2xx came back: `timeout`, `https_required`, `private_host`, `dns_error`, `connection_error: …`, `redirect`, `http_<status>`. */
   error: string | null;
 }
 
@@ -43,6 +43,10 @@ export async function postWebhook(request: SendRequest): Promise<SendResult> {
   } catch (error) {
     const reason = error instanceof AppError && error.code === 'private_host' ? 'private_host' : 'dns_error';
     return { ok: false, status: null, body: null, timeMs: elapsed(), error: reason };
+  }
+  // The endpoint rules hold at every delivery, not only at creation: the setting may have changed since.
+  if (url.protocol !== 'https:' && !request.allowPrivate) {
+    return { ok: false, status: null, body: null, timeMs: elapsed(), error: 'https_required' };
   }
 
   const lookup: LookupFunction = (_hostname, options, callback) => {

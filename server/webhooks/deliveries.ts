@@ -1,0 +1,410 @@
+import { Op, QueryTypes, Sequelize, type Transaction, type WhereOptions } from 'sequelize';
+import type { Database } from '../db/index.js';
+import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
+import { AppError, notFound } from '../errors.js';
+import { matchesPattern } from '../events/patterns.js';
+import { retentionCutoff } from '../events/retention.js';
+import { newId } from '../ids.js';
+import type { EventRow } from '../models/event.js';
+import type { DeliveryStatus, EndpointStatus, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
+import { RESPONSE_BODY_LIMIT, type SendResult } from './sender.js';
+
+/**
+ * The delivery state machine (institution-api.md "Webhook delivery", contract §5 and §7), kept
+ * in the table: a delivery is a row before it is a request, and every step is a conditional
+ * write, so a crash at any point leaves a row the next run can pick up.
+ *
+ *   pending ─claim→ delivering ─2xx→ succeeded
+ *                     │ non-2xx, timeout, redirect, connection or private-host error
+ *                     ├→ failed (next_attempt_at = now + schedule[n-1]) ─claim→ delivering …
+ *                     └→ dead (attempt schedule.length + 1 failed, or the receiver answered 410)
+ */
+
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'dead'] as const satisfies readonly DeliveryStatus[];
+
+/** Failed attempts in a row (over all of an endpoint's deliveries) that disable the endpoint. */
+export const MAX_CONSECUTIVE_FAILURES = 30;
+
+/** `disabled_reason` values the engine writes. */
+export const DISABLED_TOO_MANY_FAILURES = 'too_many_failures';
+/** The receiver answered 410 Gone: it told us the endpoint no longer exists. */
+export const DISABLED_GONE = 'gone';
+
+/** Attempts in total: the first plus one per gap of the schedule (six with the default five gaps). */
+export const maxAttempts = (schedule: readonly number[]) => schedule.length + 1;
+
+/** The event JSON a delivery sends, as stored in `payload`. */
+export interface WebhookPayload {
+  id: string;
+  type: string;
+  created_at: string;
+  institution_id: string;
+  data: Record<string, unknown>;
+}
+
+/** Endpoint states that receive new deliveries; a paused endpoint's rows wait until it is active. */
+const SUBSCRIBED_STATES: EndpointStatus[] = ['active', 'paused'];
+
+/**
+ * In the event's own transaction: one pending delivery per subscribed endpoint whose patterns
+ * match the type. The payload is exactly the event JSON that is sent, so a replay or a retry
+ * sends the same bytes (signed afresh). Disabled endpoints get nothing.
+ */
+export async function createDeliveriesForEvent(tx: TenantTx, event: EventRow, now: Date): Promise<WebhookDeliveryRow[]> {
+  const endpoints = await tx.webhookEndpoints.findAll({
+    attributes: ['id', 'events'],
+    where: { status: { [Op.in]: SUBSCRIBED_STATES } },
+    order: [['created_at', 'ASC'], ['id', 'ASC']],
+  });
+  const subscribed = endpoints.filter((endpoint) => endpoint.events.some((pattern) => matchesPattern(pattern, event.type)));
+  if (subscribed.length === 0) return [];
+  const payload = {
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at.toISOString(),
+    institution_id: event.institution_id,
+    data: event.data,
+  } satisfies WebhookPayload;
+  return tx.webhookDeliveries.bulkCreate(
+    subscribed.map((endpoint) => ({
+      id: newId('dlv'),
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: event.type,
+      payload,
+      status: 'pending' as const,
+      attempt_count: 0,
+      next_attempt_at: now,
+      last_attempt_at: null,
+      response_status: null,
+      response_time_ms: null,
+      response_body: null,
+      replay_of: null,
+    })),
+  );
+}
+
+/** At most `limit` bytes of UTF-8, never ending in half a character. */
+export function firstBytes(text: string | null, limit = RESPONSE_BODY_LIMIT): string | null {
+  if (text === null) return null;
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= limit) return text;
+  let end = limit;
+  // Back up to the start of a character: continuation bytes are 10xxxxxx.
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  return bytes.subarray(0, end).toString('utf8');
+}
+
+export interface Claim {
+  delivery: WebhookDeliveryRow;
+  endpoint: WebhookEndpointRow;
+  /** Written to `last_attempt_at` by the claim; the attempt's result is recorded only while it is still there. */
+  claimedAt: Date;
+}
+
+export interface ClaimRequest {
+  now: Date;
+  /** Sends in flight per endpoint in this process. */
+  inFlight: ReadonlyMap<string, number>;
+  perEndpoint: number;
+  /** How many may be claimed in all. */
+  limit: number;
+}
+
+interface DueRow {
+  id: string;
+  endpoint_id: string;
+}
+
+/**
+ * Claims due deliveries (pending or failed, `next_attempt_at` reached, endpoint active,
+ * institution approved) by a conditional UPDATE to `delivering`, oldest due first, at most
+ * `perEndpoint` in flight per endpoint, so one slow receiver cannot take every slot. The select
+ * and the updates share one write transaction; the UPDATE repeats the status condition, so two
+ * runs (or two processes) never claim the same row.
+ */
+export async function claimDueDeliveries(db: Database, request: ClaimRequest): Promise<Claim[]> {
+  if (request.limit <= 0) return [];
+  const busy = [...request.inFlight].filter(([, count]) => count >= request.perEndpoint).map(([endpointId]) => endpointId);
+  return db.sequelize.transaction(async (transaction) => {
+    // ROW_NUMBER keeps each endpoint's share of the batch to its free slots (SQLite ≥ 3.25 and PostgreSQL alike).
+    const candidates = await db.sequelize.query<DueRow>(
+      `SELECT id, endpoint_id FROM (
+         SELECT d.id AS id, d.endpoint_id AS endpoint_id, d.next_attempt_at AS next_attempt_at, d.created_at AS created_at,
+                ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.created_at, d.id) AS position
+           FROM webhook_deliveries AS d
+           JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
+           JOIN institutions AS i ON i.id = d.institution_id
+          WHERE d.status IN ('pending', 'failed')
+            AND d.next_attempt_at <= :now
+            AND e.status = 'active'
+            AND i.status = 'approved'
+            ${busy.length ? 'AND d.endpoint_id NOT IN (:busy)' : ''}
+       ) AS due
+       WHERE position <= :perEndpoint
+       ORDER BY next_attempt_at, created_at, id
+       LIMIT :candidates`,
+      {
+        type: QueryTypes.SELECT,
+        transaction,
+        replacements: { now: request.now, busy, perEndpoint: request.perEndpoint, candidates: request.limit * request.perEndpoint },
+      },
+    );
+
+    const taken = new Map<string, number>();
+    const chosen: DueRow[] = [];
+    for (const row of candidates) {
+      if (chosen.length >= request.limit) break;
+      const used = (request.inFlight.get(row.endpoint_id) ?? 0) + (taken.get(row.endpoint_id) ?? 0);
+      if (used >= request.perEndpoint) continue;
+      taken.set(row.endpoint_id, (taken.get(row.endpoint_id) ?? 0) + 1);
+      chosen.push(row);
+    }
+    if (chosen.length === 0) return [];
+
+    const { WebhookDelivery, WebhookEndpoint } = db.models;
+    const claimedIds: string[] = [];
+    for (const row of chosen) {
+      const [affected] = await WebhookDelivery.update(
+        { status: 'delivering', last_attempt_at: request.now },
+        { where: { id: row.id, status: { [Op.in]: ['pending', 'failed'] } }, transaction },
+      );
+      if (affected === 1) claimedIds.push(row.id);
+    }
+    if (claimedIds.length === 0) return [];
+    const deliveries = await WebhookDelivery.findAll({ where: { id: { [Op.in]: claimedIds } }, transaction });
+    const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
+    const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
+    const order = new Map(claimedIds.map((id, index) => [id, index]));
+    return deliveries
+      .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+      .map((delivery) => ({ delivery, endpoint: byId.get(delivery.endpoint_id)!, claimedAt: request.now }));
+  });
+}
+
+/**
+ * Claims older than `olderThan` whose send is not running here belong to a process that died
+ * mid-delivery: they become due again at once. The interrupted attempt is not counted (its result
+ * is unknown, and the receiver may have it: receivers are idempotent on the event id).
+ */
+export async function releaseStaleClaims(db: Database, olderThan: Date, runningHere: ReadonlySet<string>, now = new Date()): Promise<string[]> {
+  return db.sequelize.transaction(async (transaction) => {
+    const where: WhereOptions[] = [{ status: 'delivering' }, { last_attempt_at: { [Op.lt]: olderThan } }];
+    if (runningHere.size > 0) where.push({ id: { [Op.notIn]: [...runningHere] } });
+    const stale = await db.models.WebhookDelivery.findAll({ attributes: ['id', 'attempt_count'], where: { [Op.and]: where }, transaction });
+    for (const row of stale) {
+      await db.models.WebhookDelivery.update(
+        { status: row.attempt_count === 0 ? 'pending' : 'failed', next_attempt_at: now },
+        { where: { id: row.id, status: 'delivering' }, transaction },
+      );
+    }
+    return stale.map((row) => row.id);
+  });
+}
+
+export interface OutcomeInput {
+  /** Attempts recorded before this one. */
+  attemptCount: number;
+  result: Pick<SendResult, 'ok' | 'status' | 'body' | 'timeMs'>;
+  schedule: readonly number[];
+  now: Date;
+  endpoint: Pick<WebhookEndpointRow, 'status' | 'consecutive_failures'> | null;
+}
+
+export interface Outcome {
+  delivery: Pick<
+    WebhookDeliveryRow,
+    'status' | 'attempt_count' | 'next_attempt_at' | 'response_status' | 'response_time_ms' | 'response_body'
+  >;
+  endpoint: Partial<Pick<WebhookEndpointRow, 'status' | 'disabled_reason' | 'consecutive_failures'>> | null;
+}
+
+/** What one attempt's result does to its delivery and endpoint; pure, so the rules read in one place. */
+export function planOutcome(input: OutcomeInput): Outcome {
+  const attempt_count = input.attemptCount + 1;
+  const response = {
+    response_status: input.result.status,
+    response_time_ms: Math.round(input.result.timeMs),
+    response_body: firstBytes(input.result.body),
+  };
+  const endpoint = input.endpoint;
+  if (input.result.ok) {
+    return {
+      delivery: { status: 'succeeded', attempt_count, next_attempt_at: null, ...response },
+      // Any success resets the counter (contract §7).
+      endpoint: endpoint && endpoint.consecutive_failures !== 0 ? { consecutive_failures: 0 } : null,
+    };
+  }
+
+  const gone = input.result.status === 410;
+  const dead = gone || attempt_count >= maxAttempts(input.schedule);
+  const gapSeconds = input.schedule[Math.min(attempt_count - 1, input.schedule.length - 1)] ?? 0;
+  const delivery: Outcome['delivery'] = {
+    status: dead ? 'dead' : 'failed',
+    attempt_count,
+    next_attempt_at: dead ? null : new Date(input.now.getTime() + gapSeconds * 1000),
+    ...response,
+  };
+  if (!endpoint) return { delivery, endpoint: null };
+
+  const consecutive_failures = endpoint.consecutive_failures + 1;
+  // An endpoint already disabled keeps the reason it was disabled for.
+  if (endpoint.status !== 'disabled' && gone) return { delivery, endpoint: { consecutive_failures, status: 'disabled', disabled_reason: DISABLED_GONE } };
+  if (endpoint.status !== 'disabled' && consecutive_failures >= MAX_CONSECUTIVE_FAILURES) {
+    return { delivery, endpoint: { consecutive_failures, status: 'disabled', disabled_reason: DISABLED_TOO_MANY_FAILURES } };
+  }
+  return { delivery, endpoint: { consecutive_failures } };
+}
+
+export type RecordedAttempt =
+  | { kind: 'recorded'; outcome: Outcome }
+  /** The claim was released meanwhile (stale-claim recovery): the attempt is kept as history only. */
+  | { kind: 'superseded' }
+  /** The delivery is gone (its endpoint was deleted while the request was in flight). */
+  | { kind: 'vanished' };
+
+/**
+ * Stores one attempt (a webhook_attempts row) and moves the delivery and its endpoint on, in one
+ * transaction. Only the holder of the claim moves the state: if the claim was released and taken
+ * again meanwhile, this late result is history, not state.
+ */
+export async function recordAttempt(db: Database, claim: Claim, result: SendResult, schedule: readonly number[], now = new Date()): Promise<RecordedAttempt> {
+  const { WebhookAttempt, WebhookDelivery, WebhookEndpoint } = db.models;
+  return db.sequelize.transaction(async (transaction: Transaction): Promise<RecordedAttempt> => {
+    const delivery = await WebhookDelivery.findByPk(claim.delivery.id, { transaction });
+    if (!delivery) return { kind: 'vanished' };
+    await WebhookAttempt.create(
+      {
+        id: newId('wat'),
+        institution_id: delivery.institution_id,
+        delivery_id: delivery.id,
+        at: claim.claimedAt,
+        response_status: result.status,
+        response_time_ms: Math.round(result.timeMs),
+        response_body: firstBytes(result.body),
+        error: result.error ? result.error.slice(0, 200) : null,
+      },
+      { transaction },
+    );
+    if (delivery.status !== 'delivering' || delivery.last_attempt_at?.getTime() !== claim.claimedAt.getTime()) return { kind: 'superseded' };
+
+    const endpoint = await WebhookEndpoint.findByPk(delivery.endpoint_id, { transaction });
+    const outcome = planOutcome({ attemptCount: delivery.attempt_count, result, schedule, now, endpoint });
+    await delivery.update(outcome.delivery, { transaction });
+    if (endpoint && outcome.endpoint) await endpoint.update(outcome.endpoint, { transaction });
+    return { kind: 'recorded', outcome };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Deliveries API: list, read with attempts, replay.
+
+/** `*`, a family `a.*` or an exact type, on the `event_type` column (a prefix test, no LIKE escaping). */
+function eventTypeWhere(pattern: string): WhereOptions {
+  if (pattern === '*') return {};
+  if (pattern.endsWith('.*')) {
+    const prefix = pattern.slice(0, -1);
+    return Sequelize.where(Sequelize.fn('substr', Sequelize.col('event_type'), 1, prefix.length), Op.eq, prefix);
+  }
+  return { event_type: pattern };
+}
+
+export interface DeliveryFilter extends PageRequest {
+  endpoint_id?: string;
+  status?: DeliveryStatus;
+  event_type?: string;
+}
+
+/** Newest first. The payload is left out of the list (the single GET has it). */
+export function listDeliveries(tenant: Tenant, filter: DeliveryFilter): Promise<Page<WebhookDeliveryRow>> {
+  const where: WhereOptions[] = [];
+  if (filter.endpoint_id) where.push({ endpoint_id: filter.endpoint_id });
+  if (filter.status) where.push({ status: filter.status });
+  if (filter.event_type) where.push(eventTypeWhere(filter.event_type));
+  return tenant.webhookDeliveries.page(
+    {
+      attributes: { exclude: ['payload'] },
+      where: where.length ? { [Op.and]: where } : undefined,
+      order: [['created_at', 'DESC'], ['id', 'DESC']],
+    },
+    filter,
+  );
+}
+
+export async function findDelivery(tenant: Tenant, id: string): Promise<WebhookDeliveryRow> {
+  const delivery = await tenant.webhookDeliveries.findById(id);
+  if (!delivery) throw notFound('webhook delivery');
+  return delivery;
+}
+
+/** The delivery with its attempts, oldest first. */
+export async function getDeliveryDetail(tenant: Tenant, id: string): Promise<{ delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }> {
+  const delivery = await findDelivery(tenant, id);
+  const attempts = await tenant.webhookAttempts.findAll({ where: { delivery_id: delivery.id }, order: [['at', 'ASC'], ['id', 'ASC']] });
+  return { delivery, attempts };
+}
+
+/**
+ * The id of the replay made with `ref`: derived from the institution and the ref under the master
+ * key, so the same ref finds the same replay without a column of its own.
+ */
+const replayIdFor = (db: Database, institutionId: string, ref: string) =>
+  `dlv_${db.fieldCrypto.blindIndex(ref, `webhook_deliveries.replay_ref:${institutionId}`).slice(0, 24)}`;
+
+/**
+ * A new pending delivery of the same event payload to the same endpoint, with `replay_of` set;
+ * the original is not touched. It is signed when it is sent, so its timestamp is fresh. The
+ * endpoint must be active (`409 endpoint_inactive`). Replays emit no event.
+ * With `ref`: the same ref again answers the replay it made (`replayed: true`) and creates
+ * nothing; the same ref for another delivery is `409 conflict`.
+ */
+export async function replayDelivery(tenant: Tenant, id: string, ref?: string): Promise<{ delivery: WebhookDeliveryRow; replayed: boolean }> {
+  return tenant.inTransaction(async (tx) => {
+    const original = await findDelivery(tx, id);
+    if (ref !== undefined) {
+      const earlier = await tx.webhookDeliveries.findById(replayIdFor(tx.db, tx.institutionId, ref));
+      if (earlier) {
+        if (earlier.replay_of !== original.id) throw new AppError('conflict', 'This ref was already used to replay another delivery.');
+        return { delivery: earlier, replayed: true };
+      }
+    }
+    const endpoint = await tx.webhookEndpoints.findById(original.endpoint_id);
+    if (!endpoint || endpoint.status !== 'active') {
+      throw new AppError('endpoint_inactive', `The endpoint is ${endpoint?.status ?? 'gone'}; set its status to active before replaying.`);
+    }
+    const delivery = await tx.webhookDeliveries.create({
+      id: ref === undefined ? newId('dlv') : replayIdFor(tx.db, tx.institutionId, ref),
+      endpoint_id: original.endpoint_id,
+      event_id: original.event_id,
+      event_type: original.event_type,
+      payload: original.payload,
+      status: 'pending',
+      attempt_count: 0,
+      next_attempt_at: new Date(),
+      last_attempt_at: null,
+      response_status: null,
+      response_time_ms: null,
+      response_body: null,
+      replay_of: original.id,
+    });
+    return { delivery, replayed: false };
+  });
+}
+
+/**
+ * Retention: deliveries created more than RETENTION_DAYS ago, whatever their state, with their
+ * attempts, for every institution. Returns how many deliveries went.
+ */
+export async function pruneDeliveries(db: Database, now = Date.now()): Promise<{ deliveries: number; attempts: number }> {
+  const cutoff = retentionCutoff(now);
+  const { WebhookAttempt, WebhookDelivery } = db.models;
+  return db.sequelize.transaction(async (transaction) => {
+    // Attempts first and explicitly: the schema cascades too, but this does not depend on the foreign-keys pragma.
+    const attempts = await WebhookAttempt.destroy({
+      where: { delivery_id: { [Op.in]: Sequelize.literal(`(SELECT id FROM webhook_deliveries WHERE created_at < ${db.sequelize.escape(cutoff)})`) } },
+      transaction,
+    });
+    const deliveries = await WebhookDelivery.destroy({ where: { created_at: { [Op.lt]: cutoff } }, transaction });
+    return { deliveries, attempts };
+  });
+}

@@ -1,0 +1,165 @@
+// Crash safety of webhook deliveries with the real bundle (`node dist/server/main.js`): the server
+// is killed (SIGKILL) while a delivery is in flight, restarted on the same DATA_DIR, and the
+// delivery still completes. Deliveries are rows before they are requests (style pattern 6).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MAIN_BUNDLE = path.join(root, 'dist', 'server', 'main.js');
+const CLI_BUNDLE = path.join(root, 'dist', 'server', 'cli.js');
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
+const TIMEOUT_MS = 3000;
+const WEBHOOK_ENV = {
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: '1',
+  WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
+  WEBHOOK_SWEEP_SECONDS: '1',
+  WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+};
+
+const children = new Set<ChildProcess>();
+const cleanups: Array<() => Promise<void> | void> = [];
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const cleanup of cleanups.reverse()) await cleanup();
+});
+
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['DATABASE_URL', 'RATE_LIMIT_STORE', 'HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'PUBLIC_URL', ...Object.keys(WEBHOOK_ENV)]) delete env[name];
+  return { ...env, ...extra };
+}
+
+function cli(dataDir: string, ...argv: string[]): any {
+  const result = spawnSync(process.execPath, [CLI_BUNDLE, ...argv], { cwd: root, env: childEnv({ DATA_DIR: dataDir }), encoding: 'utf8', timeout: 30_000 });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`cli ${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return JSON.parse(result.stdout);
+}
+
+interface Server {
+  child: ChildProcess;
+  origin: string;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function startServer(dataDir: string): Promise<Server> {
+  const child = spawn(process.execPath, [MAIN_BUNDLE], {
+    cwd: root,
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...WEBHOOK_ENV }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const origin = await waitFor(() => out.match(LISTENING)?.[1], 'the start line', 20_000, () => out);
+  return { child, origin, output: () => out, exited };
+}
+
+async function waitFor<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs: number, context = () => ''): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${context()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function call(origin: string, key: string, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${origin}/v1${pathname}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+interface Received {
+  eventId: string;
+  deliveryId: string;
+  body: string;
+}
+
+describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
+  it('is retried after restart and completes; the receiver gets the same event again', { timeout: 60_000 }, async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'campusbridge-crash-'));
+    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+    // The receiver holds the first request open (the server dies while waiting) and accepts the rest.
+    const received: Received[] = [];
+    const receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        received.push({ eventId: String(req.headers['x-service-event-id']), deliveryId: String(req.headers['x-service-delivery-id']), body: Buffer.concat(chunks).toString('utf8') });
+        if (received.length === 1) return;
+        res.writeHead(200, { 'Content-Type': 'text/plain' }).end('got it');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(
+      () =>
+        new Promise<void>((resolve) => {
+          receiver.closeAllConnections();
+          receiver.close(() => resolve());
+        }),
+    );
+    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+    const setup = cli(dataDir, 'setup', '--institution', 'Crash School', '--admin-email', 'ops@crash.example', '--admin-password', 'correct horse battery');
+    const { key } = cli(dataDir, 'key', 'create', '--institution', setup.institution.id, '--name', 'crash', '--scopes', 'all');
+
+    const first = await startServer(dataDir);
+    const created = await call(first.origin, key, 'POST', '/webhooks/endpoints', { url: receiverUrl, events: ['student.created'] });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const student = await call(first.origin, key, 'POST', '/students', { full_name: 'Ada Lovelace' });
+    expect(student.status).toBe(200);
+
+    await waitFor(() => received.length === 1, 'the first request to be in flight', 10_000, first.output);
+    const inFlight = await call(first.origin, key, 'GET', `/webhooks/deliveries/${received[0]!.deliveryId}`);
+    expect(inFlight.body.data).toMatchObject({ status: 'delivering', attempt_count: 0 });
+
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const second = await startServer(dataDir);
+    try {
+      // The orphaned claim is returned to due once older than the timeout plus the margin, and sent again.
+      await waitFor(() => received.length >= 2, 'the delivery to be sent again after the restart', 20_000, second.output);
+      const done = await waitFor(
+        async () => {
+          const res = await call(second.origin, key, 'GET', `/webhooks/deliveries/${received[0]!.deliveryId}`);
+          return res.body.data?.status === 'succeeded' && res.body.data;
+        },
+        'the delivery to be recorded as succeeded',
+        10_000,
+        second.output,
+      );
+      expect(done).toMatchObject({ attempt_count: 1, response_status: 200, response_body: 'got it' });
+      expect(done.attempts).toHaveLength(1);
+
+      // Same delivery, same event, same bytes: a receiver idempotent on the event id processes it once.
+      expect(received).toHaveLength(2);
+      expect(received[1]!.deliveryId).toBe(received[0]!.deliveryId);
+      expect(received[1]!.eventId).toBe(received[0]!.eventId);
+      expect(received[1]!.body).toBe(received[0]!.body);
+      expect(new Set(received.map((r) => r.eventId)).size).toBe(1);
+
+      // And the restarted server still stops cleanly.
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toEqual({ code: 0, signal: null });
+    } finally {
+      if (second.child.exitCode === null && second.child.signalCode === null) second.child.kill('SIGKILL');
+    }
+  });
+});

@@ -1,5 +1,7 @@
 import type { AnyRoute } from '../http/route.js';
+import { alphaRoutes } from './alpha/alpha.js';
 import { learnerRoutes } from './app/app.js';
+import { couponRoutes } from './coupons/coupons.js';
 import { eventRoutes } from './events/events.js';
 import { codingExamRoutes } from './exams/coding.js';
 import { examRoutes } from './exams/exams.js';
@@ -9,6 +11,7 @@ import { groupsRoutes } from './groups/groups.js';
 import { guardiansRoutes } from './guardians/guardians.js';
 import { institutionRoutes } from './institution/institution.js';
 import { licensesRoutes } from './licenses/licenses.js';
+import { meritRoutes } from './merits/merits.js';
 import { metaRoutes } from './meta/meta.js';
 import { ssoRoutes } from './sso/sso.js';
 import { studentRoutes } from './students/students.js';
@@ -29,6 +32,9 @@ export const apiRoutes: AnyRoute[] = [
   ...codingExamRoutes,
   ...submissionRoutes,
   ...ssoRoutes,
+  ...couponRoutes,
+  ...meritRoutes,
+  ...alphaRoutes,
   ...webhookEndpointRoutes,
   ...webhookDeliveryRoutes,
   ...eventRoutes,

@@ -150,6 +150,23 @@ describe('OpenAPI document and explorer', () => {
       }
     });
 
+    it('every operation shows an example of its answer (files excepted: their answer is the bytes)', () => {
+      const schemas = (doc.components as { schemas?: Record<string, unknown> } | undefined)?.schemas ?? {};
+      const hasExample = (node: unknown, seen = new Set<unknown>()): boolean => {
+        if (!node || typeof node !== 'object' || seen.has(node)) return false;
+        seen.add(node);
+        if ('example' in node || 'examples' in node) return true;
+        const ref = (node as { $ref?: string }).$ref;
+        if (ref) return hasExample(schemas[ref.split('/').pop()!], seen);
+        return Object.values(node).some((child) => hasExample(child, seen));
+      };
+      const missing = operationsOf(doc)
+        .filter(({ op }) => !op.responses['200']?.content?.['application/octet-stream'])
+        .filter(({ op }) => !hasExample(op.responses['200']))
+        .map(({ method, path }) => `${method.toUpperCase()} ${path}`);
+      expect(missing).toEqual([]);
+    });
+
     it('operationIds are unique', () => {
       const ids = operationsOf(doc).map(({ op }) => op.operationId);
       expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);

@@ -55,7 +55,7 @@ export const fileRoutes = [
     params: fileParams,
     query: fileQuery,
     produces: 'application/octet-stream',
-    response: z.string().openapi({ type: 'string', format: 'binary' }),
+    response: z.string().openapi({ type: 'string', format: 'binary', description: 'The file, as uploaded.' }),
     errors: ['not_found'],
     handler: async ({ params, query, ctx }) => {
       // The signature is checked before any lookup, so a bad link learns nothing about which files exist.

@@ -59,7 +59,9 @@ export const guardianList = z.object({ items: z.array(guardianSchema) });
 export const guardianParams = z.strictObject({
   id: z.string().min(1).max(320).openapi({ description: 'Guardian link id.', example: 'gdn_4Rt8nWq2Lx7Pz1Kb9Tm3Vc6Y' }),
 });
-export const deletedGuardianSchema = z.object({ id: z.string(), deleted: z.literal(true) });
+export const deletedGuardianSchema = z
+  .object({ id: z.string(), deleted: z.literal(true) })
+  .openapi({ example: { id: 'gdn_3Kq8mW2xLp7Rz1Nb9Tv4Yc6D', deleted: true } });
 
 export const reportSchema = z
   .object({

@@ -63,6 +63,15 @@ export const bulkStudentsResponse = z.object({
   ),
   created: z.number().int(),
   failed: z.number().int(),
+}).openapi({
+  example: {
+    results: [
+      { index: 0, id: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y', login_email: 'ada.lovelace@riverside-high.campusbridge.local' },
+      { index: 1, error: 'conflict', message: 'Another student already has student_id "S-2".' },
+    ],
+    created: 1,
+    failed: 1,
+  },
 });
 
 export const listStudentsQuery = z.strictObject({

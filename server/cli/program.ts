@@ -1,8 +1,11 @@
 import { Command, CommanderError, Option } from 'commander';
+import { createCurriculum, publishCurriculum } from '../commands/alpha.js';
 import { createApiKey, institutionOfKey, listApiKeys, revokeApiKey } from '../commands/api-keys.js';
+import { approveBatch, rejectBatch } from '../commands/coupons.js';
 import { seedDemo } from '../commands/demo.js';
 import { generateWeeklyReports } from '../commands/guardians.js';
 import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
+import { readAllowance, setAllowance } from '../commands/merits.js';
 import { runSetup } from '../commands/setup.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, type Database } from '../db/index.js';
@@ -10,7 +13,9 @@ import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../mail/smtp-settings.js';
 import { presentAccount } from '../presenters/account.js';
+import { presentCurriculum } from '../presenters/alpha.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
+import { presentBatch } from '../presenters/coupon.js';
 import { presentInstitutionSummary } from '../presenters/institution.js';
 
 export interface CliIo {
@@ -137,6 +142,57 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await clearSmtpSettings(db);
       print(await getSmtpSettings(db));
     });
+
+  const coupons = program.command('coupons').description("coupon batches requested by institutions (operator role)");
+  coupons
+    .command('approve <batch_id>')
+    .description('approve a pending batch: its codes are generated now and coupon_batch.approved is emitted')
+    .action(async (batchId: string) => print(presentBatch(await approveBatch(await database(), batchId))));
+  coupons
+    .command('reject <batch_id>')
+    .description('reject a pending batch; it never gets codes')
+    .action(async (batchId: string) => print(presentBatch(await rejectBatch(await database(), batchId))));
+
+  const merits = program.command('merits').description('merit allowances (operator role)');
+  merits
+    .command('allowance')
+    .description("set what an institution may credit in total (never below what it already credited); without --cents, show it")
+    .requiredOption('--institution <id>', 'institution id')
+    .option('--cents <n>', 'the new total, in whole cents')
+    .action(async (opts: { institution: string; cents?: string }) => {
+      const db = await database();
+      if (opts.cents === undefined) {
+        await findInstitution(db, opts.institution);
+        print(await readAllowance(new Tenant(db, opts.institution)));
+        return;
+      }
+      // Digits only: "1e3", "12.5" or "" must not slip through Number().
+      print(await setAllowance(db, opts.institution, /^\d+$/.test(opts.cents) ? Number(opts.cents) : Number.NaN));
+    });
+
+  const curriculum = program.command('curriculum').description('Alpha Learning curricula');
+  curriculum
+    .command('create')
+    .description('a curriculum and its concepts; without --institution it is shared by every institution; a draft unless --publish')
+    .requiredOption('--name <name>', 'curriculum name')
+    .requiredOption('--concepts <list>', 'comma-separated concept names, in order')
+    .option('--description <text>', 'description', '')
+    .option('--institution <id>', "only this institution's (default: shared)")
+    .option('--publish', 'publish it at once (only published curricula are listed and enrollable)', false)
+    .action(async (opts: { name: string; concepts: string; description: string; institution?: string; publish: boolean }) => {
+      const created = await createCurriculum(await database(), {
+        name: opts.name,
+        description: opts.description,
+        concepts: opts.concepts.split(',').map((name) => name.trim()),
+        institution_id: opts.institution ?? null,
+        publish: opts.publish,
+      });
+      print(presentCurriculum(created));
+    });
+  curriculum
+    .command('publish <id>')
+    .description('publish a draft curriculum (a published one is left as it is)')
+    .action(async (id: string) => print(presentCurriculum(await publishCurriculum(await database(), id))));
 
   const reports = program.command('reports').description('weekly guardian reports');
   reports

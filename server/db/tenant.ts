@@ -9,8 +9,10 @@ import {
   type Transaction,
   type WhereOptions,
 } from 'sequelize';
+import type { AlphaActivityRow, AlphaBadgeRow, AlphaEnrollmentRow, AlphaMasteryRow, AlphaPointsRow } from '../models/alpha.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 import type { AttemptRow, ProctoringEventRow } from '../models/attempt.js';
+import type { CouponBatchRow, CouponCodeRow, CouponRedemptionRow } from '../models/coupon.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { EventRow } from '../models/event.js';
 import type { ExamAssignmentRow, ExamRow, ExamSecretRow } from '../models/exam.js';
@@ -19,6 +21,7 @@ import type { GuardianLinkRow, GuardianReportRow } from '../models/guardian.js';
 import type { LaunchTokenRow, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
 import type { MailOutboxRow } from '../models/mail.js';
+import type { MeritAllowanceRow, MeritLedgerRow, MeritWalletRow } from '../models/merit.js';
 import type { PersonRow } from '../models/person.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
@@ -131,6 +134,19 @@ export class Tenant {
   readonly webhookEndpoints: ScopedRepo<WebhookEndpointRow>;
   readonly webhookDeliveries: ScopedRepo<WebhookDeliveryRow>;
   readonly webhookAttempts: ScopedRepo<WebhookAttemptRow>;
+  readonly couponBatches: ScopedRepo<CouponBatchRow>;
+  readonly couponCodes: ScopedRepo<CouponCodeRow>;
+  readonly couponRedemptions: ScopedRepo<CouponRedemptionRow>;
+  /** At most one row: the institution's merit allowance (absent = nothing granted yet). */
+  readonly meritAllowances: ScopedRepo<MeritAllowanceRow>;
+  readonly meritWallets: ScopedRepo<MeritWalletRow>;
+  readonly meritLedger: ScopedRepo<MeritLedgerRow>;
+  // Alpha Learning. Curricula are not here: shared ones have no institution (see curriculaVisibleTo).
+  readonly alphaEnrollments: ScopedRepo<AlphaEnrollmentRow>;
+  readonly alphaMastery: ScopedRepo<AlphaMasteryRow>;
+  readonly alphaActivities: ScopedRepo<AlphaActivityRow>;
+  readonly alphaPoints: ScopedRepo<AlphaPointsRow>;
+  readonly alphaBadges: ScopedRepo<AlphaBadgeRow>;
 
   constructor(
     readonly db: Database,
@@ -160,6 +176,17 @@ export class Tenant {
     this.webhookEndpoints = new ScopedRepo(models.WebhookEndpoint, institutionId, tx);
     this.webhookDeliveries = new ScopedRepo(models.WebhookDelivery, institutionId, tx);
     this.webhookAttempts = new ScopedRepo(models.WebhookAttempt, institutionId, tx);
+    this.couponBatches = new ScopedRepo(models.CouponBatch, institutionId, tx);
+    this.couponCodes = new ScopedRepo(models.CouponCode, institutionId, tx);
+    this.couponRedemptions = new ScopedRepo(models.CouponRedemption, institutionId, tx);
+    this.meritAllowances = new ScopedRepo(models.MeritAllowance, institutionId, tx);
+    this.meritWallets = new ScopedRepo(models.MeritWallet, institutionId, tx);
+    this.meritLedger = new ScopedRepo(models.MeritLedgerEntry, institutionId, tx);
+    this.alphaEnrollments = new ScopedRepo(models.AlphaEnrollment, institutionId, tx);
+    this.alphaMastery = new ScopedRepo(models.AlphaMastery, institutionId, tx);
+    this.alphaActivities = new ScopedRepo(models.AlphaActivity, institutionId, tx);
+    this.alphaPoints = new ScopedRepo(models.AlphaPoints, institutionId, tx);
+    this.alphaBadges = new ScopedRepo(models.AlphaBadge, institutionId, tx);
   }
 
   /** The institution row itself (profile, status, integration config). */

@@ -1,6 +1,16 @@
 import type { Sequelize } from 'sequelize';
+import {
+  defineAlphaActivity,
+  defineAlphaBadge,
+  defineAlphaConcept,
+  defineAlphaCurriculum,
+  defineAlphaEnrollment,
+  defineAlphaMastery,
+  defineAlphaPoints,
+} from './alpha.js';
 import { defineApiKey } from './api-key.js';
 import { defineAttempt, defineProctoringEvent } from './attempt.js';
+import { defineCouponBatch, defineCouponCode, defineCouponRedemption } from './coupon.js';
 import { defineDeviceSeat } from './device-seat.js';
 import { defineEvent } from './event.js';
 import { defineExam, defineExamAssignment, defineExamSecret } from './exam.js';
@@ -11,6 +21,7 @@ import { defineLaunchToken, defineLearnerSession } from './learner.js';
 import { defineLicense } from './license.js';
 import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
+import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
 import { definePerson } from './person.js';
 import { definePortalAccount } from './portal-account.js';
 import { defineStoredFile } from './stored-file.js';
@@ -48,6 +59,19 @@ export function defineModels(sequelize: Sequelize) {
     WebhookEndpoint: defineWebhookEndpoint(sequelize),
     WebhookDelivery: defineWebhookDelivery(sequelize),
     WebhookAttempt: defineWebhookAttempt(sequelize),
+    CouponBatch: defineCouponBatch(sequelize),
+    CouponCode: defineCouponCode(sequelize),
+    CouponRedemption: defineCouponRedemption(sequelize),
+    MeritAllowance: defineMeritAllowance(sequelize),
+    MeritWallet: defineMeritWallet(sequelize),
+    MeritLedgerEntry: defineMeritLedgerEntry(sequelize),
+    AlphaCurriculum: defineAlphaCurriculum(sequelize),
+    AlphaConcept: defineAlphaConcept(sequelize),
+    AlphaEnrollment: defineAlphaEnrollment(sequelize),
+    AlphaMastery: defineAlphaMastery(sequelize),
+    AlphaActivity: defineAlphaActivity(sequelize),
+    AlphaPoints: defineAlphaPoints(sequelize),
+    AlphaBadge: defineAlphaBadge(sequelize),
   };
 
   models.Membership.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });

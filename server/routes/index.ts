@@ -1,6 +1,8 @@
 import type { AnyRoute } from '../http/route.js';
 import { alphaRoutes } from './alpha/alpha.js';
+import { alphaLearnerRoutes } from './app/alpha-activity.js';
 import { learnerRoutes } from './app/app.js';
+import { walletLearnerRoutes } from './app/wallet.js';
 import { couponRoutes } from './coupons/coupons.js';
 import { eventRoutes } from './events/events.js';
 import { codingExamRoutes } from './exams/coding.js';
@@ -39,5 +41,7 @@ export const apiRoutes: AnyRoute[] = [
   ...webhookDeliveryRoutes,
   ...eventRoutes,
   ...learnerRoutes,
+  ...alphaLearnerRoutes,
+  ...walletLearnerRoutes,
   ...fileRoutes,
 ];

@@ -3,6 +3,8 @@ import { foundation } from './20260914000000-foundation.js';
 import { people } from './20260915000000-people.js';
 import { exams } from './20260916000000-exams.js';
 import { webhooks } from './20260917000000-webhooks.js';
+import { couponsMerits } from './20260918000000-coupons-merits.js';
+import { alpha } from './20260918100000-alpha.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
-export const migrations: Migration[] = [foundation, people, exams, webhooks];
+export const migrations: Migration[] = [foundation, people, exams, webhooks, couponsMerits, alpha];

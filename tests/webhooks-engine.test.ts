@@ -251,6 +251,40 @@ describe('webhook engine', () => {
     expect((await endpointState(s, endpointId)).consecutive_failures).toBe(0);
   });
 
+  it('during a rotation grace a delivery carries both signatures, newest first; after it only the new one', async () => {
+    const receiver = await startReceiver(answer(200, 'ok'));
+    const s = await school();
+    const { id: endpointId, secret: oldSecret } = await endpoint(s, `${receiver.url}/rotating`);
+    const rotated = await post(s, `/webhooks/endpoints/${endpointId}/rotate-secret`, { grace_hours: 24 });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    const newSecret: string = rotated.body.data.secret;
+    expect(newSecret).not.toBe(oldSecret);
+
+    await createStudent(s, 'Grace Period');
+    await waitFor(() => receiver.requests.length >= 1, 'the delivery during the grace', 3_000);
+    const during = receiver.requests[0]!;
+    const service = String(during.headers['x-service-signature']);
+    expect(service).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    // Each secret verifies on its own, with both schemes; the first entry is the new secret's.
+    verifyServiceSignature(service, during.body, newSecret);
+    verifyServiceSignature(service, during.body, oldSecret);
+    verifyStandardSignature(during.headers, during.body, newSecret);
+    verifyStandardSignature(during.headers, during.body, oldSecret);
+    const [t, first] = service.split(',');
+    verifyServiceSignature(`${t},${first}`, during.body, newSecret);
+
+    // The grace ends: only the new secret signs.
+    await app.ctx.db.models.WebhookEndpoint.update({ previous_secret_expires_at: new Date(Date.now() - 1000) }, { where: { id: endpointId } });
+    await createStudent(s, 'After Grace');
+    await waitFor(() => receiver.requests.length >= 2, 'the delivery after the grace', 3_000);
+    const after = receiver.requests[1]!;
+    expect(String(after.headers['x-service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    verifyServiceSignature(String(after.headers['x-service-signature']), after.body, newSecret);
+    expect(() => verifyServiceSignature(String(after.headers['x-service-signature']), after.body, oldSecret)).toThrow();
+    expect(() => verifyStandardSignature(after.headers, after.body, oldSecret)).toThrow();
+  });
+
   it('retries a failing receiver on the schedule and gives up as dead after exactly 6 attempts', async () => {
     const receiver = await startReceiver(answer(500, 'nope'));
     const s = await school();

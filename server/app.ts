@@ -10,6 +10,7 @@ import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { mountRoutes } from './http/route.js';
 import { portalDir } from './paths.js';
+import { createPortalRouter } from './portal/routes.js';
 import { guardianAcceptRouter } from './routes/guardians/accept.js';
 import { apiRoutes } from './routes/index.js';
 
@@ -58,6 +59,9 @@ export function createApp(ctx: AppContext): Express {
   mountRoutes(v1, ctx, apiRoutes);
   v1.use(notFoundHandler);
   app.use('/v1', v1);
+
+  // The portal's API (session cookie + CSRF header), before the static portal so no file can shadow it.
+  app.use('/portal/api', createPortalRouter(ctx));
 
   // Pages the portal links to that the server renders itself (no key): guardian invitation acceptance.
   app.use(guardianAcceptRouter(ctx));

@@ -60,6 +60,26 @@ export async function revokeApiKey(tenant: Tenant, keyId: string): Promise<ApiKe
   });
 }
 
+export const apiKeyUpdateInput = z.strictObject({
+  name: apiKeyInput.shape.name.optional(),
+  rate_limit_per_min: z.number().int().min(10).max(6000).optional(),
+});
+
+/** Renames a key or changes its rate limit; scopes are fixed at creation. A revoked key cannot be edited. */
+export async function updateApiKey(tenant: Tenant, keyId: string, input: z.input<typeof apiKeyUpdateInput>): Promise<ApiKeyRow> {
+  const changes = parseInput(apiKeyUpdateInput, input);
+  return tenant.inTransaction(async (tx) => {
+    const row = await tx.apiKeys.findById(keyId);
+    if (!row) throw notFound('API key');
+    if (row.status === 'revoked') throw new AppError('conflict', 'A revoked key cannot be edited.');
+    const values: Partial<Pick<ApiKeyRow, 'name' | 'rate_limit_per_min'>> = {};
+    if (changes.name !== undefined) values.name = changes.name;
+    if (changes.rate_limit_per_min !== undefined) values.rate_limit_per_min = changes.rate_limit_per_min;
+    if (Object.keys(values).length > 0) await row.update(values, { transaction: tx.tx });
+    return row;
+  });
+}
+
 export function listApiKeys(tenant: Tenant): Promise<ApiKeyRow[]> {
   return tenant.apiKeys.findAll({ order: [['created_at', 'ASC']] });
 }

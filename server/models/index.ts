@@ -24,6 +24,7 @@ import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
 import { definePerson } from './person.js';
 import { definePortalAccount } from './portal-account.js';
+import { definePortalSession } from './portal-session.js';
 import { defineStoredFile } from './stored-file.js';
 import { defineSubmission } from './submission.js';
 import { defineWebhookAttempt, defineWebhookDelivery, defineWebhookEndpoint } from './webhook.js';
@@ -36,6 +37,7 @@ export function defineModels(sequelize: Sequelize) {
     Institution: defineInstitution(sequelize),
     PortalAccount: definePortalAccount(sequelize),
     Membership: defineMembership(sequelize),
+    PortalSession: definePortalSession(sequelize),
     ApiKey: defineApiKey(sequelize),
     Event: defineEvent(sequelize),
     Person: definePerson(sequelize),
@@ -75,6 +77,7 @@ export function defineModels(sequelize: Sequelize) {
   };
 
   models.Membership.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });
+  models.PortalSession.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });
   models.Membership.belongsTo(models.Institution, { foreignKey: 'institution_id', as: 'institution' });
   models.ApiKey.belongsTo(models.Institution, { foreignKey: 'institution_id', as: 'institution' });
   models.License.belongsTo(models.Person, { foreignKey: 'user_id', as: 'user' });

@@ -17,6 +17,7 @@ import { defineExam, defineExamAssignment, defineExamSecret } from './exam.js';
 import { defineGroup, defineGroupMember } from './group.js';
 import { defineGuardianLink, defineGuardianReport } from './guardian.js';
 import { defineInstitution } from './institution.js';
+import { defineInvitation } from './invitation.js';
 import { defineLaunchToken, defineLearnerSession } from './learner.js';
 import { defineLicense } from './license.js';
 import { defineAppSetting, defineMailOutbox } from './mail.js';
@@ -38,6 +39,7 @@ export function defineModels(sequelize: Sequelize) {
     PortalAccount: definePortalAccount(sequelize),
     Membership: defineMembership(sequelize),
     PortalSession: definePortalSession(sequelize),
+    Invitation: defineInvitation(sequelize),
     ApiKey: defineApiKey(sequelize),
     Event: defineEvent(sequelize),
     Person: definePerson(sequelize),

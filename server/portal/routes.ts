@@ -8,7 +8,9 @@ import { AppError } from '../errors.js';
 import { z } from '../http/zod.js';
 import { randomToken } from '../ids.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
+import { developerRoutes } from './developers.js';
 import { LoginThrottle } from './login-throttle.js';
+import { operatorRoutes } from './operator.js';
 import { membershipsOf } from './policies.js';
 import { definePortalRoute, mountPortalRoutes, type PortalRoute } from './route.js';
 import { endSession, startSession, type PortalAuth } from './session.js';
@@ -211,6 +213,9 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
       response: apiKeySchema,
       handler: async ({ access, params }) => presentApiKey(await revokeApiKey(access.tenant, params.keyId)),
     }),
+
+    ...developerRoutes(throttle),
+    ...operatorRoutes,
   ];
 }
 

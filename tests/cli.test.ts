@@ -9,21 +9,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../server/cli/program.js';
 import { loadConfig } from '../server/config.js';
 import { connectDatabase } from '../server/db/index.js';
 import { ALL_SCOPES } from '../server/policies/scopes.js';
+import { runCliCaptured, type CliResult } from './helpers/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI_BUNDLE = path.join(root, 'dist', 'server', 'cli.js');
 const KEY_PATTERN = /^cb_live_[A-Za-z0-9]{32}$/;
 const PASSWORD = 'correct horse battery';
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 const dataDirs: string[] = [];
 function makeDataDir(): string {
@@ -36,20 +31,7 @@ afterAll(() => {
 });
 
 /** runCli in this process, against DATA_DIR only. */
-async function cli(dataDir: string, ...argv: string[]): Promise<CliResult> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runCli(argv, {
-    env: { DATA_DIR: dataDir },
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: (text) => {
-      stderr += text;
-    },
-  });
-  return { code, stdout, stderr };
-}
+const cli = (dataDir: string, ...argv: string[]): Promise<CliResult> => runCliCaptured(dataDir, ...argv);
 
 /** The environment of a spawned run: this process's, without appliance settings that could leak in. */
 function childEnv(dataDir: string): NodeJS.ProcessEnv {

@@ -3,12 +3,12 @@
 import net from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../server/cli/program.js';
 import { describeMailError, MAX_MAIL_ATTEMPTS } from '../server/mail/mailer.js';
 import { maskEmail } from '../server/mail/outbox.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../server/mail/smtp-settings.js';
 import type { MailOutboxRow } from '../server/models/mail.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
+import { runCliCaptured } from './helpers/cli.js';
 
 const FROM = 'Riverside High <noreply@riverside.example>';
 
@@ -199,16 +199,7 @@ describe('mail', () => {
   });
 
   describe('SMTP settings', () => {
-    const cli = async (...argv: string[]) => {
-      let stdout = '';
-      let stderr = '';
-      const code = await runCli(argv, {
-        env: { DATA_DIR: app.dataDir },
-        stdout: (text) => (stdout += text),
-        stderr: (text) => (stderr += text),
-      });
-      return { code, stdout, stderr };
-    };
+    const cli = (...argv: string[]) => runCliCaptured(app.dataDir, ...argv);
     const PASSWORD = 'Sup3r-Secret-SMTP-pass';
 
     it('`smtp set`/`show`/`clear` never print the password; it is stored sealed', async () => {

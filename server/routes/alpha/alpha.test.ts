@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/program.js';
 import { ALPHA_RULES, nextMastery, utcDay } from '../../commands/alpha.js';
 import { newId } from '../../ids.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CURRICULUM_FIELDS = ['concepts', 'description', 'id', 'name', 'scope', 'status'];
@@ -71,20 +71,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
     return res.body.data as Person;
   }
 
-  async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      env: { DATA_DIR: app.dataDir },
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-    });
-    return { code, stdout, stderr };
-  }
+  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
 
   async function curriculum(name: string, concepts: string[], options: { institution?: string; publish?: boolean; description?: string } = {}): Promise<Curriculum> {
     const argv = ['curriculum', 'create', '--name', name, '--concepts', concepts.join(',')];

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/program.js';
 import { COUPON_CODE_PATTERN } from '../../commands/coupons.js';
 import type { Scope } from '../../policies/scopes.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BATCH_FIELDS = ['created_at', 'description', 'expiry_date', 'id', 'name', 'redeemed_count', 'status', 'total_coupons', 'value_cents'];
@@ -35,11 +35,6 @@ interface WireEvent {
   data: Record<string, unknown>;
 }
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 describe('Coupons', () => {
   let app: TestAppliance;
@@ -59,20 +54,7 @@ describe('Coupons', () => {
   const post = (key: TestKey, path: string, body: unknown) => app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body as object);
 
   /** The operator's command line on the running appliance's data folder (its own database connection). */
-  async function cli(...argv: string[]): Promise<CliResult> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      env: { DATA_DIR: app.dataDir },
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-    });
-    return { code, stdout, stderr };
-  }
+  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
 
   function cliFails(result: CliResult, code: string) {
     expect(result.code, result.stderr).toBe(1);

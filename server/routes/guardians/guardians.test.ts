@@ -1,12 +1,12 @@
 // Guardians: links, invitations (mail with a one-time acceptance link), the acceptance page,
 // weekly reports (command, CLI, API) and the privacy rules around student and guardian emails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/program.js';
 import { generateWeeklyReports, reportedWeek } from '../../commands/guardians.js';
 import { newId } from '../../ids.js';
 import type { MailOutboxRow } from '../../models/mail.js';
 import type { Scope } from '../../policies/scopes.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { runCliCaptured } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -521,16 +521,7 @@ describe('Guardians', () => {
 
     it('CLI `reports generate` makes last week’s reports and prints {generated: n}', async () => {
       const { inst, key, student } = await reportFixture();
-      const cli = async (...argv: string[]) => {
-        let stdout = '';
-        let stderr = '';
-        const code = await runCli(argv, {
-          env: { DATA_DIR: app.dataDir },
-          stdout: (text) => (stdout += text),
-          stderr: (text) => (stderr += text),
-        });
-        return { code, stdout, stderr };
-      };
+      const cli = (...argv: string[]) => runCliCaptured(app.dataDir, ...argv);
       const first = await cli('reports', 'generate', '--institution', inst.id);
       expect(first.code, first.stderr).toBe(0);
       expect(JSON.parse(first.stdout)).toEqual({ generated: 1 });

@@ -1,8 +1,8 @@
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../cli/program.js';
 import type { Scope } from '../../policies/scopes.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CREDIT_FIELDS = ['amount_cents', 'balance_cents', 'credit_id', 'email', 'ref', 'replayed'];
@@ -31,11 +31,6 @@ interface WireEvent {
   data: Record<string, unknown>;
 }
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 type Res = Response;
 
@@ -56,20 +51,7 @@ describe('Merits', () => {
     app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
   const post = (key: TestKey, path: string, body: unknown) => app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body as object);
 
-  async function cli(...argv: string[]): Promise<CliResult> {
-    let stdout = '';
-    let stderr = '';
-    const code = await runCli(argv, {
-      env: { DATA_DIR: app.dataDir },
-      stdout: (text) => {
-        stdout += text;
-      },
-      stderr: (text) => {
-        stderr += text;
-      },
-    });
-    return { code, stdout, stderr };
-  }
+  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
 
   function cliFails(result: CliResult, code: string) {
     expect(result.code, result.stderr).toBe(1);

@@ -109,6 +109,19 @@ describe('demo seed', () => {
     }
   });
 
+  it('queues a delivery of every event for a paused demo receiver, and sends none', async () => {
+    const endpoints = await get(first.key, '/webhooks/endpoints');
+    expect(endpoints.items).toHaveLength(1);
+    expect(endpoints.items[0]).toMatchObject({ status: 'paused', events: ['*'], url: 'http://127.0.0.1:9/campusbridge-demo' });
+    const events = await get(first.key, '/events?limit=200');
+    const deliveries = await get(first.key, '/webhooks/deliveries?limit=200');
+    expect(deliveries.total).toBeGreaterThan(50);
+    // One delivery per event: the endpoint subscribes to `*` and was made before anything else.
+    expect(events.has_more).toBe(false);
+    expect(deliveries.total).toBe(events.items.length);
+    expect(deliveries.items.every((d: { status: string; attempt_count: number }) => d.status === 'pending' && d.attempt_count === 0)).toBe(true);
+  });
+
   it('a second run makes a second institution and leaves the first as it was', async () => {
     const before = (await get(first.key, '/events?limit=200')).items.length;
     const { seeded: second } = await seed(app.dataDir);

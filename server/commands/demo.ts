@@ -9,6 +9,7 @@ import type { InstitutionRow } from '../models/institution.js';
 import type { PersonRow } from '../models/person.js';
 import type { SubmissionRow } from '../models/submission.js';
 import { createApiKey } from './api-keys.js';
+import { createEndpoint, updateEndpoint } from './webhook-endpoints.js';
 import { assignGroups, createExam, publishExam } from './exams.js';
 import { addGroupMembers, createGroup } from './groups.js';
 import { acceptGuardianInvite, createGuardianLink } from './guardians.js';
@@ -18,6 +19,9 @@ import { createPerson } from './people.js';
 import { exchangeLaunchToken, LAUNCH_TTL_DEFAULT_SECONDS, mintLaunchToken } from './sso.js';
 import { createStudent } from './students.js';
 import { gradeSubmission, RESUBMISSION_SCORE, voidSubmission } from './submissions.js';
+
+/** The demo's webhook receiver: this computer's discard port, never a host elsewhere. */
+const DEMO_RECEIVER_URL = 'http://127.0.0.1:9/campusbridge-demo';
 
 /**
  * `demo seed`: a new, approved institution that looks lived in, built only through the commands
@@ -316,6 +320,16 @@ export async function seedDemo(db: Database, options: DemoSeedOptions): Promise<
   const rng = seededRandom(20_240_901);
   const institution = await createInstitution(db, { name: await nextDemoName(db), approve: true });
   const tenant = new Tenant(db, institution.id);
+
+  // A paused receiver, so every event below leaves a queued delivery in the webhook log. It points
+  // at this computer's discard port and is paused: nothing is sent unless someone resumes it, and
+  // even then only with WEBHOOK_ALLOW_PRIVATE_HOSTS=1. Give it your LMS's URL to receive the events.
+  const { endpoint } = await createEndpoint(
+    tenant,
+    { url: DEMO_RECEIVER_URL, description: 'Demo LMS receiver (paused): set your LMS URL and resume', events: ['*'] },
+    { allowPrivate: true },
+  );
+  await updateEndpoint(tenant, endpoint.id, { status: 'paused' }, { allowPrivate: true });
 
   const faculty: PersonRow[] = [];
   for (const person of FACULTY) {

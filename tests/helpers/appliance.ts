@@ -95,3 +95,21 @@ export async function makeKey(
   });
   return { id: row.id, key, auth: `Bearer ${key}` };
 }
+
+/**
+ * Requests to /v1 as a given key. `app` is read at call time, so the helpers can be made before
+ * the appliance starts in `beforeAll`.
+ */
+export function requestsAs(app: () => TestAppliance) {
+  const send = (request: supertest.Test, key: TestKey, body?: unknown) => {
+    const authorized = request.set('Authorization', key.auth);
+    return body === undefined ? authorized : authorized.send(body as object);
+  };
+  return {
+    get: (key: TestKey, path: string, query: Record<string, string | number> = {}) => send(app().http.get(`/v1${path}`).query(query), key),
+    post: (key: TestKey, path: string, body: unknown = {}) => send(app().http.post(`/v1${path}`), key, body),
+    patch: (key: TestKey, path: string, body: unknown) => send(app().http.patch(`/v1${path}`), key, body),
+    put: (key: TestKey, path: string, body: unknown) => send(app().http.put(`/v1${path}`), key, body),
+    del: (key: TestKey, path: string) => send(app().http.delete(`/v1${path}`), key),
+  };
+}

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUPON_CODE_PATTERN } from '../../commands/coupons.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
 import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -49,9 +49,7 @@ describe('Coupons', () => {
     student: Person;
   }
 
-  const get = (key: TestKey, path: string, query: Record<string, string | number> = {}) =>
-    app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
-  const post = (key: TestKey, path: string, body: unknown) => app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body as object);
+  const { get, post } = requestsAs(() => app);
 
   /** The operator's command line on the running appliance's data folder (its own database connection). */
   const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);

@@ -9,7 +9,7 @@ import { openRecipient } from '../../mail/outbox.js';
 import type { MailOutboxRow } from '../../models/mail.js';
 import type { SubmissionStatus } from '../../models/submission.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EXAM_FIELDS = [
@@ -77,12 +77,7 @@ describe('Exams', () => {
     return { inst, key: await makeKey(app, inst, { scopes: ['all'] }), eventsKey: await makeKey(app, inst, { scopes: ['webhooks:read'] }) };
   }
 
-  const get = (key: TestKey, path: string, query: Record<string, string | number> = {}) =>
-    app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
-  const post = (key: TestKey, path: string, body: unknown = {}) => app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body as object);
-  const patch = (key: TestKey, path: string, body: unknown) => app.http.patch(`/v1${path}`).set('Authorization', key.auth).send(body as object);
-  const put = (key: TestKey, path: string, body: unknown) => app.http.put(`/v1${path}`).set('Authorization', key.auth).send(body as object);
-  const del = (key: TestKey, path: string) => app.http.delete(`/v1${path}`).set('Authorization', key.auth);
+  const { get, post, patch, put, del } = requestsAs(() => app);
 
   const expectError = (res: { status: number; body: Record<string, unknown> }, status: number, code: string) => {
     expect(res.status, JSON.stringify(res.body)).toBe(status);

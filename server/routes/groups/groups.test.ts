@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GROUP_FIELDS = ['created_at', 'description', 'faculty_id', 'id', 'name', 'student_count', 'updated_at'];
@@ -50,11 +50,7 @@ describe('Groups', () => {
     return { inst, key: await makeKey(app, inst, { scopes: ['all'] }), eventsKey: await makeKey(app, inst, { scopes: ['webhooks:read'] }) };
   }
 
-  const get = (key: TestKey, path: string, query: Record<string, string | number> = {}) =>
-    app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
-  const post = (key: TestKey, path: string, body: unknown) => app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body as object);
-  const patch = (key: TestKey, path: string, body: unknown) => app.http.patch(`/v1${path}`).set('Authorization', key.auth).send(body as object);
-  const del = (key: TestKey, path: string) => app.http.delete(`/v1${path}`).set('Authorization', key.auth);
+  const { get, post, patch, del } = requestsAs(() => app);
 
   async function faculty(key: TestKey, fullName = 'Grace Hopper'): Promise<Person> {
     const res = await post(key, '/faculty', { full_name: fullName });

@@ -1,7 +1,7 @@
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
 import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -47,9 +47,7 @@ describe('Merits', () => {
     student: Person;
   }
 
-  const get = (key: TestKey, path: string, query: Record<string, string | number> = {}) =>
-    app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
-  const post = (key: TestKey, path: string, body: unknown) => app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body as object);
+  const { get, post } = requestsAs(() => app);
 
   const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
 

@@ -8,6 +8,7 @@ import { createInstitution, findInstitution, listInstitutions, setInstitutionSta
 import { readAllowance, setAllowance } from '../commands/merits.js';
 import { runSetup } from '../commands/setup.js';
 import { loadConfig } from '../config.js';
+import { backupNow, restoreDatabase } from '../db/backup.js';
 import { connectDatabase, type Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
@@ -217,6 +218,23 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       const { institution: created, key: fullKey } = await seedDemo(await database(), { portalUrl });
       print({ institution: presentInstitutionSummary(created), key: fullKey });
     });
+
+  // Neither opens the database through connectDatabase: a backup copies it as it is, and a
+  // restored database is migrated by the next start, which keeps its own copy first.
+  program
+    .command('backup')
+    .description('copy the database now (safe while CampusBridge runs) into DATA_DIR/backups, or --out; master.key is not in it')
+    .option('--out <file>', 'write here instead (a folder gets the usual file name; an existing file is replaced)')
+    .action(async (opts: { out?: string }) => {
+      print({ file: await backupNow(loadConfig(io.env).databaseFile, opts.out) });
+    });
+  program
+    .command('restore <file>')
+    .description(
+      'replace the database with a backup, after keeping a copy of the current one in DATA_DIR/backups; ' +
+        'CampusBridge must not be running. The next start migrates an older backup forward',
+    )
+    .action(async (file: string) => print(await restoreDatabase(loadConfig(io.env).databaseFile, file)));
 
   try {
     await program.parseAsync(argv, { from: 'user' });

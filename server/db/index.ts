@@ -1,9 +1,11 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Sequelize } from 'sequelize';
 import { FieldCrypto } from '../crypto/field-crypto.js';
 import { FileMasterKeyStore, loadOrCreateMasterKey, masterKeyFile, type MasterKeyStore } from '../crypto/master-key.js';
 import type { EventRow } from '../models/event.js';
 import { defineModels, type Models } from '../models/index.js';
+import { backupBeforeMigrating } from './backup.js';
 import { migrate } from './migrate.js';
 import { openDatabase, settledWrites } from './sequelize.js';
 
@@ -21,16 +23,44 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface ConnectOptions {
+  /** Migrate only up to this migration (tests build older data folders this way). */
+  migrateTo?: string;
+}
+
+export interface ConnectedDatabase extends Database {
+  migrationsApplied: string[];
+  /** The copy taken before those migrations ran, or null when none was needed. */
+  preMigrationBackup: string | null;
+}
+
 /**
  * Opens the SQLite file, applies pending migrations and defines the models. The master key
  * lives beside the database (a 0600 file) unless the caller supplies another store.
+ *
+ * An existing database with migrations applied is copied to backups/ (SQLite online backup)
+ * before newer migrations run; when that copy fails nothing is migrated and this throws.
  */
 export async function connectDatabase(
   databaseFile: string,
   masterKeyStore: MasterKeyStore = new FileMasterKeyStore(masterKeyFile(path.dirname(databaseFile))),
-): Promise<Database & { migrationsApplied: string[] }> {
+  options: ConnectOptions = {},
+): Promise<ConnectedDatabase> {
+  const existed = fs.existsSync(databaseFile);
   const sequelize = await openDatabase(databaseFile);
-  const migrationsApplied = await migrate(sequelize);
+  let preMigrationBackup: string | null = null;
+  let migrationsApplied: string[];
+  try {
+    migrationsApplied = await migrate(sequelize, {
+      to: options.migrateTo,
+      beforeMigrating: async ({ executed, pending }) => {
+        if (existed && executed.length) preMigrationBackup = await backupBeforeMigrating(databaseFile, pending[0]!);
+      },
+    });
+  } catch (error) {
+    await sequelize.close();
+    throw error;
+  }
   return {
     sequelize,
     models: defineModels(sequelize),
@@ -38,6 +68,7 @@ export async function connectDatabase(
     committedEventListeners: new Set(),
     mailQueuedListeners: new Set(),
     migrationsApplied,
+    preMigrationBackup,
     close: async () => {
       await settledWrites(sequelize);
       await sequelize.close();

@@ -18,6 +18,7 @@ import type { EventRow } from '../models/event.js';
 import type { ExamAssignmentRow, ExamRow, ExamSecretRow } from '../models/exam.js';
 import type { GroupMemberRow, GroupRow } from '../models/group.js';
 import type { GuardianLinkRow, GuardianReportRow } from '../models/guardian.js';
+import type { PortalAuditEntryRow } from '../models/portal-audit.js';
 import type { LaunchTokenRow, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
 import type { MailOutboxRow } from '../models/mail.js';
@@ -122,6 +123,7 @@ export class Tenant {
   readonly guardianLinks: ScopedRepo<GuardianLinkRow>;
   readonly guardianReports: ScopedRepo<GuardianReportRow>;
   readonly mailOutbox: ScopedRepo<MailOutboxRow & { institution_id: string }>;
+  readonly auditLog: ScopedRepo<PortalAuditEntryRow & { institution_id: string }>;
   readonly exams: ScopedRepo<ExamRow>;
   readonly examAssignments: ScopedRepo<ExamAssignmentRow>;
   readonly examSecrets: ScopedRepo<ExamSecretRow>;
@@ -164,6 +166,7 @@ export class Tenant {
     this.guardianLinks = new ScopedRepo(models.GuardianLink, institutionId, tx);
     this.guardianReports = new ScopedRepo(models.GuardianReport, institutionId, tx);
     this.mailOutbox = new ScopedRepo(models.MailOutbox as never, institutionId, tx);
+    this.auditLog = new ScopedRepo(models.PortalAuditEntry as never, institutionId, tx);
     this.exams = new ScopedRepo(models.Exam, institutionId, tx);
     this.examAssignments = new ScopedRepo(models.ExamAssignment, institutionId, tx);
     this.examSecrets = new ScopedRepo(models.ExamSecret, institutionId, tx);

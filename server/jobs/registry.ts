@@ -1,6 +1,7 @@
 import { expireLicensesJob } from './expire-licenses.js';
 import { guardianReportsJob } from './guardian-reports.js';
 import type { Job } from './job.js';
+import { pruneAuditLogJob } from './prune-audit-log.js';
 import { pruneDeliveriesJob } from './prune-deliveries.js';
 import { pruneEventsJob } from './prune-events.js';
 import { pruneSessionsJob } from './prune-sessions.js';
@@ -12,6 +13,7 @@ export const jobs: Job[] = [
   pruneEventsJob,
   pruneDeliveriesJob,
   pruneSessionsJob,
+  pruneAuditLogJob,
   expireLicensesJob,
   guardianReportsJob,
   sendMailJob,

@@ -25,6 +25,7 @@ import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
 import { definePerson } from './person.js';
 import { definePortalAccount } from './portal-account.js';
+import { definePortalAuditEntry } from './portal-audit.js';
 import { definePortalSession } from './portal-session.js';
 import { defineStoredFile } from './stored-file.js';
 import { defineSubmission } from './submission.js';
@@ -40,6 +41,7 @@ export function defineModels(sequelize: Sequelize) {
     Membership: defineMembership(sequelize),
     PortalSession: definePortalSession(sequelize),
     Invitation: defineInvitation(sequelize),
+    PortalAuditEntry: definePortalAuditEntry(sequelize),
     ApiKey: defineApiKey(sequelize),
     Event: defineEvent(sequelize),
     Person: definePerson(sequelize),

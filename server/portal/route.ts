@@ -4,15 +4,18 @@ import { expressPath, type HttpMethod } from '../http/route.js';
 import { parseInput } from '../http/validate.js';
 import { z } from '../http/zod.js';
 import type { MembershipRole } from '../models/membership.js';
+import { recordPortalAction } from './audit-log.js';
 import { requireCsrf } from './csrf.js';
 import { requireMember, requireOperator, type InstitutionAccess } from './policies.js';
 import { findSession, signInAgain, type PortalAuth } from './session.js';
 
 type Empty = z.ZodObject<{}>;
 
-export interface PortalInput<P, B> {
+export interface PortalInput<P, B, Q = Record<string, never>> {
   params: P;
   body: B;
+  /** The parsed query string (`route.query`); empty when the route declares none. */
+  query: Q;
   ctx: AppContext;
   requestId: string;
   /** For the few operations that set or clear the session cookie (setup, login, logout). */
@@ -20,22 +23,24 @@ export interface PortalInput<P, B> {
   res: Response;
 }
 
-export interface SignedInInput<P, B> extends PortalInput<P, B> {
+export interface SignedInInput<P, B, Q = Record<string, never>> extends PortalInput<P, B, Q> {
   auth: PortalAuth;
 }
 
-export interface MemberInput<P, B> extends SignedInInput<P, B> {
+export interface MemberInput<P, B, Q = Record<string, never>> extends SignedInInput<P, B, Q> {
   /** The institution named by the `{id}` path parameter, the caller's role in it, and its scoped data. */
   access: InstitutionAccess;
 }
 
-interface PortalRouteBase<P extends z.ZodType, B extends z.ZodType, R extends z.ZodType> {
+interface PortalRouteBase<P extends z.ZodType, B extends z.ZodType, R extends z.ZodType, Q extends z.ZodType> {
   method: HttpMethod;
   /** Relative to /portal/api, OpenAPI style: `/institutions/{id}/keys`. */
   path: `/${string}`;
   summary: string;
   params?: P;
   body?: B;
+  /** Query-string parameters (filters, paging); unknown ones are refused (422). */
+  query?: Q;
   response: R;
 }
 
@@ -46,21 +51,31 @@ type Out<R extends z.ZodType> = Promise<z.input<R>>;
  * Who may call: `none` (setup, login), `session` (any signed-in account), `operator`, or
  * `member` (an active member of the institution in `{id}` with one of `roles`).
  */
-export type PortalRoute<P extends z.ZodType = any, B extends z.ZodType = any, R extends z.ZodType = any> = PortalRouteBase<P, B, R> &
+export type PortalRoute<P extends z.ZodType = any, B extends z.ZodType = any, R extends z.ZodType = any, Q extends z.ZodType = any> = PortalRouteBase<P, B, R, Q> &
   (
-    | { access: 'none'; handler: (input: PortalInput<z.output<P>, z.output<B>>) => Out<R> }
-    | { access: 'session' | 'operator'; handler: (input: SignedInInput<z.output<P>, z.output<B>>) => Out<R> }
-    | { access: 'member'; roles: readonly MembershipRole[]; handler: (input: MemberInput<z.output<P>, z.output<B>>) => Out<R> }
+    | { access: 'none'; handler: (input: PortalInput<z.output<P>, z.output<B>, z.output<Q>>) => Out<R> }
+    | { access: 'session' | 'operator'; handler: (input: SignedInInput<z.output<P>, z.output<B>, z.output<Q>>) => Out<R> }
+    | { access: 'member'; roles: readonly MembershipRole[]; handler: (input: MemberInput<z.output<P>, z.output<B>, z.output<Q>>) => Out<R> }
   );
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-export function definePortalRoute<P extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
-  route: PortalRoute<P, B, R>,
-): PortalRoute<P, B, R> {
+export function definePortalRoute<P extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType, Q extends z.ZodType = Empty>(
+  route: PortalRoute<P, B, R, Q>,
+): PortalRoute<P, B, R, Q> {
   return route;
 }
 
 const strictEmpty = z.strictObject({});
+
+/** The institution an operator action concerned: in its path, or named by what it answered. */
+function institutionNamedBy(path: string, params: Record<string, unknown>, result: unknown): string | null {
+  if (path.startsWith('/operator/institutions/{id}') && typeof params.id === 'string') return params.id;
+  if (!result || typeof result !== 'object') return null;
+  const answer = result as { institution_id?: unknown; institution?: { id?: unknown } };
+  if (typeof answer.institution_id === 'string') return answer.institution_id;
+  if (typeof answer.institution?.id === 'string') return answer.institution.id;
+  return null;
+}
 const jsonBody = express.json({ limit: '100kb', type: ['application/json', 'application/*+json'] });
 
 /**
@@ -80,25 +95,44 @@ export function mountPortalRoutes(router: Router, ctx: AppContext, routes: reado
     if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody);
     chain.push(async (req, res) => {
       const common = { ctx, req, res, requestId: req.requestId };
+      // Query and body are read only after the caller is known and allowed: 401/403 before 422.
+      const input = () => ({
+        query: parseInput(route.query ?? strictEmpty, req.query ?? {}),
+        body: parseInput(route.body ?? strictEmpty, req.body ?? {}),
+      });
       let data: unknown;
       if (route.access === 'none') {
         const params = parseInput(route.params ?? strictEmpty, req.params);
-        const body = parseInput(route.body ?? strictEmpty, req.body ?? {});
-        data = await route.handler({ ...common, params, body });
+        data = await route.handler({ ...common, params, ...input() });
       } else {
         const auth = await findSession(ctx.db, req);
         if (!auth) throw signInAgain();
         requireCsrf(req, auth);
         const params = parseInput(route.params ?? strictEmpty, req.params) as Record<string, unknown>;
+        let institutionId: string | null = null;
         if (route.access === 'member') {
           if (typeof params.id !== 'string') throw new Error(`${route.path} has no {id} institution parameter`);
           const access = await requireMember(ctx.db, auth, params.id, route.roles);
-          const body = parseInput(route.body ?? strictEmpty, req.body ?? {});
-          data = await route.handler({ ...common, params, body, auth, access });
+          institutionId = access.institution.id;
+          data = await route.handler({ ...common, params, ...input(), auth, access });
         } else {
           if (route.access === 'operator') requireOperator(auth);
-          const body = parseInput(route.body ?? strictEmpty, req.body ?? {});
-          data = await route.handler({ ...common, params, body, auth });
+          data = await route.handler({ ...common, params, ...input(), auth });
+          // Operator actions on one institution (approving it, its coupon batch, its allowance) belong in its log too.
+          institutionId = institutionNamedBy(route.path, params, data);
+        }
+        if (route.method !== 'get') {
+          await recordPortalAction(ctx, {
+            auth,
+            institutionId,
+            method: route.method,
+            path: route.path,
+            summary: route.summary,
+            params,
+            result: data,
+            ip: req.ip ?? null,
+            requestId: req.requestId,
+          });
         }
       }
       if (ctx.validateResponses) {

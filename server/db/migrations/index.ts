@@ -7,6 +7,7 @@ import { couponsMerits } from './20260918000000-coupons-merits.js';
 import { alpha } from './20260918100000-alpha.js';
 import { portal } from './20260919000000-portal.js';
 import { invitations } from './20260919100000-invitations.js';
+import { portalAudit } from './20261121000000-portal-audit.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
-export const migrations: Migration[] = [foundation, people, exams, webhooks, couponsMerits, alpha, portal, invitations];
+export const migrations: Migration[] = [foundation, people, exams, webhooks, couponsMerits, alpha, portal, invitations, portalAudit];

@@ -1,0 +1,87 @@
+import { Op, type WhereOptions } from 'sequelize';
+import { pageOf, pageQuery } from '../http/schemas.js';
+import { z } from '../http/zod.js';
+import type { PortalAuditEntryRow } from '../models/portal-audit.js';
+import { AUDIT_RETENTION_DAYS } from './audit-log.js';
+import { definePortalRoute, type PortalRoute } from './route.js';
+
+const auditEntrySchema = z.object({
+  id: z.string(),
+  institution_id: z.string().nullable(),
+  occurred_at: z.string(),
+  actor_email: z.string(),
+  action: z.string(),
+  description: z.string(),
+  target: z.record(z.string(), z.string()),
+  ip: z.string().nullable(),
+  request_id: z.string(),
+});
+
+export function presentAuditEntry(row: PortalAuditEntryRow): z.input<typeof auditEntrySchema> {
+  let target: Record<string, string> = {};
+  try {
+    target = JSON.parse(row.target) as Record<string, string>;
+  } catch {
+    // A row written by hand; show it without ids rather than fail the page.
+  }
+  return {
+    id: row.id,
+    institution_id: row.institution_id,
+    occurred_at: row.created_at.toISOString(),
+    actor_email: row.actor_email,
+    action: row.action,
+    description: row.description,
+    target,
+    ip: row.ip,
+    request_id: row.request_id,
+  };
+}
+
+const institutionAuditQuery = z.strictObject({ id: z.string().min(1).max(40) });
+const operatorAuditQuery = z.strictObject({ institution_id: z.string().min(1).max(40).optional(), ...pageQuery });
+
+/** Newest first. */
+const NEWEST: [string, string][] = [
+  ['created_at', 'DESC'],
+  ['id', 'DESC'],
+];
+
+export const auditRoutes: PortalRoute[] = [
+  definePortalRoute({
+    method: 'get',
+    path: '/institutions/{id}/audit-log',
+    summary: "Changes made in the portal for this institution, newest first",
+    access: 'member',
+    roles: ['admin'],
+    params: institutionAuditQuery,
+    query: z.strictObject(pageQuery),
+    response: pageOf(auditEntrySchema),
+    handler: async ({ access, query }) => {
+      const page = await access.tenant.auditLog.page({ order: NEWEST }, query);
+      return { ...page, items: page.items.map(presentAuditEntry) };
+    },
+  }),
+  definePortalRoute({
+    method: 'get',
+    path: '/operator/audit-log',
+    summary: 'Changes made in the portal across the appliance, newest first',
+    access: 'operator',
+    query: operatorAuditQuery,
+    response: pageOf(auditEntrySchema),
+    handler: async ({ ctx, query }) => {
+      const where: WhereOptions<PortalAuditEntryRow> = query.institution_id ? { institution_id: query.institution_id } : {};
+      const { rows, count } = await ctx.db.models.PortalAuditEntry.findAndCountAll({
+        where,
+        order: NEWEST,
+        limit: query.limit,
+        offset: (query.page - 1) * query.limit,
+      });
+      return { items: rows.map(presentAuditEntry), page: query.page, limit: query.limit, total: count, totalPages: Math.ceil(count / query.limit) };
+    },
+  }),
+];
+
+/** For the prune job: entries past retention. */
+export function auditCutoff(now = Date.now()): WhereOptions<PortalAuditEntryRow> {
+  return { created_at: { [Op.lt]: new Date(now - AUDIT_RETENTION_DAYS * 24 * 60 * 60 * 1000) } };
+}

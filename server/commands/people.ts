@@ -1,5 +1,5 @@
-import { Op } from 'sequelize';
-import type { Tenant, TenantTx } from '../db/tenant.js';
+import { Op, type WhereOptions } from 'sequelize';
+import type { PageRequest, Tenant, TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { newId } from '../ids.js';
@@ -34,6 +34,28 @@ export function emailFilter(tenant: Tenant, email: string) {
 }
 
 /** People's paths accept the internal id or the generated login email. */
+export interface PeopleFilter extends PageRequest {
+  email?: string;
+  status?: PersonStatus;
+  /** The institution's own identifier (`student_id` on the wire). */
+  external_id?: string;
+  /** Students only: members of this group. */
+  group_id?: string;
+}
+
+/** One page of the institution's students or faculty, oldest first, as GET /v1/students and /v1/faculty filter them. */
+export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter) {
+  const where: WhereOptions[] = [{ role }];
+  if (filter.email) where.push(emailFilter(tenant, filter.email));
+  if (filter.status) where.push({ status: filter.status });
+  if (filter.external_id) where.push({ external_id: filter.external_id });
+  if (filter.group_id) {
+    const members = await tenant.groupMembers.findAll({ attributes: ['student_id'], where: { group_id: filter.group_id } });
+    where.push({ id: { [Op.in]: members.map((member) => member.student_id) } });
+  }
+  return tenant.people.page({ where: { [Op.and]: where }, order: [['created_at', 'ASC'], ['id', 'ASC']] }, filter);
+}
+
 export function personRefWhere(role: PersonRole, ref: string) {
   return ref.includes('@') ? { role, login_email: normalizeEmail(ref) } : { role, id: ref };
 }

@@ -1,3 +1,4 @@
+import type { Config } from '../config.js';
 import type { Database } from '../db/index.js';
 import type { Tenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
@@ -18,6 +19,9 @@ export interface UrlRules {
   allowPrivate: boolean;
   resolver?: Resolver;
 }
+
+/** The rules the appliance's configuration sets; the API and the portal both check URLs by these. */
+export const urlRulesOf = (config: Pick<Config, 'webhooks'>): UrlRules => ({ allowPrivate: config.webhooks.allowPrivateHosts });
 
 /** The sealing context binds a sealed secret to its row: copied into another row, it does not open. */
 const secretContext = (endpointId: string) => `webhook_endpoints.secret:${endpointId}`;

@@ -1,6 +1,5 @@
-import { Op, type WhereOptions } from 'sequelize';
 import { listFacultyExams } from '../../commands/exams.js';
-import { createPerson, emailFilter, findPerson, updatePerson } from '../../commands/people.js';
+import { createPerson, findPerson, listPeople, updatePerson } from '../../commands/people.js';
 import { defineRoute } from '../../http/route.js';
 import { presentExam } from '../../presenters/exam.js';
 import { presentFaculty } from '../../presenters/person.js';
@@ -18,10 +17,7 @@ export const facultyRoutes = [
     query: listFacultyQuery,
     response: facultyPage,
     handler: async ({ tenant, query }) => {
-      const where: WhereOptions[] = [{ role: 'faculty' }];
-      if (query.email) where.push(emailFilter(tenant, query.email));
-      if (query.status) where.push({ status: query.status });
-      const page = await tenant.people.page({ where: { [Op.and]: where }, order: [['created_at', 'ASC'], ['id', 'ASC']] }, query);
+      const page = await listPeople(tenant, 'faculty', query);
       return { ...page, items: page.items.map(presentFaculty) };
     },
   }),

@@ -1,6 +1,5 @@
-import { Op, type WhereOptions } from 'sequelize';
 import { bulkCreateStudents, createStudent } from '../../commands/students.js';
-import { emailFilter, findPerson, setStudentStatus, updatePerson } from '../../commands/people.js';
+import { findPerson, listPeople, setStudentStatus, updatePerson } from '../../commands/people.js';
 import { listStudentGuardians } from '../../commands/guardians.js';
 import { listStudentExams } from '../../commands/exams.js';
 import { defineRoute } from '../../http/route.js';
@@ -31,15 +30,7 @@ export const studentRoutes = [
     query: listStudentsQuery,
     response: studentPage,
     handler: async ({ tenant, query }) => {
-      const where: WhereOptions[] = [{ role: 'student' }];
-      if (query.email) where.push(emailFilter(tenant, query.email));
-      if (query.status) where.push({ status: query.status });
-      if (query.student_id) where.push({ external_id: query.student_id });
-      if (query.group_id) {
-        const members = await tenant.groupMembers.findAll({ attributes: ['student_id'], where: { group_id: query.group_id } });
-        where.push({ id: { [Op.in]: members.map((member) => member.student_id) } });
-      }
-      const page = await tenant.people.page({ where: { [Op.and]: where }, order: [['created_at', 'ASC'], ['id', 'ASC']] }, query);
+      const page = await listPeople(tenant, 'student', { ...query, external_id: query.student_id });
       return { ...page, items: page.items.map(presentStudent) };
     },
   }),

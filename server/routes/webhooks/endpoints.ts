@@ -6,9 +6,8 @@ import {
   pingEndpoint,
   rotateEndpointSecret,
   updateEndpoint,
-  type UrlRules,
+  urlRulesOf,
 } from '../../commands/webhook-endpoints.js';
-import type { AppContext } from '../../context.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentCreatedWebhookEndpoint, presentRotatedWebhookEndpoint, presentWebhookEndpoint } from '../../presenters/webhook.js';
 import {
@@ -23,8 +22,6 @@ import {
   rotatedEndpointSchema,
   updateEndpointBody,
 } from './endpoints-schema.js';
-
-const urlRules = (ctx: AppContext): UrlRules => ({ allowPrivate: ctx.config.webhooks.allowPrivateHosts });
 
 export const webhookEndpointRoutes: AnyRoute[] = [
   defineRoute({
@@ -50,7 +47,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
     body: createEndpointBody,
     response: createdEndpointSchema,
     errors: ['https_required', 'private_host', 'events_required', 'endpoint_limit'],
-    handler: async ({ tenant, body, ctx }) => presentCreatedWebhookEndpoint(await createEndpoint(tenant, body, urlRules(ctx))),
+    handler: async ({ tenant, body, ctx }) => presentCreatedWebhookEndpoint(await createEndpoint(tenant, body, urlRulesOf(ctx.config))),
   }),
   defineRoute({
     method: 'get',
@@ -78,7 +75,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
     response: endpointSchema,
     errors: ['not_found', 'https_required', 'private_host', 'events_required'],
     handler: async ({ tenant, params, body, ctx }) => {
-      const endpoint = await updateEndpoint(tenant, params.id, body, urlRules(ctx));
+      const endpoint = await updateEndpoint(tenant, params.id, body, urlRulesOf(ctx.config));
       // Resumed or re-enabled: what queued meanwhile goes out now, not at the next sweep.
       if (body.status === 'active') ctx.webhooks?.kick();
       return presentWebhookEndpoint(endpoint);
@@ -125,7 +122,7 @@ export const webhookEndpointRoutes: AnyRoute[] = [
     response: pingResult,
     errors: ['not_found', 'endpoint_inactive'],
     handler: async ({ tenant, params, ctx, requestId }) => {
-      const { error, ...result } = await pingEndpoint(tenant, params.id, { ...urlRules(ctx), timeoutMs: ctx.config.webhooks.timeoutMs });
+      const { error, ...result } = await pingEndpoint(tenant, params.id, { ...urlRulesOf(ctx.config), timeoutMs: ctx.config.webhooks.timeoutMs });
       ctx.logger.info({ request_id: requestId, endpoint_id: params.id, delivered: result.delivered, response_status: result.response_status, error }, 'webhook ping');
       return result;
     },

@@ -1,7 +1,33 @@
-import { createInstitution, institutionNameSchema, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
+import { Op, literal } from 'sequelize';
+import { createCurriculum, newCurriculumSchema, publishCurriculum, type CurriculumWithConcepts } from '../commands/alpha.js';
+import { approveBatch, rejectBatch } from '../commands/coupons.js';
+import { createInstitution, findInstitution, institutionNameSchema, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
+import { MAX_ALLOWANCE_CENTS, readAllowance, setAllowance, type Allowance } from '../commands/merits.js';
+import type { AppContext } from '../context.js';
+import type { Database } from '../db/index.js';
+import { Tenant } from '../db/tenant.js';
+import { AppError } from '../errors.js';
+import { pageOf, pageQuery } from '../http/schemas.js';
 import { z } from '../http/zod.js';
+import { newId } from '../ids.js';
+import { sendQueuedMail } from '../mail/mailer.js';
+import { maskEmail, sealRecipient } from '../mail/outbox.js';
+import { clearSmtpSettings, getSmtpSettings, setSmtpSettings, smtpSettingsInput } from '../mail/smtp-settings.js';
+import type { AlphaCurriculumRow } from '../models/alpha.js';
+import type { CouponBatchRow } from '../models/coupon.js';
+import type { InstitutionRow } from '../models/institution.js';
+import { presentCurriculum } from '../presenters/alpha.js';
+import { iso } from '../presenters/common.js';
+import { presentBatch } from '../presenters/coupon.js';
 import { presentInstitutionSummary } from '../presenters/institution.js';
+import { curriculumSchema } from '../routes/alpha/schema.js';
+import { batchSchema, batchStatus } from '../routes/coupons/schema.js';
+import { allowanceSchema } from '../routes/merits/schema.js';
 import { definePortalRoute, type PortalRoute } from './route.js';
+
+// ---------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------
 
 const institutionSchema = z.object({
   id: z.string(),
@@ -10,12 +36,180 @@ const institutionSchema = z.object({
   created_at: z.string(),
 });
 
+/** Which institution a row belongs to; null for what every institution shares. */
+const institutionRef = z.object({ id: z.string(), name: z.string() });
+
+const operatorBatchSchema = batchSchema.extend({ institution: institutionRef, decided_at: z.string().nullable() });
+const operatorAllowanceSchema = allowanceSchema.extend({ institution: institutionSchema });
+const operatorCurriculumSchema = curriculumSchema.extend({
+  status: z.enum(['draft', 'published']),
+  institution: institutionRef.nullable(),
+  created_at: z.string(),
+});
+
+const smtpSchema = z
+  .object({
+    host: z.string(),
+    port: z.number().int(),
+    secure: z.boolean(),
+    user: z.string().nullable(),
+    from: z.string(),
+    /** The password itself is never answered. */
+    password_set: z.boolean(),
+    updated_at: z.string(),
+  })
+  .nullable();
+
+const testMailSchema = z.object({
+  mail_id: z.string(),
+  to: z.string(),
+  /** `sent`: the server accepted it; `failed`: it refused or could not be reached (see `error`); `queued`: older mail is still ahead of it. */
+  status: z.enum(['sent', 'failed', 'queued']),
+  error: z.string().nullable(),
+});
+
 const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
+const batchParams = z.strictObject({ batchId: z.string().min(1).max(40) });
+const curriculumParams = z.strictObject({ curriculumId: z.string().min(1).max(40) });
+
 const createBody = z.strictObject({ name: institutionNameSchema, approve: z.boolean().default(false) });
+const allowanceBody = z.strictObject({ total_cents: z.number().int().min(0).max(MAX_ALLOWANCE_CENTS) });
+const testMailBody = z.strictObject({ to: z.email().max(320) });
+
+const batchesQuery = z.strictObject({ status: batchStatus.optional(), ...pageQuery });
+const curriculaQuery = z.strictObject({ status: z.enum(['draft', 'published']).optional() });
+
+// ---------------------------------------------------------------------------------------------
+// Operator-wide reads. The operator works across institutions by role, so these read the
+// tables whole; everything that changes data goes through the CLI's commands.
+// ---------------------------------------------------------------------------------------------
+
+async function institutionsById(db: Database, ids: Iterable<string>): Promise<Map<string, InstitutionRow>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.models.Institution.findAll({ where: { id: { [Op.in]: unique } } });
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+const refOf = (row: InstitutionRow | undefined, id: string) => ({ id, name: row?.name ?? id });
+
+function presentOperatorBatch(batch: CouponBatchRow, institution: InstitutionRow | undefined): z.input<typeof operatorBatchSchema> {
+  return { ...presentBatch(batch), institution: refOf(institution, batch.institution_id), decided_at: iso(batch.decided_at) };
+}
+
+/** Every institution's batches, pending ones first (the operator's queue), then newest first. */
+async function listAllBatches(db: Database, filter: z.output<typeof batchesQuery>) {
+  const where = filter.status ? { status: filter.status } : {};
+  const { count, rows } = await db.models.CouponBatch.findAndCountAll({
+    where,
+    order: [[literal("CASE WHEN status = 'pending' THEN 0 ELSE 1 END"), 'ASC'], ['created_at', 'DESC'], ['id', 'ASC']],
+    limit: filter.limit,
+    offset: (filter.page - 1) * filter.limit,
+  });
+  const institutions = await institutionsById(db, rows.map((row) => row.institution_id));
+  return {
+    items: rows.map((row) => presentOperatorBatch(row, institutions.get(row.institution_id))),
+    page: filter.page,
+    limit: filter.limit,
+    total: count,
+    totalPages: Math.ceil(count / filter.limit),
+  };
+}
+
+async function presentDecidedBatch(db: Database, batch: CouponBatchRow) {
+  return presentOperatorBatch(batch, await findInstitution(db, batch.institution_id));
+}
+
+function presentOperatorAllowance(institution: InstitutionRow, allowance: Allowance): z.input<typeof operatorAllowanceSchema> {
+  return { ...allowance, institution: presentInstitutionSummary(institution) };
+}
+
+async function listAllowances(db: Database) {
+  const institutions = await listInstitutions(db);
+  return Promise.all(institutions.map(async (row) => presentOperatorAllowance(row, await readAllowance(new Tenant(db, row.id)))));
+}
+
+async function presentOperatorCurricula(db: Database, list: CurriculumWithConcepts[]): Promise<Array<z.input<typeof operatorCurriculumSchema>>> {
+  const institutions = await institutionsById(db, list.flatMap(({ curriculum }) => (curriculum.institution_id ? [curriculum.institution_id] : [])));
+  return list.map((item) => {
+    const owner = item.curriculum.institution_id;
+    return {
+      ...presentCurriculum(item),
+      institution: owner ? refOf(institutions.get(owner), owner) : null,
+      created_at: item.curriculum.created_at.toISOString(),
+    };
+  });
+}
+
+/** Every curriculum, drafts included (the API lists only published ones), oldest first. */
+async function listAllCurricula(db: Database, filter: z.output<typeof curriculaQuery>) {
+  const curricula: AlphaCurriculumRow[] = await db.models.AlphaCurriculum.findAll({
+    where: filter.status ? { status: filter.status } : {},
+    order: [['created_at', 'ASC'], ['id', 'ASC']],
+  });
+  const concepts = curricula.length
+    ? await db.models.AlphaConcept.findAll({ where: { curriculum_id: { [Op.in]: curricula.map((row) => row.id) } }, order: [['position', 'ASC']] })
+    : [];
+  return presentOperatorCurricula(
+    db,
+    curricula.map((curriculum) => ({ curriculum, concepts: concepts.filter((concept) => concept.curriculum_id === curriculum.id) })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The test message
+// ---------------------------------------------------------------------------------------------
 
 /**
- * The appliance operator's institution management (the CLI's `institutions` commands). Suspending
- * takes effect on every key of the institution at its next request; approving restores them.
+ * Sends one message through the real path: an appliance-level outbox row (no institution) sent by
+ * the mailer with the saved settings, so a test that passes means invitations will go out too.
+ * A failed test is not retried: the operator is waiting for this answer, not for a message that
+ * turns up minutes later.
+ */
+async function sendTestMail(ctx: AppContext, to: string): Promise<z.input<typeof testMailSchema>> {
+  const { db } = ctx;
+  if (!(await getSmtpSettings(db))) throw new AppError('conflict', 'No mail server is configured yet; save the settings first.');
+  const address = to.trim().toLowerCase();
+  const row = await db.sequelize.transaction((transaction) =>
+    db.models.MailOutbox.create(
+      {
+        id: newId('mail'),
+        institution_id: null,
+        to_sealed: sealRecipient(db, address),
+        to_masked: maskEmail(address),
+        subject: 'CampusBridge test message',
+        text_body: [
+          'Hello,',
+          '',
+          `This is a test message from the CampusBridge appliance at ${ctx.portalUrl}.`,
+          'Its mail server settings work: invitations and reports will reach their recipients.',
+        ].join('\n'),
+        kind: 'smtp_test',
+        status: 'queued',
+        last_error: null,
+        sent_at: null,
+      },
+      { transaction },
+    ),
+  );
+  await sendQueuedMail(db, ctx.logger, { retries: false });
+  await row.reload();
+  if (row.status === 'queued' && row.attempts > 0) {
+    await db.sequelize.transaction((transaction) => db.models.MailOutbox.update({ status: 'failed' }, { where: { id: row.id, status: 'queued' }, transaction }));
+    await row.reload();
+  }
+  return { mail_id: row.id, to: row.to_masked, status: row.status, error: row.last_error };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * The appliance operator's pages, on the CLI's commands: institutions (`institution …`), the mail
+ * server (`smtp …`), coupon batches (`coupons approve|reject`), merit allowances
+ * (`merits allowance`) and curricula (`curriculum create|publish`). Suspending an institution
+ * takes effect on every key of it at its next request; approving restores them.
  */
 export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
@@ -52,5 +246,121 @@ export const operatorRoutes: PortalRoute[] = [
     params: institutionParams,
     response: institutionSchema,
     handler: async ({ ctx, params }) => presentInstitutionSummary(await setInstitutionStatus(ctx.db, params.id, 'suspended')),
+  }),
+
+  definePortalRoute({
+    method: 'get',
+    path: '/operator/smtp',
+    summary: 'The outgoing mail server, or null; the password is never answered, only whether one is set',
+    access: 'operator',
+    response: smtpSchema,
+    handler: async ({ ctx }) => getSmtpSettings(ctx.db),
+  }),
+  definePortalRoute({
+    method: 'put',
+    path: '/operator/smtp',
+    summary: 'Save the mail server (as `smtp set`); without `password` the stored one is kept for the same user',
+    access: 'operator',
+    body: smtpSettingsInput,
+    response: smtpSchema,
+    handler: async ({ ctx, body }) => setSmtpSettings(ctx.db, body),
+  }),
+  definePortalRoute({
+    method: 'delete',
+    path: '/operator/smtp',
+    summary: 'Remove the mail server (as `smtp clear`); mail then waits in the outbox',
+    access: 'operator',
+    response: smtpSchema,
+    handler: async ({ ctx }) => {
+      await clearSmtpSettings(ctx.db);
+      return getSmtpSettings(ctx.db);
+    },
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/operator/smtp/test',
+    summary: 'Send a test message through the saved mail server and say whether it was accepted',
+    access: 'operator',
+    body: testMailBody,
+    response: testMailSchema,
+    handler: async ({ ctx, body }) => sendTestMail(ctx, body.to),
+  }),
+
+  definePortalRoute({
+    method: 'get',
+    path: '/operator/coupon-batches',
+    summary: "Every institution's coupon batches, pending first",
+    access: 'operator',
+    query: batchesQuery,
+    response: pageOf(operatorBatchSchema),
+    handler: async ({ ctx, query }) => listAllBatches(ctx.db, query),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/operator/coupon-batches/{batchId}/approve',
+    summary: 'Approve a pending batch (as `coupons approve`): its codes are generated now',
+    access: 'operator',
+    params: batchParams,
+    response: operatorBatchSchema,
+    handler: async ({ ctx, params }) => presentDecidedBatch(ctx.db, await approveBatch(ctx.db, params.batchId)),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/operator/coupon-batches/{batchId}/reject',
+    summary: 'Reject a pending batch (as `coupons reject`); it never gets codes',
+    access: 'operator',
+    params: batchParams,
+    response: operatorBatchSchema,
+    handler: async ({ ctx, params }) => presentDecidedBatch(ctx.db, await rejectBatch(ctx.db, params.batchId)),
+  }),
+
+  definePortalRoute({
+    method: 'get',
+    path: '/operator/allowances',
+    summary: "Every institution's merit allowance: total, used and remaining cents",
+    access: 'operator',
+    response: z.array(operatorAllowanceSchema),
+    handler: async ({ ctx }) => listAllowances(ctx.db),
+  }),
+  definePortalRoute({
+    method: 'put',
+    path: '/operator/allowances/{id}',
+    summary: 'Set what an institution may credit in total (as `merits allowance`); never below what it already credited',
+    access: 'operator',
+    params: institutionParams,
+    body: allowanceBody,
+    response: operatorAllowanceSchema,
+    handler: async ({ ctx, params, body }) => {
+      const allowance = await setAllowance(ctx.db, params.id, body.total_cents);
+      return presentOperatorAllowance(await findInstitution(ctx.db, params.id), allowance);
+    },
+  }),
+
+  definePortalRoute({
+    method: 'get',
+    path: '/operator/curricula',
+    summary: 'Every curriculum, drafts included, with its institution (null: shared)',
+    access: 'operator',
+    query: curriculaQuery,
+    response: z.array(operatorCurriculumSchema),
+    handler: async ({ ctx, query }) => listAllCurricula(ctx.db, query),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/operator/curricula',
+    summary: 'Create a curriculum (as `curriculum create`): shared unless `institution_id`, a draft unless `publish`',
+    access: 'operator',
+    body: newCurriculumSchema,
+    response: operatorCurriculumSchema,
+    handler: async ({ ctx, body }) => (await presentOperatorCurricula(ctx.db, [await createCurriculum(ctx.db, body)]))[0]!,
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/operator/curricula/{curriculumId}/publish',
+    summary: 'Publish a draft curriculum (as `curriculum publish`)',
+    access: 'operator',
+    params: curriculumParams,
+    response: operatorCurriculumSchema,
+    handler: async ({ ctx, params }) => (await presentOperatorCurricula(ctx.db, [await publishCurriculum(ctx.db, params.curriculumId)]))[0]!,
   }),
 ];

@@ -7,13 +7,18 @@ import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { z } from '../http/zod.js';
 import { randomToken } from '../ids.js';
+import { SCOPES } from '../policies/scopes.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
+import { auditRoutes } from './audit.js';
+import { institutionDataRoutes } from './data.js';
 import { developerRoutes } from './developers.js';
 import { LoginThrottle } from './login-throttle.js';
 import { operatorRoutes } from './operator.js';
+import { settingsRoutes } from './settings.js';
 import { membershipsOf } from './policies.js';
 import { definePortalRoute, mountPortalRoutes, type PortalRoute } from './route.js';
 import { endSession, startSession, type PortalAuth } from './session.js';
+import { webhookPortalRoutes } from './webhooks.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -214,8 +219,21 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
       handler: async ({ access, params }) => presentApiKey(await revokeApiKey(access.tenant, params.keyId)),
     }),
 
+    definePortalRoute({
+      method: 'get',
+      path: '/scopes',
+      summary: 'The 25 scopes a key can hold, with what each grants (for the scope picker)',
+      access: 'session',
+      response: z.array(z.object({ scope: z.string(), description: z.string() })),
+      handler: async () => Object.entries(SCOPES).map(([scope, description]) => ({ scope, description })),
+    }),
+
     ...developerRoutes(throttle),
+    ...auditRoutes,
     ...operatorRoutes,
+    ...settingsRoutes,
+    ...institutionDataRoutes,
+    ...webhookPortalRoutes,
   ];
 }
 

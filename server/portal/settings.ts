@@ -1,0 +1,173 @@
+import { Op, type WhereOptions } from 'sequelize';
+import { countInstitution, replaceIntegrationConfig } from '../commands/institution-profile.js';
+import type { Tenant } from '../db/tenant.js';
+import { validationError } from '../errors.js';
+import { z } from '../http/zod.js';
+import type { MailOutboxRow, MailStatus } from '../models/mail.js';
+import { iso } from '../presenters/common.js';
+import { presentInstitution, presentIntegrationConfig } from '../presenters/institution.js';
+import { institutionResponse, integrationConfig } from '../routes/institution/schema.js';
+import { definePortalRoute, type PortalRoute } from './route.js';
+
+// ---------------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------------
+
+const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
+
+const mailStatus = z.enum(['queued', 'sent', 'failed']);
+
+const outboxQuery = z.strictObject({
+  status: mailStatus.optional(),
+  /** `next_cursor` of the previous page; absent for the newest mail. */
+  cursor: z.string().min(1).max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});
+
+const outboxItemSchema = z.object({
+  id: z.string(),
+  /** Masked (`a•••@example.org`): the outbox never shows whole addresses, which may be personal ones. */
+  to: z.string(),
+  subject: z.string(),
+  kind: z.string(),
+  status: mailStatus,
+  attempts: z.number().int(),
+  last_error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  sent_at: z.string().nullable(),
+});
+
+const outboxPageSchema = z.object({
+  items: z.array(outboxItemSchema),
+  /** Null on the last page. */
+  next_cursor: z.string().nullable(),
+});
+
+// ---------------------------------------------------------------------------------------------
+// The outbox
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Only what a person needs to see that mail went out: never the sealed recipient, never the body
+ * (guardian and developer invitations carry sign-in tokens).
+ */
+function presentOutboxMail(row: MailOutboxRow): z.input<typeof outboxItemSchema> {
+  return {
+    id: row.id,
+    to: row.to_masked,
+    subject: row.subject,
+    kind: row.kind,
+    status: row.status,
+    attempts: row.attempts,
+    last_error: row.last_error,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    sent_at: iso(row.sent_at),
+  };
+}
+
+interface OutboxPosition {
+  createdAt: Date;
+  id: string;
+}
+
+// A cursor is the last row's position (newest first), so paging stays exact while new mail arrives.
+const encodeCursor = (row: OutboxPosition) => Buffer.from(`${row.createdAt.getTime()}.${row.id}`, 'utf8').toString('base64url');
+
+function decodeCursor(cursor: string): OutboxPosition {
+  const match = /^(\d{1,15})\.([A-Za-z0-9_]{1,40})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw validationError([{ path: 'cursor', message: 'Not a cursor this list gave out.' }]);
+  return { createdAt: new Date(Number(match[1])), id: match[2]! };
+}
+
+interface OutboxFilter {
+  status?: MailStatus | undefined;
+  cursor?: string | undefined;
+  limit: number;
+}
+
+/** The institution's mail, newest first, a page after `cursor`. */
+async function listOutbox(tenant: Tenant, filter: OutboxFilter) {
+  const where: WhereOptions<MailOutboxRow>[] = [];
+  if (filter.status) where.push({ status: filter.status });
+  if (filter.cursor) {
+    const after = decodeCursor(filter.cursor);
+    where.push({
+      [Op.or]: [{ created_at: { [Op.lt]: after.createdAt } }, { created_at: after.createdAt, id: { [Op.lt]: after.id } }],
+    });
+  }
+  // One row more than asked tells whether another page follows.
+  const rows = await tenant.mailOutbox.findAll({
+    where: where.length > 0 ? { [Op.and]: where } : undefined,
+    order: [
+      ['created_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
+    limit: filter.limit + 1,
+  });
+  const items = rows.slice(0, filter.limit);
+  const last = items.at(-1);
+  return {
+    items: items.map(presentOutboxMail),
+    next_cursor: rows.length > filter.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Operations
+// ---------------------------------------------------------------------------------------------
+
+/** Institution settings are the admins' (specification, Authentication 8): developers get 403. */
+const SETTINGS_ROLES = ['admin'] as const;
+
+/**
+ * The institution's profile, integration config and mail outbox, on the same commands and
+ * presenters as `GET /v1/institution` and `GET|PUT /v1/institution/config`. The profile itself
+ * has no editable field: the specification lets an institution change only its integration config
+ * (name and status are the operator's), and whatever the portal can change the API must be able to.
+ */
+export const settingsRoutes: PortalRoute[] = [
+  definePortalRoute({
+    method: 'get',
+    path: '/institutions/{id}/settings',
+    summary: 'The institution profile with its counts, as GET /v1/institution shows it',
+    access: 'member',
+    roles: SETTINGS_ROLES,
+    params: institutionParams,
+    response: institutionResponse,
+    handler: async ({ access }) => presentInstitution(await access.tenant.institution(), await countInstitution(access.tenant)),
+  }),
+  definePortalRoute({
+    method: 'get',
+    path: '/institutions/{id}/settings/config',
+    summary: 'The integration config, as GET /v1/institution/config shows it',
+    access: 'member',
+    roles: SETTINGS_ROLES,
+    params: institutionParams,
+    response: integrationConfig,
+    handler: async ({ access }) => presentIntegrationConfig(await access.tenant.institution()),
+  }),
+  definePortalRoute({
+    method: 'put',
+    path: '/institutions/{id}/settings/config',
+    summary: 'Replace the integration config (all five fields), as PUT /v1/institution/config',
+    access: 'member',
+    roles: SETTINGS_ROLES,
+    params: institutionParams,
+    body: integrationConfig,
+    response: integrationConfig,
+    handler: async ({ access, body }) => presentIntegrationConfig(await replaceIntegrationConfig(access.tenant, body)),
+  }),
+  definePortalRoute({
+    method: 'get',
+    path: '/institutions/{id}/outbox',
+    summary: "The institution's mail, newest first: masked recipient, subject, kind, status and attempts",
+    access: 'member',
+    roles: SETTINGS_ROLES,
+    params: institutionParams,
+    query: outboxQuery,
+    response: outboxPageSchema,
+    handler: async ({ access, query }) => listOutbox(access.tenant, query),
+  }),
+];

@@ -1,0 +1,228 @@
+/**
+ * Portal institution settings (issue 7): the profile and integration config on the same commands
+ * as /v1/institution, and the institution's mail outbox with masked recipients, over HTTP against
+ * a real appliance (127.0.0.1, port 0, real SQLite file).
+ */
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../server/commands/passwords.js';
+import { Tenant } from '../server/db/tenant.js';
+import { newId } from '../server/ids.js';
+import type { MembershipRole } from '../server/models/membership.js';
+import { makeInstitution, makeKey, requestsAs, startTestAppliance, type TestAppliance, type TestKey } from './helpers/appliance.js';
+
+type Res = supertest.Response;
+type Agent = ReturnType<typeof supertest.agent>;
+
+const ADMIN = { institution: 'Lakeside School', admin_email: 'admin@lakeside.test', admin_password: 'correct horse battery' };
+const CONFIG = {
+  default_ai_policy: { allowed: true, model_tier: 'standard', max_interactions: 25 },
+  default_proctoring: { camera: false, screen: true },
+  allowed_toolchains: ['python-3.12', 'node-20'],
+  toolchain_mirror: { url: 'https://mirror.lakeside.example/toolchains' },
+  lms: { name: 'Moodle', base_url: 'https://lms.lakeside.example' },
+};
+
+function expectError(res: Res, status: number, code: string): void {
+  expect({ status: res.status, error: res.body?.error }).toEqual({ status, error: code });
+  expect(res.body.success).toBe(false);
+}
+
+function expectOk(res: Res): void {
+  expect({ status: res.status, body: res.body?.success === true ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
+}
+
+describe('Portal: institution settings and the mail outbox', () => {
+  let app: TestAppliance;
+  let admin: { agent: Agent; csrf: string };
+  let institutionId: string;
+  let key: TestKey;
+  const v1 = requestsAs(() => app);
+
+  beforeAll(async () => {
+    app = await startTestAppliance();
+    const agent = supertest.agent(app.origin);
+    const setup = await agent.post('/portal/api/setup').send(ADMIN);
+    expectOk(setup);
+    admin = { agent, csrf: setup.body.data.csrf_token };
+    institutionId = setup.body.data.memberships[0].institution.id;
+    key = await makeKey(app, { id: institutionId, name: ADMIN.institution, tenant: new Tenant(app.ctx.db, institutionId) });
+  });
+  afterAll(() => app.close());
+
+  const path = (suffix: string, id = institutionId) => `/portal/api/institutions/${id}${suffix}`;
+  const put = (agent: Agent, csrf: string, url: string, body: unknown) => agent.put(url).set('X-CSRF-Token', csrf).send(body as object);
+
+  /** A signed-in account (not the operator) with the given role in the institution. */
+  async function signedInMember(role: MembershipRole, id = institutionId) {
+    const email = `${role}-${Math.random().toString(36).slice(2, 8)}@lakeside.test`;
+    const password = 'member password 1';
+    const account = await app.ctx.db.models.PortalAccount.create({
+      id: newId('acc'),
+      email,
+      password_hash: await hashPassword(password),
+      is_operator: false,
+      status: 'active',
+    });
+    await app.ctx.db.models.Membership.create({ id: newId('mem'), institution_id: id, account_id: account.id, role, status: 'active' });
+    const agent = supertest.agent(app.origin);
+    const login = await agent.post('/portal/api/login').send({ email, password });
+    expectOk(login);
+    return { agent, csrf: login.body.data.csrf_token as string };
+  }
+
+  it('shows the profile and counts exactly as GET /v1/institution does', async () => {
+    const student = await v1.post(key, '/students', { full_name: 'Ada Lovelace', personal_email: 'ada.home@family.example' });
+    expectOk(student);
+
+    const res = await admin.agent.get(path('/settings'));
+    expectOk(res);
+    expect(res.body.data).toMatchObject({ id: institutionId, name: ADMIN.institution, status: 'approved', counts: { students: 1, faculty: 0 } });
+    const viaApi = await v1.get(key, '/institution');
+    expectOk(viaApi);
+    expect(res.body.data).toEqual(viaApi.body.data);
+  });
+
+  it('reads and replaces the integration config; the API sees the same config, and the API change shows in the portal', async () => {
+    const before = await admin.agent.get(path('/settings/config'));
+    expectOk(before);
+    expect(before.body.data).toEqual((await v1.get(key, '/institution/config')).body.data);
+    expect(before.body.data).toMatchObject({ allowed_toolchains: [], toolchain_mirror: null });
+
+    const saved = await put(admin.agent, admin.csrf, path('/settings/config'), CONFIG);
+    expectOk(saved);
+    expect(saved.body.data).toEqual(CONFIG);
+    expect((await v1.get(key, '/institution/config')).body.data).toEqual(CONFIG);
+
+    const viaApi = { ...CONFIG, toolchain_mirror: null, allowed_toolchains: ['rust-1.80'] };
+    expectOk(await v1.put(key, '/institution/config', viaApi));
+    expect((await admin.agent.get(path('/settings/config'))).body.data).toEqual(viaApi);
+  });
+
+  it('refuses a config the API would refuse with 422 validation_error, and changes nothing', async () => {
+    const current = (await admin.agent.get(path('/settings/config'))).body.data;
+    const { lms: _lms, ...missingField } = CONFIG;
+    const bad = [
+      missingField,
+      { ...CONFIG, allowed_toolchains: ['node-20', 'node-20'] },
+      { ...CONFIG, default_ai_policy: { allowed: 'yes' } },
+      { ...CONFIG, extra: 1 },
+    ];
+    for (const body of bad) {
+      const res = await put(admin.agent, admin.csrf, path('/settings/config'), body);
+      expectError(res, 422, 'validation_error');
+      expect(res.body.message).toEqual(expect.any(String));
+    }
+    // The same bodies through the API answer the same way.
+    expectError(await v1.put(key, '/institution/config', missingField), 422, 'validation_error');
+    expect((await admin.agent.get(path('/settings/config'))).body.data).toEqual(current);
+    // A change needs the CSRF header like every other portal change.
+    expectError(await admin.agent.put(path('/settings/config')).send(CONFIG), 403, 'forbidden');
+  });
+
+  it('lists the outbox newest first with masked recipients, never bodies, tokens or sealed addresses', async () => {
+    const student = await v1.post(key, '/students', { full_name: 'Grace Hopper', personal_email: 'grace.home@family.example' });
+    expectOk(student);
+    const first = await v1.post(key, '/guardians', { student_id: student.body.data.id, guardian_email: 'Maria.Guardian@Example.org', guardian_type: 'mother' });
+    expectOk(first);
+    const second = await v1.post(key, '/guardians', { student_id: student.body.data.id, guardian_email: 'zed.father@example.net', guardian_type: 'father' });
+    expectOk(second);
+
+    const res = await admin.agent.get(path('/outbox'));
+    expectOk(res);
+    const { items, next_cursor } = res.body.data;
+    expect(next_cursor).toBeNull();
+    expect(items).toHaveLength(2);
+    expect(items.map((item: { to: string }) => item.to)).toEqual(['z•••@example.net', 'm•••@example.org']);
+    expect(items[1]).toEqual({
+      id: expect.stringMatching(/^mail_/),
+      to: 'm•••@example.org',
+      subject: expect.stringContaining('guardian'),
+      kind: 'guardian_invite',
+      status: 'queued',
+      attempts: 0,
+      last_error: null,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      sent_at: null,
+    });
+
+    // Nothing a reader could use: not the addresses, not the body with its accept link, not the sealed value.
+    const rows = await app.ctx.db.models.MailOutbox.findAll({ where: { institution_id: institutionId } });
+    expect(rows).toHaveLength(2);
+    const text = JSON.stringify(res.body);
+    for (const row of rows) {
+      expect(text).not.toContain(row.to_sealed);
+      expect(text).not.toContain(row.text_body.slice(0, 40));
+      const token = /token=([A-Za-z0-9]+)/.exec(row.text_body)?.[1];
+      expect(token).toBeDefined();
+      expect(text).not.toContain(token!);
+    }
+    expect(text).not.toMatch(/maria\.guardian|zed\.father|grace\.home/i);
+  });
+
+  it('pages the outbox with a cursor and filters it by status', async () => {
+    const firstPage = await admin.agent.get(path('/outbox')).query({ limit: 1 });
+    expectOk(firstPage);
+    expect(firstPage.body.data.items).toHaveLength(1);
+    expect(firstPage.body.data.items[0].to).toBe('z•••@example.net');
+    const cursor = firstPage.body.data.next_cursor;
+    expect(cursor).toEqual(expect.any(String));
+
+    const secondPage = await admin.agent.get(path('/outbox')).query({ limit: 1, cursor });
+    expectOk(secondPage);
+    expect(secondPage.body.data.items.map((item: { to: string }) => item.to)).toEqual(['m•••@example.org']);
+    expect(secondPage.body.data.next_cursor).toBeNull();
+
+    // A failed message is listed under `failed` only.
+    const failedId = secondPage.body.data.items[0].id;
+    await app.ctx.db.models.MailOutbox.update({ status: 'failed', attempts: 5, last_error: 'ECONNREFUSED connect failed' }, { where: { id: failedId } });
+    const failed = await admin.agent.get(path('/outbox')).query({ status: 'failed' });
+    expectOk(failed);
+    expect(failed.body.data.items).toEqual([expect.objectContaining({ id: failedId, status: 'failed', attempts: 5, last_error: 'ECONNREFUSED connect failed' })]);
+    const queued = await admin.agent.get(path('/outbox')).query({ status: 'queued' });
+    expect(queued.body.data.items.map((item: { id: string }) => item.id)).not.toContain(failedId);
+
+    expectError(await admin.agent.get(path('/outbox')).query({ cursor: 'not-a-cursor' }), 422, 'validation_error');
+    expectError(await admin.agent.get(path('/outbox')).query({ limit: 0 }), 422, 'validation_error');
+    expectError(await admin.agent.get(path('/outbox')).query({ status: 'lost' }), 422, 'validation_error');
+    expectError(await admin.agent.get(path('/outbox')).query({ sort: 'to' }), 422, 'validation_error');
+  });
+
+  it('shows only its own institution’s mail', async () => {
+    const other = await makeInstitution(app, { name: 'Hillside Academy' });
+    const otherKey = await makeKey(app, other);
+    const student = await v1.post(otherKey, '/students', { full_name: 'Alan Turing' });
+    expectOk(student);
+    expectOk(await v1.post(otherKey, '/guardians', { student_id: student.body.data.id, guardian_email: 'sara@hillside.example', guardian_type: 'mother' }));
+
+    const mine = await admin.agent.get(path('/outbox')).query({ limit: 200 });
+    expect(mine.body.data.items.map((item: { to: string }) => item.to)).not.toContain('s•••@hillside.example');
+
+    const otherAdmin = await signedInMember('admin', other.id);
+    const theirs = await otherAdmin.agent.get(path('/outbox', other.id));
+    expectOk(theirs);
+    expect(theirs.body.data.items.map((item: { to: string }) => item.to)).toEqual(['s•••@hillside.example']);
+  });
+
+  it('is for admins: a developer gets 403, another institution 404, no session 401', async () => {
+    const developer = await signedInMember('developer');
+    // Developers still reach their own pages…
+    expectOk(await developer.agent.get(path('/keys')));
+    // …but not the settings.
+    expectError(await developer.agent.get(path('/settings')), 403, 'forbidden');
+    expectError(await developer.agent.get(path('/settings/config')), 403, 'forbidden');
+    expectError(await put(developer.agent, developer.csrf, path('/settings/config'), CONFIG), 403, 'forbidden');
+    expectError(await developer.agent.get(path('/outbox')), 403, 'forbidden');
+
+    const other = await makeInstitution(app, { name: 'Elsewhere College' });
+    for (const suffix of ['/settings', '/settings/config', '/outbox']) {
+      expectError(await admin.agent.get(path(suffix, other.id)), 404, 'not_found');
+      expectError(await admin.agent.get(path(suffix, 'inst_doesnotexist')), 404, 'not_found');
+      expectError(await app.http.get(path(suffix)), 401, 'unauthorized');
+    }
+    expectError(await put(admin.agent, admin.csrf, path('/settings/config', other.id), CONFIG), 404, 'not_found');
+    // The other institution's config is untouched.
+    expect((await other.tenant.institution()).config.allowed_toolchains).toEqual([]);
+  });
+});

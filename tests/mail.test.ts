@@ -1,7 +1,6 @@
 // Outgoing mail: the outbox, the SMTP settings and the mailer, against a real SMTP server on
 // 127.0.0.1 (smtp-server). Nothing here connects anywhere but 127.0.0.1.
 import net from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeMailError, MAX_MAIL_ATTEMPTS } from '../server/mail/mailer.js';
 import { maskEmail } from '../server/mail/outbox.js';
@@ -9,43 +8,9 @@ import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../server/m
 import type { MailOutboxRow } from '../server/models/mail.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
 import { runCliCaptured } from './helpers/cli.js';
+import { startSmtpServer } from './helpers/smtp.js';
 
 const FROM = 'Riverside High <noreply@riverside.example>';
-
-interface Received {
-  from: string | undefined;
-  to: string[];
-  raw: string;
-}
-
-/** A real SMTP server on 127.0.0.1, port 0, keeping every message it accepts. */
-async function startSmtpServer(options: { rejectRecipients?: boolean } = {}) {
-  const received: Received[] = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    logger: false,
-    onRcptTo(address, _session, callback) {
-      if (!options.rejectRecipients) return callback();
-      const error = Object.assign(new Error(`<${address.address}>: Recipient address rejected: mailbox unavailable`), { responseCode: 550 });
-      return callback(error);
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        received.push({
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : undefined,
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw: Buffer.concat(chunks).toString('utf8'),
-        });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.server.address() as net.AddressInfo).port;
-  return { received, port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
 
 /** A port on 127.0.0.1 that nothing listens on (connections are refused at once). */
 async function closedPort(): Promise<number> {

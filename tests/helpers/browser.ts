@@ -1,0 +1,40 @@
+// Debian's Chromium driven by playwright-core (Playwright's own browser download is not
+// available here). CI installs it with apt; elsewhere CHROMIUM_PATH can point to another build.
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Whether the browser tests can run. In CI they must: a missing browser fails there, not skips. */
+export function chromiumAvailable(): boolean {
+  if (fs.existsSync(CHROMIUM_PATH)) return true;
+  if (process.env.CI === 'true') throw new Error(`Chromium is not installed at ${CHROMIUM_PATH}; .ci/run installs it with apt`);
+  return false;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS, headless: true });
+}
+
+/** Screenshots land in tests/artifacts/ (ignored by git), one folder per suite. */
+export function screenshotter(suite: string) {
+  const dir = path.join(import.meta.dirname, '..', 'artifacts', suite);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  let count = 0;
+  return async (page: Page, name: string) => {
+    count += 1;
+    await page.screenshot({ path: path.join(dir, `${String(count).padStart(2, '0')}-${name}.png`), fullPage: true });
+  };
+}

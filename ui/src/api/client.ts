@@ -1,0 +1,80 @@
+/** The portal's one typed client for its own API at /portal/api (session cookie + CSRF header). */
+
+/** A refusal of the portal API: HTTP status, the specification's error code and its message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type Query = Record<string, string | number | boolean | null | undefined>;
+
+let csrfToken: string | null = null;
+
+/** Set from the session answer; sent on every request that changes something. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+/** Called when any request answers 401, so the app can return to the sign-in page. */
+let onSignedOut: (() => void) | null = null;
+export function onSessionEnded(listener: (() => void) | null): void {
+  onSignedOut = listener;
+}
+
+function urlOf(path: string, query?: Query): string {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') params.set(name, String(value));
+  }
+  const search = params.toString();
+  return `/portal/api${path}${search ? `?${search}` : ''}`;
+}
+
+async function request<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(urlOf(path, query), {
+      method,
+      headers,
+      credentials: 'same-origin',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'network_error', 'The appliance could not be reached. Is it still running?');
+  }
+  const envelope = (await response.json().catch(() => null)) as
+    | { success: true; data: T }
+    | { success: false; error: string; message: string; details?: unknown }
+    | null;
+  if (envelope?.success) return envelope.data;
+  const code = envelope && !envelope.success ? envelope.error : 'internal_error';
+  const message = envelope && !envelope.success ? envelope.message : `The appliance answered ${response.status}.`;
+  if (response.status === 401 && path !== '/login') onSignedOut?.();
+  throw new ApiError(response.status, code, message);
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query) => request<T>('GET', path, undefined, query),
+  post: <T>(path: string, body?: unknown) => request<T>('POST', path, body ?? {}),
+  put: <T>(path: string, body?: unknown) => request<T>('PUT', path, body ?? {}),
+  patch: <T>(path: string, body?: unknown) => request<T>('PATCH', path, body ?? {}),
+  del: <T>(path: string) => request<T>('DELETE', path),
+};
+
+/** A page of a list, as the API answers it (`?page=&limit=`). */
+export interface Page<T> {
+  items: T[];
+  page: number;
+  limit: number;
+  total: number;
+  totalPages: number;
+}

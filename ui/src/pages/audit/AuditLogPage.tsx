@@ -1,0 +1,68 @@
+import { Code, Text } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useState } from 'react';
+import { api, type Page } from '../../api/client';
+import { DataTable, formatDate, PageHeader } from '../../components';
+import { useInstitution } from '../../session';
+
+interface AuditEntry {
+  id: string;
+  occurred_at: string;
+  actor_email: string;
+  action: string;
+  description: string;
+  target: Record<string, string>;
+  ip: string | null;
+  request_id: string;
+}
+
+const columns: ColumnDef<AuditEntry>[] = [
+  { header: 'When', id: 'when', cell: ({ row }) => formatDate(row.original.occurred_at) },
+  { header: 'Who', accessorKey: 'actor_email' },
+  {
+    header: 'What',
+    id: 'what',
+    cell: ({ row }) => (
+      <>
+        <Text size="sm">{row.original.description}</Text>
+        <Code fz="xs">{row.original.action}</Code>
+      </>
+    ),
+  },
+  {
+    header: 'On',
+    id: 'target',
+    cell: ({ row }) =>
+      Object.entries(row.original.target)
+        .filter(([name]) => name !== 'id')
+        .map(([name, value]) => `${name} ${value}`)
+        .join(', ') || '—',
+  },
+  { header: 'From', id: 'ip', cell: ({ row }) => row.original.ip ?? '—' },
+];
+
+export function AuditLogPage() {
+  const institution = useInstitution();
+  const [page, setPage] = useState(1);
+  const log = useQuery({
+    queryKey: ['institution', institution.id, 'audit-log', page],
+    queryFn: () => api.get<Page<AuditEntry>>(`/institutions/${institution.id}/audit-log`, { page, limit: 50 }),
+    placeholderData: keepPreviousData,
+  });
+  return (
+    <>
+      <PageHeader title="Audit log" description="Every change made in the portal for this institution: who, what, when and from where. Kept for a year." />
+      <DataTable
+        label="Audit log"
+        columns={columns}
+        data={log.data?.items}
+        isLoading={log.isPending}
+        error={log.error}
+        getRowId={(row) => row.id}
+        empty={{ title: 'Nothing yet', description: 'Changes made in the portal (keys, developers, webhooks, settings) are listed here.' }}
+        pagination={log.data ? { page, totalPages: log.data.totalPages, total: log.data.total, onChange: setPage } : undefined}
+      />
+    </>
+  );
+}

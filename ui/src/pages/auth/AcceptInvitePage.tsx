@@ -1,0 +1,65 @@
+import { Alert, Button, PasswordInput, Stack, Text } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { api, setCsrfToken } from '../../api/client';
+import { fetchSession, sessionQueryKey } from '../../session';
+import { AuthFrame } from './AuthFrame';
+
+interface Accepted {
+  institution_id: string;
+  role: 'admin' | 'developer';
+  created_account: boolean;
+  csrf_token: string;
+}
+
+/** `#/accept-invite?token=…`, the link of an invitation mail. */
+export function AcceptInvitePage() {
+  const [params] = useSearchParams();
+  const token = params.get('token') ?? '';
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [password, setPassword] = useState('');
+  const accept = useMutation({
+    mutationFn: () => api.post<Accepted>('/invitations/accept', { token, password }),
+    onSuccess: async (accepted) => {
+      setCsrfToken(accepted.csrf_token);
+      queryClient.setQueryData(sessionQueryKey, await fetchSession());
+      navigate(`/i/${accepted.institution_id}`, { replace: true });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    accept.mutate();
+  };
+
+  if (!token) {
+    return (
+      <AuthFrame title="Invitation">
+        <Alert color="red" role="alert">
+          This link has no invitation in it. Open the link from the invitation mail, or ask for a new one.
+        </Alert>
+      </AuthFrame>
+    );
+  }
+  return (
+    <AuthFrame title="Join your institution" subtitle="You were invited as a developer to manage API keys and webhooks.">
+      <form onSubmit={submit} aria-label="Accept invitation">
+        <Stack>
+          <Text size="sm" c="dimmed">
+            New here? Choose a password (at least 10 characters). Already have an account on this appliance? Enter its password.
+          </Text>
+          {accept.error ? (
+            <Alert color="red" role="alert">
+              {accept.error.message}
+            </Alert>
+          ) : null}
+          <PasswordInput label="Password" autoComplete="new-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} autoFocus />
+          <Button type="submit" loading={accept.isPending}>
+            Accept invitation
+          </Button>
+        </Stack>
+      </form>
+    </AuthFrame>
+  );
+}

@@ -1,0 +1,40 @@
+import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { sessionQueryKey, type PortalSession } from '../../session';
+import { AuthFrame } from './AuthFrame';
+
+export function SignInPage() {
+  const queryClient = useQueryClient();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+  const signIn = useMutation({
+    mutationFn: () => api.post<PortalSession>('/login', { email, password }),
+    onSuccess: (session) => queryClient.setQueryData(sessionQueryKey, session),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate();
+  };
+
+  return (
+    <AuthFrame title="Sign in" subtitle="Manage your institution's API keys, developers and webhooks.">
+      <form onSubmit={submit} aria-label="Sign in">
+        <Stack>
+          {signIn.error ? (
+            <Alert color="red" role="alert">
+              {signIn.error.message}
+            </Alert>
+          ) : null}
+          <TextInput label="Email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} autoFocus />
+          <PasswordInput label="Password" autoComplete="current-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} />
+          <Button type="submit" loading={signIn.isPending}>
+            Sign in
+          </Button>
+        </Stack>
+      </form>
+    </AuthFrame>
+  );
+}

@@ -1,0 +1,139 @@
+import { Button, Card, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge } from '../../components';
+import { useInstitution } from '../../session';
+import { BackLink, DetailState, Fact, Facts, Mono, PersonLink } from './common';
+import { areaKey, dataPath, useFacultyOptions, type ExamDetail, type ScoreRow } from './data';
+
+type ExamGroup = ExamDetail['groups'][number];
+
+const yesNo = (value: boolean | undefined) => (value === undefined ? '—' : value ? 'yes' : 'no');
+
+export function ExamDetailPage() {
+  const institution = useInstitution();
+  const navigate = useNavigate();
+  const { examId = '' } = useParams();
+  const base = dataPath(institution.id, `/exams/${encodeURIComponent(examId)}`);
+  const faculty = useFacultyOptions(institution.id);
+
+  const exam = useQuery({ queryKey: [...areaKey(institution.id, 'exams'), 'one', examId], queryFn: () => api.get<ExamDetail>(base) });
+  const scores = useQuery({
+    queryKey: [...areaKey(institution.id, 'submissions'), 'scores', examId],
+    queryFn: () => api.get<{ items: ScoreRow[] }>(`${base}/scores`),
+  });
+
+  const groupColumns: ColumnDef<ExamGroup>[] = [
+    { header: 'Group', accessorKey: 'name' },
+    { header: 'Students', accessorKey: 'student_count' },
+  ];
+  const scoreColumns: ColumnDef<ScoreRow>[] = [
+    { header: 'Student', id: 'student', cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.student_id} label={row.original.full_name} /> },
+    { header: 'Status', id: 'status', cell: ({ row }) => (row.original.status ? <StatusBadge status={row.original.status} /> : <Text size="sm" c="dimmed">not submitted</Text>) },
+    { header: 'Score', id: 'score', cell: ({ row }) => (row.original.score === null ? '—' : `${row.original.score}${row.original.max_score !== null ? ` / ${row.original.max_score}` : ''}`) },
+  ];
+
+  return (
+    <DetailState isPending={exam.isPending} error={exam.error}>
+      {() => {
+        const row = exam.data!;
+        const owner = faculty.data?.items.find((teacher) => teacher.id === row.faculty_id);
+        const toolchain = typeof row.code_spec?.toolchain === 'string' ? row.code_spec.toolchain : null;
+        return (
+          <>
+            <PageHeader
+              title={row.title}
+              description={row.description || undefined}
+              actions={
+                <>
+                  <BackLink to=".." label="All exams" />
+                  <Button component={Link} to={`/i/${institution.id}/submissions?exam_id=${encodeURIComponent(row.id)}`}>
+                    Submissions
+                  </Button>
+                </>
+              }
+            />
+            <Facts>
+              <Fact label="Status">
+                <StatusBadge status={row.status} />
+              </Fact>
+              <Fact label="Type">
+                {row.exam_type} · {row.app === 'code' ? 'coding app' : 'learning app'}
+              </Fact>
+              <Fact label="Owner">
+                <PersonLink institutionId={institution.id} id={row.faculty_id} label={owner?.full_name} />
+              </Fact>
+              <Fact label="Exam id">
+                <Mono>{row.id}</Mono>
+              </Fact>
+              <Fact label="Due">{formatDate(row.due_date)}</Fact>
+              <Fact label="Time limit">{row.time_limit_minutes === null ? 'untimed' : `${row.time_limit_minutes} minutes`}</Fact>
+              <Fact label="Max score">{row.max_score ?? 'no limit'}</Fact>
+              <Fact label="Published">{row.published_at ? formatDate(row.published_at) : null}</Fact>
+              <Fact label="Proctoring">
+                camera {yesNo(row.proctoring.camera)} · screen {yesNo(row.proctoring.screen)}
+              </Fact>
+              <Fact label="AI assistant">
+                {row.ai_policy.allowed === undefined
+                  ? null
+                  : row.ai_policy.allowed
+                    ? `allowed${row.ai_policy.max_interactions !== undefined ? `, up to ${row.ai_policy.max_interactions} interactions` : ''}`
+                    : 'not allowed'}
+              </Fact>
+              {toolchain ? <Fact label="Toolchain">{toolchain}</Fact> : null}
+              {row.closed_at ? <Fact label="Closed">{formatDate(row.closed_at)}</Fact> : null}
+            </Facts>
+            <SimpleGrid cols={{ base: 2, md: 4 }} mb="xl">
+              {(
+                [
+                  ['Assigned students', row.stats.assigned_students],
+                  ['Attempts', row.stats.attempts],
+                  ['Submissions', row.stats.submissions],
+                  ['Graded', row.stats.graded],
+                ] as const
+              ).map(([label, value]) => (
+                <Card key={label} withBorder padding="sm" radius="md">
+                  <Text size="xl" fw={700}>
+                    {value}
+                  </Text>
+                  <Text size="sm" c="dimmed">
+                    {label}
+                  </Text>
+                </Card>
+              ))}
+            </SimpleGrid>
+            <Stack gap="xl">
+              <Stack gap="xs">
+                <Title order={4}>Groups</Title>
+                <DataTable
+                  label="Assigned groups"
+                  columns={groupColumns}
+                  data={row.groups}
+                  isLoading={false}
+                  getRowId={(group) => group.id}
+                  onRowClick={(group) => navigate(`/i/${institution.id}/groups/${group.id}`)}
+                  empty={{ title: 'Not assigned to any group yet' }}
+                />
+              </Stack>
+              <Stack gap="xs">
+                <Title order={4}>Scores</Title>
+                <DataTable
+                  label="Scores"
+                  columns={scoreColumns}
+                  data={scores.data?.items}
+                  isLoading={scores.isPending}
+                  error={scores.error}
+                  getRowId={(score) => score.student_id}
+                  onRowClick={(score) => (score.submission_id ? navigate(`/i/${institution.id}/submissions/${score.submission_id}`) : undefined)}
+                  empty={{ title: 'No students yet', description: 'Students of the assigned groups, and anyone who submitted, are listed here.' }}
+                />
+              </Stack>
+            </Stack>
+          </>
+        );
+      }}
+    </DetailState>
+  );
+}

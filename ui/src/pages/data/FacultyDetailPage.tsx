@@ -1,0 +1,164 @@
+import { Button, Modal, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useState, type FormEvent } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { api, type Page } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { BackLink, DetailState, Fact, Facts, FormButtons, Mono } from './common';
+import { areaKey, dataPath, type Exam, type Faculty, type Group, type License, type PersonStatus } from './data';
+
+function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): void }) {
+  const institution = useInstitution();
+  const [fullName, setFullName] = useState(teacher.full_name);
+  const [facultyId, setFacultyId] = useState(teacher.faculty_id ?? '');
+  const [status, setStatus] = useState<PersonStatus>(teacher.status);
+  const update = useApiMutation({
+    mutationFn: () =>
+      api.patch<Faculty>(dataPath(institution.id, `/faculty/${teacher.id}`), { full_name: fullName.trim(), faculty_id: facultyId.trim() || null, status }),
+    invalidate: [areaKey(institution.id, 'faculty')],
+    success: 'Faculty member updated.',
+    onSuccess: onClose,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate();
+  };
+  return (
+    <Modal opened onClose={onClose} title="Edit faculty member">
+      <form onSubmit={submit} aria-label="Edit faculty member">
+        <Stack>
+          <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+          <TextInput label="Faculty ID" description="Empty removes it." maxLength={100} value={facultyId} onChange={(event) => setFacultyId(event.currentTarget.value)} />
+          <Select
+            label="Status"
+            description="A suspended teacher cannot sign in, nor be named as the owner of a new group or exam."
+            data={['active', 'suspended']}
+            value={status}
+            onChange={(value) => setStatus((value as PersonStatus | null) ?? teacher.status)}
+            allowDeselect={false}
+          />
+          <FormButtons submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onCancel={onClose} />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function FacultyDetailPage() {
+  const institution = useInstitution();
+  const navigate = useNavigate();
+  const { facultyId = '' } = useParams();
+  const [editing, edit] = useDisclosure(false);
+  const base = dataPath(institution.id, `/faculty/${encodeURIComponent(facultyId)}`);
+
+  const teacher = useQuery({ queryKey: [...areaKey(institution.id, 'faculty'), 'one', facultyId], queryFn: () => api.get<Faculty>(base) });
+  const exams = useQuery({
+    queryKey: [...areaKey(institution.id, 'exams'), 'of', facultyId],
+    queryFn: () => api.get<Page<Exam>>(`${base}/exams`, { limit: 200 }),
+  });
+  const groups = useQuery({
+    queryKey: [...areaKey(institution.id, 'groups'), 'of', facultyId],
+    queryFn: () => api.get<Page<Group>>(dataPath(institution.id, '/groups'), { faculty_id: facultyId, limit: 200 }),
+  });
+  const licenses = useQuery({
+    queryKey: [...areaKey(institution.id, 'licenses'), 'of', facultyId],
+    queryFn: () => api.get<Page<License>>(dataPath(institution.id, '/licenses'), { user_id: facultyId, limit: 50 }),
+  });
+
+  const groupColumns: ColumnDef<Group>[] = [
+    { header: 'Group', accessorKey: 'name' },
+    { header: 'Students', accessorKey: 'student_count' },
+  ];
+  const examColumns: ColumnDef<Exam>[] = [
+    { header: 'Exam', accessorKey: 'title' },
+    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+    { header: 'Due', id: 'due', cell: ({ row }) => formatDate(row.original.due_date) },
+  ];
+  const licenseColumns: ColumnDef<License>[] = [
+    { header: 'License', id: 'id', cell: ({ row }) => <Mono>{row.original.id}</Mono> },
+    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+    { header: 'Expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
+  ];
+
+  return (
+    <DetailState isPending={teacher.isPending} error={teacher.error}>
+      {() => {
+        const row = teacher.data!;
+        return (
+          <>
+            <PageHeader
+              title={row.full_name}
+              description={<Mono>{row.login_email}</Mono>}
+              actions={
+                <>
+                  <BackLink to=".." label="All faculty" />
+                  <Button variant="default" onClick={edit.open}>
+                    Edit
+                  </Button>
+                </>
+              }
+            />
+            <Facts>
+              <Fact label="Status">
+                <StatusBadge status={row.status} />
+              </Fact>
+              <Fact label="Faculty ID">{row.faculty_id}</Fact>
+              <Fact label="Internal id">
+                <Mono>{row.id}</Mono>
+              </Fact>
+              <Fact label="Added">{formatDate(row.created_at)}</Fact>
+            </Facts>
+            <Stack gap="xl">
+              <Stack gap="xs">
+                <Title order={4}>Groups</Title>
+                <DataTable
+                  label="Groups owned"
+                  columns={groupColumns}
+                  data={groups.data?.items}
+                  isLoading={groups.isPending}
+                  error={groups.error}
+                  getRowId={(item) => item.id}
+                  onRowClick={(item) => navigate(`/i/${institution.id}/groups/${item.id}`)}
+                  empty={{ title: 'Owns no group' }}
+                />
+              </Stack>
+              <Stack gap="xs">
+                <Title order={4}>Exams</Title>
+                <DataTable
+                  label="Exams owned"
+                  columns={examColumns}
+                  data={exams.data?.items}
+                  isLoading={exams.isPending}
+                  error={exams.error}
+                  getRowId={(item) => item.id}
+                  onRowClick={(item) => navigate(`/i/${institution.id}/exams/${item.id}`)}
+                  empty={{ title: 'Owns no exam', description: 'Exams are created by your LMS through the API.' }}
+                />
+              </Stack>
+              <Stack gap="xs">
+                <Title order={4}>License</Title>
+                <DataTable
+                  label="Licenses"
+                  columns={licenseColumns}
+                  data={licenses.data?.items}
+                  isLoading={licenses.isPending}
+                  error={licenses.error}
+                  getRowId={(item) => item.id}
+                  onRowClick={(item) => navigate(`/i/${institution.id}/licenses/${item.id}`)}
+                  empty={{ title: 'No license' }}
+                />
+              </Stack>
+            </Stack>
+            {editing ? <EditFacultyModal teacher={row} onClose={edit.close} /> : null}
+            <Text size="xs" c="dimmed" mt="xl">
+              Faculty are suspended or reactivated by editing their status.
+            </Text>
+          </>
+        );
+      }}
+    </DetailState>
+  );
+}

@@ -1,0 +1,233 @@
+import { Button, Modal, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useState, type FormEvent } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { api } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { BackLink, ConfirmModal, DetailState, Fact, Facts, FormButtons, Mono, PersonLink } from './common';
+import { areaKey, dataPath, splitRefs, useFacultyOptions, type Group, type GroupDetail, type GroupMember, type GroupWrite } from './data';
+import { rejectedNote, useOwnerOptions } from './GroupsPage';
+
+type Exam = GroupDetail['exams'][number];
+
+function EditGroupModal({ group, onClose }: { group: GroupDetail; onClose(): void }) {
+  const institution = useInstitution();
+  const owners = useOwnerOptions(institution.id);
+  const [name, setName] = useState(group.name);
+  const [description, setDescription] = useState(group.description);
+  const [owner, setOwner] = useState<string | null>(group.faculty_id);
+  const update = useApiMutation({
+    mutationFn: () =>
+      api.patch<GroupWrite>(dataPath(institution.id, `/groups/${group.id}`), {
+        name: name.trim(),
+        description,
+        // Sent only when changed: a PATCH naming the owner re-checks that they are active.
+        ...(owner !== group.faculty_id ? { faculty_id: owner } : {}),
+      }),
+    invalidate: [areaKey(institution.id, 'groups')],
+    success: 'Group updated.',
+    onSuccess: onClose,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate();
+  };
+  return (
+    <Modal opened onClose={onClose} title="Edit group" size="lg">
+      <form onSubmit={submit} aria-label="Edit group">
+        <Stack>
+          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+          <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+          <Select
+            label="Owning teacher"
+            required
+            data={owners.options.some((option) => option.value === group.faculty_id) ? owners.options : [...owners.options, { value: group.faculty_id, label: group.faculty_id }]}
+            value={owner}
+            onChange={setOwner}
+            searchable
+            allowDeselect={false}
+          />
+          <FormButtons submitLabel="Save" loading={update.isPending} disabled={!name.trim() || !owner} onCancel={onClose} />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function AddMembersModal({ group, onClose }: { group: GroupDetail; onClose(): void }) {
+  const institution = useInstitution();
+  const [refs, setRefs] = useState('');
+  const add = useApiMutation({
+    mutationFn: () => api.post<GroupWrite & { added: string[] }>(dataPath(institution.id, `/groups/${group.id}/members`), { student_ids: splitRefs(refs) }),
+    invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
+    success: (result) => `${result.added.length} added.${rejectedNote(result.rejected_student_ids)}`,
+    onSuccess: onClose,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    add.mutate();
+  };
+  return (
+    <Modal opened onClose={onClose} title={`Add students to ${group.name}`}>
+      <form onSubmit={submit} aria-label="Add students">
+        <Stack>
+          <Textarea
+            label="Students"
+            description="Student ids or login emails, separated by commas, spaces or new lines. Students already in the group are left as they are."
+            autosize
+            minRows={3}
+            maxRows={10}
+            value={refs}
+            onChange={(event) => setRefs(event.currentTarget.value)}
+            data-autofocus
+          />
+          <FormButtons submitLabel="Add" loading={add.isPending} disabled={splitRefs(refs).length === 0} onCancel={onClose} />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function GroupDetailPage() {
+  const institution = useInstitution();
+  const navigate = useNavigate();
+  const { groupId = '' } = useParams();
+  const [editing, edit] = useDisclosure(false);
+  const [adding, adder] = useDisclosure(false);
+  const [deleting, deleter] = useDisclosure(false);
+  const [removing, setRemoving] = useState<GroupMember | null>(null);
+  const base = dataPath(institution.id, `/groups/${encodeURIComponent(groupId)}`);
+  const faculty = useFacultyOptions(institution.id);
+
+  const group = useQuery({ queryKey: [...areaKey(institution.id, 'groups'), 'one', groupId], queryFn: () => api.get<GroupDetail>(base) });
+  const remove = useApiMutation({
+    mutationFn: (member: GroupMember) => api.del<Group>(`${base}/members/${member.id}`),
+    invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
+    success: (_group, member) => `${member.full_name} removed from the group.`,
+    onSuccess: () => setRemoving(null),
+  });
+  const destroy = useApiMutation({
+    mutationFn: () => api.del<{ id: string; deleted: true }>(base),
+    // Not the group's own query: refetched, it would flash a 404 before the page leaves.
+    invalidate: [
+      [...areaKey(institution.id, 'groups'), 'list'],
+      [...areaKey(institution.id, 'groups'), 'options'],
+      [...areaKey(institution.id, 'groups'), 'of'],
+      areaKey(institution.id, 'students'),
+    ],
+    success: 'Group deleted.',
+    onSuccess: () => navigate(`/i/${institution.id}/groups`),
+  });
+
+  const memberColumns: ColumnDef<GroupMember>[] = [
+    { header: 'Student', id: 'name', cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.id} label={row.original.full_name} /> },
+    { header: 'Login email', id: 'email', cell: ({ row }) => <Mono>{row.original.login_email}</Mono> },
+    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+    { header: 'Added', id: 'added', cell: ({ row }) => formatDate(row.original.added_at) },
+    {
+      header: '',
+      id: 'actions',
+      cell: ({ row }) => (
+        <Button size="xs" variant="subtle" color="red" onClick={() => setRemoving(row.original)} aria-label={`Remove ${row.original.full_name}`}>
+          Remove
+        </Button>
+      ),
+    },
+  ];
+  const examColumns: ColumnDef<Exam>[] = [
+    { header: 'Exam', accessorKey: 'title' },
+    { header: 'App', accessorKey: 'app' },
+    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+    { header: 'Due', id: 'due', cell: ({ row }) => formatDate(row.original.due_date) },
+  ];
+
+  return (
+    <DetailState isPending={group.isPending} error={group.error}>
+      {() => {
+        const row = group.data!;
+        const owner = faculty.data?.items.find((teacher) => teacher.id === row.faculty_id);
+        return (
+          <>
+            <PageHeader
+              title={row.name}
+              description={row.description || undefined}
+              actions={
+                <>
+                  <BackLink to=".." label="All groups" />
+                  <Button variant="default" onClick={edit.open}>
+                    Edit
+                  </Button>
+                  <Button variant="light" color="red" onClick={deleter.open}>
+                    Delete
+                  </Button>
+                </>
+              }
+            />
+            <Facts>
+              <Fact label="Owner">
+                <PersonLink institutionId={institution.id} id={row.faculty_id} label={owner?.full_name} />
+              </Fact>
+              <Fact label="Students">{row.student_count}</Fact>
+              <Fact label="Group id">
+                <Mono>{row.id}</Mono>
+              </Fact>
+              <Fact label="Created">{formatDate(row.created_at)}</Fact>
+            </Facts>
+            <Stack gap="xl">
+              <Stack gap="xs">
+                <Title order={4}>Members</Title>
+                <div>
+                  <Button size="xs" onClick={adder.open}>
+                    Add students
+                  </Button>
+                </div>
+                <DataTable
+                  label="Members"
+                  columns={memberColumns}
+                  data={row.members}
+                  isLoading={false}
+                  getRowId={(member) => member.id}
+                  empty={{ title: 'No students in this group', action: <Button onClick={adder.open}>Add students</Button> }}
+                />
+              </Stack>
+              <Stack gap="xs">
+                <Title order={4}>Exams</Title>
+                <DataTable
+                  label="Assigned exams"
+                  columns={examColumns}
+                  data={row.exams}
+                  isLoading={false}
+                  getRowId={(exam) => exam.id}
+                  onRowClick={(exam) => navigate(`/i/${institution.id}/exams/${exam.id}`)}
+                  empty={{ title: 'No exam assigned', description: 'Your LMS assigns exams to groups through the API.' }}
+                />
+              </Stack>
+            </Stack>
+            {editing ? <EditGroupModal group={row} onClose={edit.close} /> : null}
+            {adding ? <AddMembersModal group={row} onClose={adder.close} /> : null}
+            <ConfirmModal
+              opened={removing !== null}
+              title="Remove from the group?"
+              confirmLabel="Remove"
+              loading={remove.isPending}
+              onConfirm={() => removing && remove.mutate(removing)}
+              onClose={() => setRemoving(null)}
+            >
+              <Text size="sm">
+                {removing?.full_name} leaves {row.name} and no longer sees its exams. Their submissions stay.
+              </Text>
+            </ConfirmModal>
+            <ConfirmModal opened={deleting} title="Delete this group?" confirmLabel="Delete group" loading={destroy.isPending} onConfirm={() => destroy.mutate()} onClose={deleter.close}>
+              <Text size="sm">
+                {row.name} and its {row.student_count} memberships are deleted; the students themselves, and their submissions, stay. This cannot be undone.
+              </Text>
+            </ConfirmModal>
+          </>
+        );
+      }}
+    </DetailState>
+  );
+}

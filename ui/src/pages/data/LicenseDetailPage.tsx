@@ -1,0 +1,198 @@
+import { Button, Modal, NumberInput, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useState, type FormEvent } from 'react';
+import { useParams } from 'react-router';
+import { api } from '../../api/client';
+import { DataTable, formatDate, formatRelative, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { BackLink, ConfirmModal, DetailState, Fact, Facts, FormButtons, Mono, PersonLink } from './common';
+import { areaKey, dataPath, type License, type Seat } from './data';
+
+const MAX_DAYS = 3650;
+
+function ExtendModal({ license, onClose }: { license: License; onClose(): void }) {
+  const institution = useInstitution();
+  const [mode, setMode] = useState<'days' | 'date'>('days');
+  const [days, setDays] = useState<number>(365);
+  const [date, setDate] = useState('');
+  const extend = useApiMutation({
+    mutationFn: () =>
+      api.post<License>(
+        dataPath(institution.id, `/licenses/${license.id}/extend`),
+        // End of the chosen day, local time: the license holds through it.
+        mode === 'days' ? { days } : { expires_at: new Date(`${date}T23:59:59`).toISOString() },
+      ),
+    invalidate: [areaKey(institution.id, 'licenses')],
+    success: (row) => `License now expires ${formatDate(row.expires_at)}.`,
+    onSuccess: onClose,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    extend.mutate();
+  };
+  return (
+    <Modal opened onClose={onClose} title="Extend license">
+      <form onSubmit={submit} aria-label="Extend license">
+        <Stack>
+          <SegmentedControl
+            value={mode}
+            onChange={(value) => setMode(value as 'days' | 'date')}
+            data={[
+              { value: 'days', label: 'Add days' },
+              { value: 'date', label: 'Set a date' },
+            ]}
+            aria-label="How to extend"
+          />
+          {mode === 'days' ? (
+            <NumberInput
+              label="Days to add"
+              description={license.status === 'expired' ? 'Counted from now: the license has expired.' : `Added to the current expiry, ${formatDate(license.expires_at)}.`}
+              min={1}
+              max={MAX_DAYS}
+              clampBehavior="strict"
+              allowDecimal={false}
+              required
+              value={days}
+              onChange={(value) => setDays(typeof value === 'number' ? value : Number(value) || 1)}
+              data-autofocus
+            />
+          ) : (
+            <TextInput label="New expiry date" description="The license holds through the end of that day; it must be in the future." type="date" required value={date} onChange={(event) => setDate(event.currentTarget.value)} />
+          )}
+          <FormButtons submitLabel="Extend" loading={extend.isPending} disabled={mode === 'date' && !date} onCancel={onClose} />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function RevokeModal({ license, onClose }: { license: License; onClose(): void }) {
+  const institution = useInstitution();
+  const [reason, setReason] = useState('');
+  const revoke = useApiMutation({
+    mutationFn: () => api.post<License>(dataPath(institution.id, `/licenses/${license.id}/revoke`), reason.trim() ? { reason: reason.trim() } : {}),
+    invalidate: [areaKey(institution.id, 'licenses')],
+    success: 'License revoked.',
+    onSuccess: onClose,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    revoke.mutate();
+  };
+  return (
+    <Modal opened onClose={onClose} title="Revoke this license?">
+      <form onSubmit={submit} aria-label="Revoke license">
+        <Stack>
+          <Text size="sm">The holder loses access to the apps at once and every device seat is freed. A revoked license cannot be extended or restored.</Text>
+          <Textarea label="Reason (optional)" description="Kept for your records; never sent to integrations." maxLength={500} autosize minRows={2} value={reason} onChange={(event) => setReason(event.currentTarget.value)} data-autofocus />
+          <FormButtons submitLabel="Revoke license" loading={revoke.isPending} onCancel={onClose} />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function LicenseDetailPage() {
+  const institution = useInstitution();
+  const { licenseId = '' } = useParams();
+  const [extending, extender] = useDisclosure(false);
+  const [revoking, revoker] = useDisclosure(false);
+  const [freeing, setFreeing] = useState<Seat | null>(null);
+  const base = dataPath(institution.id, `/licenses/${encodeURIComponent(licenseId)}`);
+
+  const license = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'one', licenseId], queryFn: () => api.get<License>(base) });
+  const seats = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'devices', licenseId], queryFn: () => api.get<{ items: Seat[] }>(`${base}/devices`) });
+  const freeSeat = useApiMutation({
+    mutationFn: (seat: Seat) => api.post<Seat>(`${base}/devices/${seat.seat_id}/revoke`),
+    invalidate: [[...areaKey(institution.id, 'licenses'), 'devices', licenseId]],
+    success: (seat) => `${seat.device_name ?? 'Device'} signed out; its seat is free.`,
+    onSuccess: () => setFreeing(null),
+  });
+
+  const seatColumns: ColumnDef<Seat>[] = [
+    { header: 'Device', id: 'device', cell: ({ row }) => row.original.device_name ?? <Mono>{row.original.seat_id}</Mono> },
+    { header: 'App', accessorKey: 'app' },
+    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+    { header: 'Activated', id: 'activated', cell: ({ row }) => formatDate(row.original.activated_at) },
+    { header: 'Last seen', id: 'seen', cell: ({ row }) => <span title={formatDate(row.original.last_seen_at)}>{formatRelative(row.original.last_seen_at)}</span> },
+    {
+      header: '',
+      id: 'actions',
+      cell: ({ row }) =>
+        row.original.status === 'active' ? (
+          <Button size="xs" variant="subtle" color="red" onClick={() => setFreeing(row.original)} aria-label={`Free the seat of ${row.original.device_name ?? row.original.seat_id}`}>
+            Free seat
+          </Button>
+        ) : null,
+    },
+  ];
+
+  return (
+    <DetailState isPending={license.isPending} error={license.error}>
+      {() => {
+        const row = license.data!;
+        const revoked = row.status === 'revoked';
+        return (
+          <>
+            <PageHeader
+              title="License"
+              description={<Mono>{row.id}</Mono>}
+              actions={
+                <>
+                  <BackLink to=".." label="All licenses" />
+                  <Button variant="default" onClick={extender.open} disabled={revoked}>
+                    Extend
+                  </Button>
+                  <Button variant="light" color="red" onClick={revoker.open} disabled={revoked}>
+                    Revoke
+                  </Button>
+                </>
+              }
+            />
+            <Facts>
+              <Fact label="Holder">
+                <PersonLink institutionId={institution.id} id={row.user_id} />
+              </Fact>
+              <Fact label="Status">
+                <StatusBadge status={row.status} />
+              </Fact>
+              <Fact label="Type">{row.type}</Fact>
+              <Fact label="Starts">{formatDate(row.starts_at)}</Fact>
+              <Fact label="Expires">{formatDate(row.expires_at)}</Fact>
+              <Fact label="Revoked">{row.revoked_at ? formatDate(row.revoked_at) : null}</Fact>
+            </Facts>
+            <Stack gap="xs">
+              <Title order={4}>Devices</Title>
+              <Text size="sm" c="dimmed">
+                At most 3 devices are signed in at once, across apps. Free a seat to let another device in.
+              </Text>
+              <DataTable
+                label="Devices"
+                columns={seatColumns}
+                data={seats.data?.items}
+                isLoading={seats.isPending}
+                error={seats.error}
+                getRowId={(seat) => seat.seat_id}
+                empty={{ title: 'No device has signed in with this license' }}
+              />
+            </Stack>
+            {extending ? <ExtendModal license={row} onClose={extender.close} /> : null}
+            {revoking ? <RevokeModal license={row} onClose={revoker.close} /> : null}
+            <ConfirmModal
+              opened={freeing !== null}
+              title="Free this seat?"
+              confirmLabel="Free seat"
+              loading={freeSeat.isPending}
+              onConfirm={() => freeing && freeSeat.mutate(freeing)}
+              onClose={() => setFreeing(null)}
+            >
+              <Text size="sm">{freeing?.device_name ?? 'This device'} is signed out and must sign in again to take a seat.</Text>
+            </ConfirmModal>
+          </>
+        );
+      }}
+    </DetailState>
+  );
+}

@@ -1,0 +1,198 @@
+import { Anchor, Button, Checkbox, Modal, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate, useParams } from 'react-router';
+import { api, type Page } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { BackLink, ConfirmModal, DetailState, Fact, Facts, FormButtons, Mono } from './common';
+import { areaKey, dataPath, type License, type Student, type StudentExam } from './data';
+
+function EditStudentModal({ student, opened, onClose }: { student: Student; opened: boolean; onClose(): void }) {
+  const institution = useInstitution();
+  const [fullName, setFullName] = useState(student.full_name);
+  const [studentId, setStudentId] = useState(student.student_id ?? '');
+  const [personalEmail, setPersonalEmail] = useState('');
+  const [removeEmail, setRemoveEmail] = useState(false);
+  const update = useApiMutation({
+    mutationFn: () =>
+      api.patch<Student>(dataPath(institution.id, `/students/${student.id}`), {
+        full_name: fullName.trim(),
+        student_id: studentId.trim() || null,
+        // Never shown, so only sent when changed: blank keeps it.
+        ...(removeEmail ? { personal_email: null } : personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
+      }),
+    invalidate: [areaKey(institution.id, 'students')],
+    success: 'Student updated.',
+    onSuccess: onClose,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    update.mutate();
+  };
+  return (
+    <Modal opened={opened} onClose={onClose} title="Edit student">
+      <form onSubmit={submit} aria-label="Edit student">
+        <Stack>
+          <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+          <TextInput label="Student ID" description="Empty removes it." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
+          <TextInput
+            label="New personal email"
+            description="The current one is sealed and never shown; leave empty to keep it."
+            type="email"
+            maxLength={320}
+            disabled={removeEmail}
+            value={personalEmail}
+            onChange={(event) => setPersonalEmail(event.currentTarget.value)}
+          />
+          <Checkbox label="Remove the personal email" checked={removeEmail} onChange={(event) => setRemoveEmail(event.currentTarget.checked)} />
+          <Text size="xs" c="dimmed">
+            The login email stays as it is, even when the name changes.
+          </Text>
+          <FormButtons submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onCancel={onClose} />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function StudentDetailPage() {
+  const institution = useInstitution();
+  const navigate = useNavigate();
+  const { studentId = '' } = useParams();
+  const [editing, edit] = useDisclosure(false);
+  const [confirming, confirm] = useDisclosure(false);
+  const base = dataPath(institution.id, `/students/${encodeURIComponent(studentId)}`);
+
+  const student = useQuery({ queryKey: [...areaKey(institution.id, 'students'), 'one', studentId], queryFn: () => api.get<Student>(base) });
+  const licenses = useQuery({
+    queryKey: [...areaKey(institution.id, 'licenses'), 'of', studentId],
+    queryFn: () => api.get<Page<License>>(dataPath(institution.id, '/licenses'), { user_id: studentId, limit: 50 }),
+  });
+  const exams = useQuery({
+    queryKey: [...areaKey(institution.id, 'students'), 'exams', studentId],
+    queryFn: () => api.get<Page<StudentExam>>(`${base}/exams`, { limit: 200 }),
+  });
+
+  const suspended = student.data?.status === 'suspended';
+  const setStatus = useApiMutation({
+    mutationFn: () => api.post<Student>(`${base}/${suspended ? 'reactivate' : 'suspend'}`),
+    invalidate: [areaKey(institution.id, 'students')],
+    success: (row) => (row.status === 'suspended' ? `${row.full_name} is suspended.` : `${row.full_name} is active again.`),
+    onSuccess: confirm.close,
+  });
+
+  const licenseColumns: ColumnDef<License>[] = [
+    { header: 'License', id: 'id', cell: ({ row }) => <Mono>{row.original.id}</Mono> },
+    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+    { header: 'Expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
+  ];
+  const examColumns: ColumnDef<StudentExam>[] = [
+    { header: 'Exam', id: 'title', cell: ({ row }) => row.original.exam.title },
+    { header: 'Exam status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.exam.status} /> },
+    { header: 'Due', id: 'due', cell: ({ row }) => formatDate(row.original.exam.due_date) },
+    {
+      header: 'Submission',
+      id: 'submission',
+      cell: ({ row }) =>
+        row.original.submission ? (
+          <Anchor component={Link} to={`/i/${institution.id}/submissions/${row.original.submission.id}`} size="sm" onClick={(event) => event.stopPropagation()}>
+            {row.original.submission.status.replaceAll('_', ' ')}
+            {row.original.submission.score !== null ? ` · ${row.original.submission.score}` : ''}
+          </Anchor>
+        ) : (
+          <Text size="sm" c="dimmed">
+            none yet
+          </Text>
+        ),
+    },
+  ];
+
+  return (
+    <DetailState isPending={student.isPending} error={student.error}>
+      {() => {
+        const row = student.data!;
+        return (
+          <>
+            <PageHeader
+              title={row.full_name}
+              description={<Mono>{row.login_email}</Mono>}
+              actions={
+                <>
+                  <BackLink to=".." label="All students" />
+                  <Button variant="default" component={Link} to={`/i/${institution.id}/submissions?student_id=${encodeURIComponent(row.id)}`}>
+                    Submissions
+                  </Button>
+                  <Button variant="default" onClick={edit.open}>
+                    Edit
+                  </Button>
+                  <Button color={suspended ? 'teal' : 'red'} variant="light" onClick={confirm.open}>
+                    {suspended ? 'Reactivate' : 'Suspend'}
+                  </Button>
+                </>
+              }
+            />
+            <Facts>
+              <Fact label="Status">
+                <StatusBadge status={row.status} />
+              </Fact>
+              <Fact label="Student ID">{row.student_id}</Fact>
+              <Fact label="Internal id">
+                <Mono>{row.id}</Mono>
+              </Fact>
+              <Fact label="Added">{formatDate(row.created_at)}</Fact>
+            </Facts>
+
+            <Stack gap="xl">
+              <Stack gap="xs">
+                <Title order={4}>License</Title>
+                <DataTable
+                  label="Licenses"
+                  columns={licenseColumns}
+                  data={licenses.data?.items}
+                  isLoading={licenses.isPending}
+                  error={licenses.error}
+                  getRowId={(item) => item.id}
+                  onRowClick={(item) => navigate(`/i/${institution.id}/licenses/${item.id}`)}
+                  empty={{ title: 'No license', description: 'Every student gets one when added; this one has none left on record.' }}
+                />
+              </Stack>
+              <Stack gap="xs">
+                <Title order={4}>Exams</Title>
+                <DataTable
+                  label="Assigned exams"
+                  columns={examColumns}
+                  data={exams.data?.items}
+                  isLoading={exams.isPending}
+                  error={exams.error}
+                  getRowId={(item) => item.exam.id}
+                  onRowClick={(item) => navigate(`/i/${institution.id}/exams/${item.exam.id}`)}
+                  empty={{ title: 'No exams assigned', description: 'Published exams of the groups this student is in appear here.' }}
+                />
+              </Stack>
+            </Stack>
+
+            {editing ? <EditStudentModal student={row} opened onClose={edit.close} /> : null}
+            <ConfirmModal
+              opened={confirming}
+              title={suspended ? 'Reactivate this student?' : 'Suspend this student?'}
+              confirmLabel={suspended ? 'Reactivate' : 'Suspend'}
+              color={suspended ? 'teal' : 'red'}
+              loading={setStatus.isPending}
+              onConfirm={() => setStatus.mutate()}
+              onClose={confirm.close}
+            >
+              <Text size="sm">
+                {suspended
+                  ? `${row.full_name} can sign in to the apps again.`
+                  : `${row.full_name} can no longer sign in to the apps. Their data, groups and license stay; you can reactivate them at any time.`}
+              </Text>
+            </ConfirmModal>
+          </>
+        );
+      }}
+    </DetailState>
+  );
+}

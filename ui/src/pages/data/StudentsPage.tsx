@@ -1,0 +1,294 @@
+import { Alert, Button, Group, Modal, NumberInput, Select, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo, useState, type FormEvent } from 'react';
+import { useNavigate } from 'react-router';
+import { api, type Page } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { FormButtons, Mono, SearchBox } from './common';
+import { areaKey, dataPath, PICKER_LIMIT, usePagedList, useUrlFilters, type BulkResult, type Group as GroupRow, type Student } from './data';
+
+const MAX_BULK = 200;
+const LICENSE_DAYS = { min: 1, max: 3650, default: 365 };
+
+function CreateStudentModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const institution = useInstitution();
+  const [fullName, setFullName] = useState('');
+  const [studentId, setStudentId] = useState('');
+  const [personalEmail, setPersonalEmail] = useState('');
+  const [licenseDays, setLicenseDays] = useState<number>(LICENSE_DAYS.default);
+  const close = () => {
+    setFullName('');
+    setStudentId('');
+    setPersonalEmail('');
+    setLicenseDays(LICENSE_DAYS.default);
+    onClose();
+  };
+  const create = useApiMutation({
+    mutationFn: () =>
+      api.post<Student>(dataPath(institution.id, '/students'), {
+        full_name: fullName.trim(),
+        ...(studentId.trim() ? { student_id: studentId.trim() } : {}),
+        ...(personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
+        license_days: licenseDays,
+      }),
+    invalidate: [areaKey(institution.id, 'students'), areaKey(institution.id, 'licenses')],
+    success: (student) => `${student.full_name} can sign in as ${student.login_email}.`,
+    onSuccess: close,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Modal opened={opened} onClose={close} title="Add a student">
+      <form onSubmit={submit} aria-label="Add a student">
+        <Stack>
+          <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+          <TextInput label="Student ID" description="Your school's own identifier; optional, unique." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
+          <TextInput
+            label="Personal email"
+            description="Guardian-facing; used for mail, stored sealed and never shown again."
+            type="email"
+            maxLength={320}
+            value={personalEmail}
+            onChange={(event) => setPersonalEmail(event.currentTarget.value)}
+          />
+          <NumberInput
+            label="License length (days)"
+            min={LICENSE_DAYS.min}
+            max={LICENSE_DAYS.max}
+            clampBehavior="strict"
+            allowDecimal={false}
+            required
+            value={licenseDays}
+            onChange={(value) => setLicenseDays(typeof value === 'number' ? value : Number(value) || LICENSE_DAYS.default)}
+          />
+          <Text size="xs" c="dimmed">
+            The login email is generated from the name and never changes. A license starts today.
+          </Text>
+          <FormButtons submitLabel="Add student" loading={create.isPending} disabled={!fullName.trim()} onCancel={close} />
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+/** One student per line: `Full name, student ID, personal email` (the last two optional). */
+function parseBulk(text: string) {
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [fullName = '', studentId = '', personalEmail = ''] = line.split(',').map((cell) => cell.trim());
+      return { full_name: fullName, ...(studentId ? { student_id: studentId } : {}), ...(personalEmail ? { personal_email: personalEmail } : {}) };
+    });
+}
+
+function BulkImportModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const institution = useInstitution();
+  const [text, setText] = useState('');
+  const [result, setResult] = useState<{ rows: ReturnType<typeof parseBulk>; answer: BulkResult } | null>(null);
+  const rows = parseBulk(text);
+  const close = () => {
+    setText('');
+    setResult(null);
+    onClose();
+  };
+  const importAll = useApiMutation({
+    mutationFn: (students: ReturnType<typeof parseBulk>) => api.post<BulkResult>(dataPath(institution.id, '/students/bulk'), { students }),
+    invalidate: [areaKey(institution.id, 'students'), areaKey(institution.id, 'licenses')],
+    success: (answer) => `${answer.created} added, ${answer.failed} not added.`,
+    onSuccess: (answer, students) => setResult({ rows: students, answer }),
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    importAll.mutate(rows);
+  };
+  return (
+    <Modal opened={opened} onClose={close} title="Import students" size="xl">
+      {result ? (
+        <Stack>
+          <Text size="sm">
+            {result.answer.created} added, {result.answer.failed} not added. Lines that failed changed nothing; fix them and import them again.
+          </Text>
+          <Table.ScrollContainer minWidth={560} mah={360}>
+            <Table striped aria-label="Import results">
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>Line</Table.Th>
+                  <Table.Th>Name</Table.Th>
+                  <Table.Th>Result</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {result.answer.results.map((item) => (
+                  <Table.Tr key={item.index}>
+                    <Table.Td>{item.index + 1}</Table.Td>
+                    <Table.Td>{result.rows[item.index]?.full_name}</Table.Td>
+                    <Table.Td>
+                      {'error' in item ? (
+                        <Text size="sm" c="red">
+                          {item.message}
+                        </Text>
+                      ) : (
+                        <Mono>{item.login_email}</Mono>
+                      )}
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+          <Group justify="flex-end">
+            <Button onClick={close}>Done</Button>
+          </Group>
+        </Stack>
+      ) : (
+        <form onSubmit={submit} aria-label="Import students">
+          <Stack>
+            <Textarea
+              label="Students, one per line"
+              description="Full name, student ID, personal email — the last two are optional. Each gets a 365-day license."
+              placeholder={'Ada Lovelace, S-1001, ada.family@example.org\nAlan Turing, S-1002'}
+              autosize
+              minRows={6}
+              maxRows={14}
+              value={text}
+              onChange={(event) => setText(event.currentTarget.value)}
+              data-autofocus
+            />
+            {rows.length > MAX_BULK ? (
+              <Alert color="yellow" role="alert">
+                At most {MAX_BULK} students per import; this has {rows.length}.
+              </Alert>
+            ) : (
+              <Text size="sm" c="dimmed">
+                {rows.length} {rows.length === 1 ? 'student' : 'students'} to import.
+              </Text>
+            )}
+            <FormButtons submitLabel="Import" loading={importAll.isPending} disabled={rows.length === 0 || rows.length > MAX_BULK} onCancel={close} />
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+const FILTERS = ['email', 'student_id', 'status', 'group_id'] as const;
+
+export function StudentsPage() {
+  const institution = useInstitution();
+  const navigate = useNavigate();
+  const [creating, create] = useDisclosure(false);
+  const [importing, importer] = useDisclosure(false);
+  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
+  const students = usePagedList<Student>(institution.id, 'students', filters, page);
+  const groups = useQuery({
+    queryKey: [...areaKey(institution.id, 'groups'), 'options'],
+    queryFn: () => api.get<Page<GroupRow>>(dataPath(institution.id, '/groups'), { limit: PICKER_LIMIT }),
+    staleTime: 30_000,
+  });
+
+  const columns = useMemo<ColumnDef<Student>[]>(
+    () => [
+      {
+        header: 'Name',
+        id: 'name',
+        cell: ({ row }) => (
+          <Stack gap={0}>
+            <Text size="sm" fw={500}>
+              {row.original.full_name}
+            </Text>
+            <Text size="xs" c="dimmed" ff="monospace">
+              {row.original.login_email}
+            </Text>
+          </Stack>
+        ),
+      },
+      { header: 'Student ID', id: 'student_id', cell: ({ row }) => row.original.student_id ?? '—' },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Added', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+    ],
+    [],
+  );
+
+  // One box for the two exact-match filters the API has: an email has an @, anything else is a student ID.
+  const searched = filters.email || filters.student_id;
+  const search = (value: string) => setFilters(value.includes('@') ? { email: value, student_id: null } : { student_id: value, email: null });
+
+  return (
+    <>
+      <PageHeader
+        title="Students"
+        description="Everyone provisioned by the portal or the API. Each student gets a login email and a license when added."
+        actions={
+          <>
+            <Button variant="default" onClick={importer.open}>
+              Import
+            </Button>
+            <Button onClick={create.open}>Add student</Button>
+          </>
+        }
+      />
+      <Group mb="md" align="flex-end" wrap="wrap" gap="sm">
+        <SearchBox
+          label="Find a student"
+          placeholder="Email or student ID"
+          description="Login email, personal email or student ID, exact."
+          value={searched}
+          onSearch={search}
+        />
+        <Select
+          label="Status"
+          placeholder="Any status"
+          data={['active', 'suspended']}
+          value={filters.status || null}
+          onChange={(value) => setFilters({ status: value })}
+          clearable
+          w={160}
+        />
+        <Select
+          label="Group"
+          placeholder="Any group"
+          data={(groups.data?.items ?? []).map((group) => ({ value: group.id, label: group.name }))}
+          value={filters.group_id || null}
+          onChange={(value) => setFilters({ group_id: value })}
+          clearable
+          searchable
+          nothingFoundMessage="No group by that name"
+          w={240}
+        />
+        {filtered ? (
+          <Button variant="subtle" onClick={clear}>
+            Clear filters
+          </Button>
+        ) : null}
+      </Group>
+      <DataTable
+        label="Students"
+        columns={columns}
+        data={students.data?.items}
+        isLoading={students.isPending}
+        error={students.error}
+        getRowId={(row) => row.id}
+        onRowClick={(row) => navigate(row.id)}
+        pagination={students.data ? { page: students.data.page, totalPages: students.data.totalPages, total: students.data.total, onChange: setPage } : undefined}
+        empty={
+          filtered
+            ? { title: 'No student matches', description: 'Searches match a whole email or student ID. Clear the filters to see everyone.' }
+            : {
+                title: 'No students yet',
+                description: 'Add them here, import a list, or provision them from your SIS through the API.',
+                action: <Button onClick={create.open}>Add student</Button>,
+              }
+        }
+      />
+      <CreateStudentModal opened={creating} onClose={create.close} />
+      <BulkImportModal opened={importing} onClose={importer.close} />
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+import { Button, Group, Select } from '@mantine/core';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo } from 'react';
+import { useNavigate } from 'react-router';
+import { DataTable, formatDate, PageHeader, StatusBadge } from '../../components';
+import { useInstitution } from '../../session';
+import { PersonLink, SearchBox } from './common';
+import { SUBMISSION_STATUSES, useExamOptions, usePagedList, useUrlFilters, type Submission } from './data';
+
+const FILTERS = ['exam_id', 'student_id', 'status'] as const;
+
+export function SubmissionsPage() {
+  const institution = useInstitution();
+  const navigate = useNavigate();
+  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
+  const submissions = usePagedList<Submission>(institution.id, 'submissions', filters, page);
+  const exams = useExamOptions(institution.id);
+  const examTitle = useMemo(() => new Map((exams.data?.items ?? []).map((exam) => [exam.id, exam.title])), [exams.data]);
+
+  const columns = useMemo<ColumnDef<Submission>[]>(
+    () => [
+      { header: 'Exam', id: 'exam', cell: ({ row }) => examTitle.get(row.original.exam_id) ?? row.original.exam_id },
+      { header: 'Student', id: 'student', cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.student_id} /> },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Score', id: 'score', cell: ({ row }) => row.original.score ?? '—' },
+      { header: 'Submitted', id: 'submitted', cell: ({ row }) => formatDate(row.original.submitted_at) },
+    ],
+    [examTitle, institution.id],
+  );
+
+  return (
+    <>
+      <PageHeader title="Submissions" description="What students handed in, oldest first. Open one to read it, grade it, ask for a resubmission or void it." />
+      <Group mb="md" align="flex-end" wrap="wrap" gap="sm">
+        <Select
+          label="Exam"
+          placeholder="Any exam"
+          data={(exams.data?.items ?? []).map((exam) => ({ value: exam.id, label: exam.title }))}
+          value={filters.exam_id || null}
+          onChange={(value) => setFilters({ exam_id: value })}
+          clearable
+          searchable
+          nothingFoundMessage="No exam by that title"
+          w={280}
+        />
+        <SearchBox label="Student" placeholder="Id or login email" value={filters.student_id} onSearch={(value) => setFilters({ student_id: value })} width={260} />
+        <Select
+          label="Status"
+          placeholder="Any status"
+          data={SUBMISSION_STATUSES.map((status) => ({ value: status, label: status.replaceAll('_', ' ') }))}
+          value={filters.status || null}
+          onChange={(value) => setFilters({ status: value })}
+          clearable
+          w={220}
+        />
+        {filtered ? (
+          <Button variant="subtle" onClick={clear}>
+            Clear filters
+          </Button>
+        ) : null}
+      </Group>
+      <DataTable
+        label="Submissions"
+        columns={columns}
+        data={submissions.data?.items}
+        isLoading={submissions.isPending}
+        error={submissions.error}
+        getRowId={(row) => row.id}
+        onRowClick={(row) => navigate(row.id)}
+        pagination={
+          submissions.data ? { page: submissions.data.page, totalPages: submissions.data.totalPages, total: submissions.data.total, onChange: setPage } : undefined
+        }
+        empty={
+          filtered
+            ? { title: 'No submission matches', description: 'Clear the filters to see every submission.' }
+            : { title: 'No submissions yet', description: 'Students submit from the learning and coding apps; their work appears here.' }
+        }
+      />
+    </>
+  );
+}

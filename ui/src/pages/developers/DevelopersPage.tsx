@@ -1,0 +1,251 @@
+import { Button, Checkbox, Group, Menu, Modal, Stack, Text, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo, useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { useInstitution, useSession } from '../../session';
+import { keysQueryKey } from '../keys/keys';
+
+interface Member {
+  account_id: string;
+  email: string;
+  role: 'admin' | 'developer';
+  status: 'active' | 'suspended';
+  invited_at: string | null;
+  accepted_at: string | null;
+  joined_at: string;
+}
+
+interface Invitation {
+  invitation_id: string;
+  email: string;
+  role: 'admin' | 'developer';
+  status: 'pending' | 'expired';
+  invited_at: string;
+  sent_at: string;
+  expires_at: string;
+}
+
+interface MemberChange {
+  member: Member;
+  revoked_key_ids: string[];
+}
+
+const teamKey = (institutionId: string) => ['institution', institutionId, 'developers'] as const;
+const keysRevoked = (change: MemberChange) => (change.revoked_key_ids.length ? ` ${change.revoked_key_ids.length} of their keys revoked.` : '');
+
+function InviteModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const institution = useInstitution();
+  const [email, setEmail] = useState('');
+  const invite = useApiMutation({
+    mutationFn: () => api.post<Invitation>(`/institutions/${institution.id}/developers/invitations`, { email: email.trim() }),
+    invalidate: [teamKey(institution.id)],
+    success: (invitation) => `Invitation mailed to ${invitation.email}; the link works for 7 days.`,
+    onSuccess: () => {
+      setEmail('');
+      onClose();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    invite.mutate();
+  };
+  return (
+    <Modal opened={opened} onClose={onClose} title="Invite a developer">
+      <form onSubmit={submit} aria-label="Invite a developer">
+        <Stack>
+          <Text size="sm" c="dimmed">
+            Developers manage API keys and webhooks for {institution.name}. They cannot see students, licenses or settings.
+          </Text>
+          <TextInput label="Email" type="email" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} data-autofocus />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={invite.isPending}>
+              Send invitation
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function SuspendModal({ member, onClose }: { member: Member | null; onClose(): void }) {
+  const institution = useInstitution();
+  const [revokeKeys, setRevokeKeys] = useState(true);
+  const suspend = useApiMutation({
+    mutationFn: () => api.post<MemberChange>(`/institutions/${institution.id}/developers/${member?.account_id}/suspend`, { revoke_keys: revokeKeys }),
+    invalidate: [teamKey(institution.id), keysQueryKey(institution.id)],
+    success: (change) => `${change.member.email} suspended.${keysRevoked(change)}`,
+    onSuccess: onClose,
+  });
+  return (
+    <Modal opened={member !== null} onClose={onClose} title="Suspend this developer?">
+      <Stack>
+        <Text size="sm">
+          <b>{member?.email}</b> will not be able to sign in to {institution.name} until you reactivate them.
+        </Text>
+        <Checkbox
+          label="Also revoke the API keys they created"
+          description="Recommended. Keep them only if an integration in production depends on one of them."
+          checked={revokeKeys}
+          onChange={(event) => setRevokeKeys(event.currentTarget.checked)}
+        />
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color="red" loading={suspend.isPending} onClick={() => suspend.mutate()}>
+            Suspend
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+function RemoveModal({ member, onClose }: { member: Member | null; onClose(): void }) {
+  const institution = useInstitution();
+  const remove = useApiMutation({
+    mutationFn: () => api.del<MemberChange>(`/institutions/${institution.id}/developers/${member?.account_id}`),
+    invalidate: [teamKey(institution.id), keysQueryKey(institution.id)],
+    success: (change) => `${change.member.email} removed.${keysRevoked(change)}`,
+    onSuccess: onClose,
+  });
+  return (
+    <Modal opened={member !== null} onClose={onClose} title="Remove this developer?">
+      <Stack>
+        <Text size="sm">
+          <b>{member?.email}</b> leaves {institution.name}, and the API keys they created here are revoked. They can be invited again later.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
+            Remove
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+export function DevelopersPage() {
+  const institution = useInstitution();
+  const session = useSession();
+  const [inviting, { open: openInvite, close: closeInvite }] = useDisclosure(false);
+  const [suspending, setSuspending] = useState<Member | null>(null);
+  const [removing, setRemoving] = useState<Member | null>(null);
+  const team = useQuery({
+    queryKey: teamKey(institution.id),
+    queryFn: () => api.get<{ members: Member[]; invitations: Invitation[] }>(`/institutions/${institution.id}/developers`),
+  });
+  const reactivate = useApiMutation({
+    mutationFn: (member: Member) => api.post<Member>(`/institutions/${institution.id}/developers/${member.account_id}/reactivate`),
+    invalidate: [teamKey(institution.id)],
+    success: (member) => `${member.email} can sign in again.`,
+  });
+  const resend = useApiMutation({
+    mutationFn: (invitation: Invitation) => api.post<Invitation>(`/institutions/${institution.id}/developers/invitations/${invitation.invitation_id}/resend`),
+    invalidate: [teamKey(institution.id)],
+    success: (invitation) => `A new link was mailed to ${invitation.email}; the old one no longer works.`,
+  });
+
+  const memberColumns = useMemo<ColumnDef<Member>[]>(
+    () => [
+      { header: 'Email', accessorKey: 'email' },
+      { header: 'Role', accessorKey: 'role' },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Joined', id: 'joined', cell: ({ row }) => formatDate(row.original.joined_at) },
+      {
+        header: '',
+        id: 'actions',
+        cell: ({ row }) => {
+          const member = row.original;
+          if (member.role !== 'developer' || member.account_id === session.account.id) return null;
+          return (
+            <Menu position="bottom-end">
+              <Menu.Target>
+                <Button size="compact-xs" variant="subtle" aria-label={`Actions for ${member.email}`}>
+                  Actions
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                {member.status === 'active' ? (
+                  <Menu.Item onClick={() => setSuspending(member)}>Suspend</Menu.Item>
+                ) : (
+                  <Menu.Item onClick={() => reactivate.mutate(member)}>Reactivate</Menu.Item>
+                )}
+                <Menu.Item color="red" onClick={() => setRemoving(member)}>
+                  Remove
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          );
+        },
+      },
+    ],
+    [session.account.id, reactivate],
+  );
+  const invitationColumns = useMemo<ColumnDef<Invitation>[]>(
+    () => [
+      { header: 'Email', accessorKey: 'email' },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Sent', id: 'sent', cell: ({ row }) => formatDate(row.original.sent_at) },
+      { header: 'Link expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
+      {
+        header: '',
+        id: 'actions',
+        cell: ({ row }) => (
+          <Button size="compact-xs" variant="subtle" onClick={() => resend.mutate(row.original)} aria-label={`Resend invitation to ${row.original.email}`}>
+            Resend
+          </Button>
+        ),
+      },
+    ],
+    [resend],
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="Team"
+        description="Admins manage everything here. Developers you invite manage API keys, webhooks and deliveries only."
+        actions={<Button onClick={openInvite}>Invite developer</Button>}
+      />
+      <Stack gap="xl">
+        <DataTable
+          label="Members"
+          columns={memberColumns}
+          data={team.data?.members}
+          isLoading={team.isPending}
+          error={team.error}
+          getRowId={(row) => row.account_id}
+          empty={{ title: 'No members' }}
+        />
+        <div>
+          <Title order={4} mb="sm">
+            Open invitations
+          </Title>
+          <DataTable
+            label="Open invitations"
+            columns={invitationColumns}
+            data={team.data?.invitations}
+            isLoading={team.isPending}
+            error={team.error}
+            getRowId={(row) => row.invitation_id}
+            empty={{ title: 'No open invitations', description: 'Invitations appear here until they are accepted.' }}
+          />
+        </div>
+      </Stack>
+      <InviteModal opened={inviting} onClose={closeInvite} />
+      <SuspendModal key={suspending?.account_id ?? 'none'} member={suspending} onClose={() => setSuspending(null)} />
+      <RemoveModal member={removing} onClose={() => setRemoving(null)} />
+    </>
+  );
+}

@@ -1,0 +1,241 @@
+import { Alert, Badge, Button, Code, Group, Menu, Modal, NumberInput, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo, useState, type FormEvent } from 'react';
+import { api, ApiError } from '../../api/client';
+import { DataTable, formatDate, formatRelative, PageHeader, SecretOnce, StatusBadge, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { keysQueryKey, MAX_ACTIVE_KEYS, RATE_LIMIT, type ApiKey, type CreatedApiKey } from './keys';
+import { ScopePicker } from './ScopePicker';
+
+function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const institution = useInstitution();
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>([]);
+  const [rateLimit, setRateLimit] = useState<number>(RATE_LIMIT.default);
+  const [created, setCreated] = useState<CreatedApiKey | null>(null);
+  const create = useApiMutation({
+    mutationFn: () => api.post<CreatedApiKey>(`/institutions/${institution.id}/keys`, { name: name.trim(), scopes, rate_limit_per_min: rateLimit }),
+    invalidate: [keysQueryKey(institution.id)],
+    onSuccess: setCreated,
+  });
+  const close = () => {
+    setName('');
+    setScopes([]);
+    setRateLimit(RATE_LIMIT.default);
+    setCreated(null);
+    create.reset();
+    onClose();
+  };
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const atLimit = create.error instanceof ApiError && create.error.code === 'key_limit';
+
+  return (
+    <Modal opened={opened} onClose={close} title={created ? 'Your new API key' : 'Create an API key'} size="xl">
+      {created ? (
+        <Stack>
+          <SecretOnce label={`Key "${created.name}"`} value={created.key} />
+          <Text size="sm">
+            Scopes: {created.scopes.join(', ')} · {created.rate_limit_per_min} requests per minute
+          </Text>
+          <Group justify="flex-end">
+            <Button onClick={close}>Done</Button>
+          </Group>
+        </Stack>
+      ) : (
+        <form onSubmit={submit} aria-label="Create an API key">
+          <Stack>
+            {atLimit ? (
+              <Alert color="yellow" title={`At most ${MAX_ACTIVE_KEYS} active keys`} role="alert">
+                This institution already holds {MAX_ACTIVE_KEYS} active keys, the most it may. Revoke a key you no longer use, then create this one.
+              </Alert>
+            ) : null}
+            <TextInput label="Name" description="Who uses it, e.g. “Moodle production”." required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+            <NumberInput
+              label="Rate limit (requests per minute)"
+              description={`From ${RATE_LIMIT.min} to ${RATE_LIMIT.max}.`}
+              min={RATE_LIMIT.min}
+              max={RATE_LIMIT.max}
+              clampBehavior="strict"
+              allowDecimal={false}
+              required
+              value={rateLimit}
+              onChange={(value) => setRateLimit(typeof value === 'number' ? value : Number(value) || RATE_LIMIT.min)}
+            />
+            <ScopePicker value={scopes} onChange={setScopes} />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={close}>
+                Cancel
+              </Button>
+              <Button type="submit" loading={create.isPending} disabled={scopes.length === 0 || !name.trim()}>
+                Create key
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      )}
+    </Modal>
+  );
+}
+
+function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): void }) {
+  const institution = useInstitution();
+  const [name, setName] = useState(apiKey?.name ?? '');
+  const [rateLimit, setRateLimit] = useState<number>(apiKey?.rate_limit_per_min ?? RATE_LIMIT.default);
+  const update = useApiMutation({
+    mutationFn: () => api.patch<ApiKey>(`/institutions/${institution.id}/keys/${apiKey?.key_id}`, { name: name.trim(), rate_limit_per_min: rateLimit }),
+    invalidate: [keysQueryKey(institution.id)],
+    success: 'Key updated.',
+    onSuccess: onClose,
+  });
+  return (
+    <Modal opened={apiKey !== null} onClose={onClose} title="Edit key">
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          update.mutate();
+        }}
+        aria-label="Edit key"
+      >
+        <Stack>
+          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+          <NumberInput
+            label="Rate limit (requests per minute)"
+            min={RATE_LIMIT.min}
+            max={RATE_LIMIT.max}
+            clampBehavior="strict"
+            allowDecimal={false}
+            value={rateLimit}
+            onChange={(value) => setRateLimit(typeof value === 'number' ? value : Number(value) || RATE_LIMIT.min)}
+          />
+          <Text size="xs" c="dimmed">
+            Scopes are fixed when a key is made; create a new key for different scopes.
+          </Text>
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={update.isPending}>
+              Save
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function RevokeKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): void }) {
+  const institution = useInstitution();
+  const revoke = useApiMutation({
+    mutationFn: () => api.post<ApiKey>(`/institutions/${institution.id}/keys/${apiKey?.key_id}/revoke`),
+    invalidate: [keysQueryKey(institution.id)],
+    success: (key) => `Key “${key.name}” revoked.`,
+    onSuccess: onClose,
+  });
+  return (
+    <Modal opened={apiKey !== null} onClose={onClose} title="Revoke this key?">
+      <Stack>
+        <Text size="sm">
+          <b>{apiKey?.name}</b> stops working at once: every request with it is refused. This cannot be undone.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color="red" loading={revoke.isPending} onClick={() => revoke.mutate()}>
+            Revoke key
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+export function KeysPage() {
+  const institution = useInstitution();
+  const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
+  const [editing, setEditing] = useState<ApiKey | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const keys = useQuery({ queryKey: keysQueryKey(institution.id), queryFn: () => api.get<ApiKey[]>(`/institutions/${institution.id}/keys`) });
+  const active = keys.data?.filter((key) => key.status === 'active').length ?? 0;
+
+  const columns = useMemo<ColumnDef<ApiKey>[]>(
+    () => [
+      { header: 'Name', accessorKey: 'name', cell: ({ row }) => <Text fw={500}>{row.original.name}</Text> },
+      { header: 'Key', id: 'key', cell: ({ row }) => <Code>{`${row.original.prefix}…${row.original.last4}`}</Code> },
+      {
+        header: 'Scopes',
+        id: 'scopes',
+        cell: ({ row }) => (
+          <Tooltip label={row.original.scopes.join(', ')} multiline w={320}>
+            <Group gap={4}>
+              {row.original.scopes.slice(0, 3).map((scope) => (
+                <Badge key={scope} variant="outline" size="sm" radius="sm" tt="none">
+                  {scope}
+                </Badge>
+              ))}
+              {row.original.scopes.length > 3 ? <Badge variant="light" size="sm">+{row.original.scopes.length - 3}</Badge> : null}
+            </Group>
+          </Tooltip>
+        ),
+      },
+      { header: 'Limit / min', accessorKey: 'rate_limit_per_min' },
+      { header: 'Last used', id: 'last_used', cell: ({ row }) => <span title={formatDate(row.original.last_used_at)}>{row.original.last_used_at ? formatRelative(row.original.last_used_at) : 'never'}</span> },
+      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      {
+        header: '',
+        id: 'actions',
+        cell: ({ row }) =>
+          row.original.status === 'active' ? (
+            <Menu position="bottom-end" withinPortal>
+              <Menu.Target>
+                <Button size="compact-xs" variant="subtle" aria-label={`Actions for ${row.original.name}`}>
+                  Actions
+                </Button>
+              </Menu.Target>
+              <Menu.Dropdown>
+                <Menu.Item onClick={() => setEditing(row.original)}>Edit name or limit</Menu.Item>
+                <Menu.Item color="red" onClick={() => setRevoking(row.original)}>
+                  Revoke
+                </Menu.Item>
+              </Menu.Dropdown>
+            </Menu>
+          ) : null,
+      },
+    ],
+    [],
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="API keys"
+        description={`Keys let your LMS call the API for ${institution.name}. ${keys.data ? `${active} of ${MAX_ACTIVE_KEYS} active keys in use.` : ''}`}
+        actions={<Button onClick={openCreate}>Create key</Button>}
+      />
+      {active >= MAX_ACTIVE_KEYS ? (
+        <Alert color="yellow" mb="md" title="Key limit reached">
+          An institution may hold {MAX_ACTIVE_KEYS} active keys. Revoke one you no longer use before creating another.
+        </Alert>
+      ) : null}
+      <DataTable
+        label="API keys"
+        columns={columns}
+        data={keys.data}
+        isLoading={keys.isPending}
+        error={keys.error}
+        getRowId={(row) => row.key_id}
+        empty={{ title: 'No API keys yet', description: 'Create a key for your LMS, with only the scopes it needs.', action: <Button onClick={openCreate}>Create key</Button> }}
+      />
+      <CreateKeyModal opened={creating} onClose={closeCreate} />
+      {editing ? <EditKeyModal key={editing.key_id} apiKey={editing} onClose={() => setEditing(null)} /> : null}
+      <RevokeKeyModal apiKey={revoking} onClose={() => setRevoking(null)} />
+    </>
+  );
+}

@@ -1,0 +1,122 @@
+import { Button, Group, Modal, NumberInput, Stack, Text } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo, useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { DataTable, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { formatCents, operatorKey, type OperatorAllowance } from './operator';
+
+const allowancesKey = operatorKey('allowances');
+/** The server's ceiling (MAX_ALLOWANCE_CENTS). */
+const MAX_ALLOWANCE_CENTS = 1_000_000_000_000;
+
+function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowance | null; onClose(): void }) {
+  const [total, setTotal] = useState<number | string>(allowance?.total_cents ?? 0);
+  const save = useApiMutation({
+    mutationFn: (totalCents: number) => api.put<OperatorAllowance>(`/operator/allowances/${allowance?.institution.id}`, { total_cents: totalCents }),
+    invalidate: [allowancesKey],
+    success: (saved) => `${saved.institution.name} may now credit ${formatCents(saved.total_cents)} cents in total (${formatCents(saved.remaining_cents)} remaining).`,
+    onSuccess: onClose,
+  });
+  const used = allowance?.used_cents ?? 0;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate(Number(total));
+  };
+  const tooLow = typeof total === 'number' && total < used;
+  return (
+    <Modal opened={allowance !== null} onClose={onClose} title={`Merit allowance of ${allowance?.institution.name ?? ''}`}>
+      <form onSubmit={submit} aria-label="Set merit allowance">
+        <Stack>
+          <Text size="sm" c="dimmed">
+            What the institution may credit to student wallets in total, through POST /v1/merits/credits. It has credited {formatCents(used)} cents so far, and the
+            total cannot be set below that.
+          </Text>
+          <NumberInput
+            label="Total allowance (cents)"
+            required
+            min={used}
+            max={MAX_ALLOWANCE_CENTS}
+            allowDecimal={false}
+            allowNegative={false}
+            thousandSeparator=","
+            value={total}
+            onChange={setTotal}
+            error={tooLow ? `At least ${formatCents(used)}: that much is already credited.` : undefined}
+            data-autofocus
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={save.isPending} disabled={total === '' || tooLow}>
+              Save allowance
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+export function AllowancesPage() {
+  const [editing, setEditing] = useState<OperatorAllowance | null>(null);
+  const allowances = useQuery({ queryKey: allowancesKey, queryFn: () => api.get<OperatorAllowance[]>('/operator/allowances') });
+
+  const columns = useMemo<ColumnDef<OperatorAllowance>[]>(
+    () => [
+      {
+        header: 'Institution',
+        id: 'institution',
+        cell: ({ row }) => (
+          <Group gap="xs" wrap="nowrap">
+            <Text size="sm" fw={500}>
+              {row.original.institution.name}
+            </Text>
+            {row.original.institution.status !== 'approved' ? <StatusBadge status={row.original.institution.status} /> : null}
+          </Group>
+        ),
+      },
+      { header: 'Total (cents)', id: 'total', cell: ({ row }) => formatCents(row.original.total_cents) },
+      { header: 'Credited (cents)', id: 'used', cell: ({ row }) => formatCents(row.original.used_cents) },
+      {
+        header: 'Remaining (cents)',
+        id: 'remaining',
+        cell: ({ row }) => (
+          <Text size="sm" fw={600} c={row.original.remaining_cents === 0 ? 'dimmed' : undefined}>
+            {formatCents(row.original.remaining_cents)}
+          </Text>
+        ),
+      },
+      {
+        header: '',
+        id: 'actions',
+        cell: ({ row }) => (
+          <Button size="compact-xs" variant="subtle" onClick={() => setEditing(row.original)} aria-label={`Set the allowance of ${row.original.institution.name}`}>
+            Set allowance
+          </Button>
+        ),
+      },
+    ],
+    [],
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="Merit allowances"
+        description="How much each institution may credit to its students' merit wallets for AI usage. Each credit draws from the allowance; redeemed coupons do not."
+      />
+      <DataTable
+        label="Merit allowances"
+        columns={columns}
+        data={allowances.data}
+        isLoading={allowances.isPending}
+        error={allowances.error}
+        getRowId={(row) => row.institution.id}
+        empty={{ title: 'No institutions yet', description: 'Create an institution first; its allowance starts at 0.' }}
+      />
+      <SetAllowanceModal key={editing?.institution.id ?? 'none'} allowance={editing} onClose={() => setEditing(null)} />
+    </>
+  );
+}

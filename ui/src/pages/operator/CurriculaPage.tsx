@@ -1,0 +1,186 @@
+import { Button, Checkbox, Group, Modal, Select, Stack, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo, useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { operatorKey, type OperatorCurriculum, type OperatorInstitution } from './operator';
+
+const curriculaKey = operatorKey('curricula');
+/** The Select's value for "no institution" (ids start with inst_, so it cannot collide). */
+const SHARED = 'shared';
+
+function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const institutions = useQuery({
+    queryKey: operatorKey('institutions'),
+    queryFn: () => api.get<OperatorInstitution[]>('/operator/institutions'),
+    enabled: opened,
+  });
+  const [name, setName] = useState('');
+  const [description, setDescription] = useState('');
+  const [concepts, setConcepts] = useState<string[]>([]);
+  const [owner, setOwner] = useState<string>(SHARED);
+  const [publish, setPublish] = useState(false);
+  const create = useApiMutation({
+    mutationFn: () =>
+      api.post<OperatorCurriculum>('/operator/curricula', {
+        name: name.trim(),
+        description,
+        concepts,
+        institution_id: owner === SHARED ? null : owner,
+        publish,
+      }),
+    invalidate: [curriculaKey],
+    success: (created) => `${created.name} created as ${created.status === 'published' ? 'published' : 'a draft'}.`,
+    onSuccess: () => {
+      setName('');
+      setDescription('');
+      setConcepts([]);
+      setOwner(SHARED);
+      setPublish(false);
+      onClose();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const options = [{ value: SHARED, label: 'Shared by every institution' }, ...(institutions.data ?? []).map((row) => ({ value: row.id, label: row.name }))];
+  return (
+    <Modal opened={opened} onClose={onClose} title="New curriculum" size="lg">
+      <form onSubmit={submit} aria-label="New curriculum">
+        <Stack>
+          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+          <Textarea label="Description" maxLength={2000} autosize minRows={2} maxRows={6} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+          <TagsInput
+            label="Concepts"
+            description="In teaching order. Press Enter after each one; names must differ."
+            required
+            value={concepts}
+            onChange={setConcepts}
+            maxTags={200}
+            allowDuplicates={false}
+            clearable
+          />
+          <Select label="Available to" data={options} value={owner} onChange={(value) => setOwner(value ?? SHARED)} allowDeselect={false} searchable />
+          <Checkbox
+            label="Publish now"
+            description="Only published curricula are listed by the API and can be enrolled in. A draft can be published later."
+            checked={publish}
+            onChange={(event) => setPublish(event.currentTarget.checked)}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={create.isPending} disabled={concepts.length === 0}>
+              Create curriculum
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+function PublishModal({ curriculum, onClose }: { curriculum: OperatorCurriculum | null; onClose(): void }) {
+  const publish = useApiMutation({
+    mutationFn: (id: string) => api.post<OperatorCurriculum>(`/operator/curricula/${id}/publish`),
+    invalidate: [curriculaKey],
+    success: (published) => `${published.name} is published.`,
+    onSuccess: onClose,
+  });
+  return (
+    <Modal opened={curriculum !== null} onClose={onClose} title="Publish this curriculum?">
+      <Stack>
+        <Text size="sm">
+          <b>{curriculum?.name}</b> becomes visible through the API to {curriculum?.institution ? curriculum.institution.name : 'every institution'}, and students can
+          be enrolled in it. A published curriculum cannot go back to draft.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button loading={publish.isPending} onClick={() => curriculum && publish.mutate(curriculum.id)}>
+            Publish
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+export function CurriculaPage() {
+  const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
+  const [publishing, setPublishing] = useState<OperatorCurriculum | null>(null);
+  const curricula = useQuery({ queryKey: curriculaKey, queryFn: () => api.get<OperatorCurriculum[]>('/operator/curricula') });
+
+  const columns = useMemo<ColumnDef<OperatorCurriculum>[]>(
+    () => [
+      {
+        header: 'Curriculum',
+        id: 'name',
+        cell: ({ row }) => (
+          <Stack gap={0}>
+            <Text size="sm" fw={500}>
+              {row.original.name}
+            </Text>
+            {row.original.description ? (
+              <Text size="xs" c="dimmed" maw={360} truncate="end" title={row.original.description}>
+                {row.original.description}
+              </Text>
+            ) : null}
+          </Stack>
+        ),
+      },
+      { header: 'Available to', id: 'owner', cell: ({ row }) => row.original.institution?.name ?? 'Every institution' },
+      {
+        header: 'Concepts',
+        id: 'concepts',
+        cell: ({ row }) => {
+          const names = row.original.concepts.map((concept) => concept.name);
+          return (
+            <Text size="sm" maw={280} truncate="end" title={names.join(', ')}>
+              {names.length}: {names.join(', ')}
+            </Text>
+          );
+        },
+      },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      {
+        header: '',
+        id: 'actions',
+        cell: ({ row }) =>
+          row.original.status === 'draft' ? (
+            <Button size="compact-xs" variant="light" onClick={() => setPublishing(row.original)} aria-label={`Publish ${row.original.name}`}>
+              Publish
+            </Button>
+          ) : null,
+      },
+    ],
+    [],
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="Curricula"
+        description="Alpha Learning curricula: shared ones are offered to every institution, others to one institution only. Institutions see published curricula only."
+        actions={<Button onClick={openCreate}>New curriculum</Button>}
+      />
+      <DataTable
+        label="Curricula"
+        columns={columns}
+        data={curricula.data}
+        isLoading={curricula.isPending}
+        error={curricula.error}
+        getRowId={(row) => row.id}
+        empty={{ title: 'No curricula yet', description: 'Create one with its concepts; publish it when it is ready.', action: <Button onClick={openCreate}>New curriculum</Button> }}
+      />
+      <CreateModal opened={creating} onClose={closeCreate} />
+      <PublishModal curriculum={publishing} onClose={() => setPublishing(null)} />
+    </>
+  );
+}

@@ -1,0 +1,156 @@
+import { Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo, useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { sessionQueryKey } from '../../session';
+import { operatorKey, type OperatorInstitution } from './operator';
+
+const institutionsKey = operatorKey('institutions');
+
+function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const [name, setName] = useState('');
+  const [approve, setApprove] = useState(true);
+  const create = useApiMutation({
+    mutationFn: () => api.post<OperatorInstitution>('/operator/institutions', { name: name.trim(), approve }),
+    invalidate: [institutionsKey, operatorKey('allowances')],
+    success: (created) => `${created.name} created (${created.status}).`,
+    onSuccess: () => {
+      setName('');
+      onClose();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <Modal opened={opened} onClose={onClose} title="New institution">
+      <form onSubmit={submit} aria-label="New institution">
+        <Stack>
+          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+          <Checkbox
+            label="Approve now"
+            description="A pending institution can be set up, but its API keys are refused until you approve it."
+            checked={approve}
+            onChange={(event) => setApprove(event.currentTarget.checked)}
+          />
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onClose}>
+              Cancel
+            </Button>
+            <Button type="submit" loading={create.isPending}>
+              Create
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Modal>
+  );
+}
+
+type Change = { institution: OperatorInstitution; action: 'approve' | 'suspend' };
+
+function ConfirmModal({ change, onClose }: { change: Change | null; onClose(): void }) {
+  const apply = useApiMutation({
+    mutationFn: ({ institution, action }: Change) => api.post<OperatorInstitution>(`/operator/institutions/${institution.id}/${action}`),
+    invalidate: [institutionsKey, sessionQueryKey],
+    success: (updated) => (updated.status === 'suspended' ? `${updated.name} suspended. Its API keys are refused from now on.` : `${updated.name} approved.`),
+    onSuccess: onClose,
+  });
+  const suspending = change?.action === 'suspend';
+  const wasSuspended = change?.institution.status === 'suspended';
+  return (
+    <Modal opened={change !== null} onClose={onClose} title={suspending ? 'Suspend this institution?' : wasSuspended ? 'Lift the suspension?' : 'Approve this institution?'}>
+      <Stack>
+        <Text size="sm">
+          {suspending ? (
+            <>
+              Every API key of <b>{change?.institution.name}</b> is refused from its next request, its webhooks pause and its members cannot open it in the
+              portal. Approving it again restores all of this without new keys.
+            </>
+          ) : (
+            <>
+              <b>{change?.institution.name}</b> can use the API with its keys{wasSuspended ? ' again, and its paused webhook deliveries go out' : ''}.
+            </>
+          )}
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color={suspending ? 'red' : undefined} loading={apply.isPending} onClick={() => change && apply.mutate(change)}>
+            {suspending ? 'Suspend' : 'Approve'}
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+export function InstitutionsPage() {
+  const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
+  const [change, setChange] = useState<Change | null>(null);
+  const institutions = useQuery({ queryKey: institutionsKey, queryFn: () => api.get<OperatorInstitution[]>('/operator/institutions') });
+
+  const columns = useMemo<ColumnDef<OperatorInstitution>[]>(
+    () => [
+      {
+        header: 'Institution',
+        id: 'name',
+        cell: ({ row }) => (
+          <Stack gap={0}>
+            <Text size="sm" fw={500}>
+              {row.original.name}
+            </Text>
+            <Text size="xs" c="dimmed" ff="monospace">
+              {row.original.id}
+            </Text>
+          </Stack>
+        ),
+      },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      {
+        header: '',
+        id: 'actions',
+        cell: ({ row }) => {
+          const institution = row.original;
+          return institution.status === 'approved' ? (
+            <Button size="compact-xs" variant="subtle" color="red" onClick={() => setChange({ institution, action: 'suspend' })} aria-label={`Suspend ${institution.name}`}>
+              Suspend
+            </Button>
+          ) : (
+            <Button size="compact-xs" variant="light" onClick={() => setChange({ institution, action: 'approve' })} aria-label={`Approve ${institution.name}`}>
+              {institution.status === 'suspended' ? 'Lift suspension' : 'Approve'}
+            </Button>
+          );
+        },
+      },
+    ],
+    [],
+  );
+
+  return (
+    <>
+      <PageHeader
+        title="Institutions"
+        description="Every institution on this appliance. Only approved institutions can use the API; suspending one stops its keys at once, and approving it again restores them."
+        actions={<Button onClick={openCreate}>New institution</Button>}
+      />
+      <DataTable
+        label="Institutions"
+        columns={columns}
+        data={institutions.data}
+        isLoading={institutions.isPending}
+        error={institutions.error}
+        getRowId={(row) => row.id}
+        empty={{ title: 'No institutions yet', action: <Button onClick={openCreate}>New institution</Button> }}
+      />
+      <CreateModal opened={creating} onClose={closeCreate} />
+      <ConfirmModal change={change} onClose={() => setChange(null)} />
+    </>
+  );
+}

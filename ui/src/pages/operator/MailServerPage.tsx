@@ -1,0 +1,198 @@
+import { Alert, Button, Card, Checkbox, Group, Modal, NumberInput, PasswordInput, Skeleton, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { formatDate, PageHeader, QueryError, useApiMutation } from '../../components';
+import { useSession } from '../../session';
+import { operatorKey, type SmtpSettings, type TestMailResult } from './operator';
+
+const smtpKey = operatorKey('smtp');
+
+function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
+  const [host, setHost] = useState(saved?.host ?? '');
+  const [port, setPort] = useState<number | string>(saved?.port ?? 587);
+  const [secure, setSecure] = useState(saved?.secure ?? false);
+  const [user, setUser] = useState(saved?.user ?? '');
+  const [password, setPassword] = useState('');
+  const [removePassword, setRemovePassword] = useState(false);
+  const [from, setFrom] = useState(saved?.from ?? '');
+
+  const save = useApiMutation({
+    mutationFn: (body: Record<string, unknown>) => api.put<SmtpSettings>('/operator/smtp', body),
+    invalidate: [smtpKey],
+    success: 'Mail server saved. Mail waiting in the outboxes goes out now.',
+  });
+  const sameUser = Boolean(saved?.password_set) && user.trim() === (saved?.user ?? '');
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const trimmedUser = user.trim();
+    save.mutate({
+      host: host.trim(),
+      port: Number(port),
+      secure,
+      user: trimmedUser || null,
+      // Left blank: the server keeps the saved password for the same user.
+      ...(password ? { password } : removePassword ? { password: null } : {}),
+      from: from.trim(),
+    });
+  };
+
+  return (
+    <form onSubmit={submit} aria-label="Mail server">
+      <Stack>
+        <Group grow align="flex-start">
+          <TextInput label="Host" description="Name or IP address of the SMTP server" required maxLength={255} value={host} onChange={(event) => setHost(event.currentTarget.value)} />
+          <NumberInput label="Port" description="Usually 587 (STARTTLS) or 465 (TLS)" required min={1} max={65535} allowDecimal={false} allowNegative={false} value={port} onChange={setPort} />
+        </Group>
+        <Switch
+          label="TLS from the start (port 465)"
+          description="Off: a plain connection upgraded with STARTTLS whenever the server offers it."
+          checked={secure}
+          onChange={(event) => setSecure(event.currentTarget.checked)}
+        />
+        <Group grow align="flex-start">
+          <TextInput label="User" description="Leave empty if the server needs no sign-in" maxLength={320} value={user} onChange={(event) => setUser(event.currentTarget.value)} autoComplete="off" />
+          <PasswordInput
+            label="Password"
+            description={sameUser ? 'A password is saved; leave empty to keep it.' : 'Needs a user.'}
+            maxLength={500}
+            value={password}
+            onChange={(event) => setPassword(event.currentTarget.value)}
+            disabled={removePassword}
+            autoComplete="new-password"
+          />
+        </Group>
+        {sameUser ? (
+          <Checkbox label="Remove the saved password" checked={removePassword} onChange={(event) => setRemovePassword(event.currentTarget.checked)} />
+        ) : null}
+        <TextInput
+          label="From"
+          description='The sender of every message, such as "Riverside High <noreply@riverside.example>"'
+          required
+          maxLength={320}
+          value={from}
+          onChange={(event) => setFrom(event.currentTarget.value)}
+        />
+        <Group justify="space-between">
+          <Text size="xs" c="dimmed">
+            {saved ? `Saved ${formatDate(saved.updated_at)}.` : 'Not configured: mail waits in each institution’s outbox.'}
+          </Text>
+          <Button type="submit" loading={save.isPending}>
+            Save mail server
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+function TestMailCard({ configured }: { configured: boolean }) {
+  const session = useSession();
+  const [to, setTo] = useState(session.account.email);
+  const [result, setResult] = useState<TestMailResult | null>(null);
+  const send = useApiMutation({
+    mutationFn: (address: string) => api.post<TestMailResult>('/operator/smtp/test', { to: address }),
+    onSuccess: setResult,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setResult(null);
+    send.mutate(to.trim());
+  };
+  return (
+    <Card withBorder padding="lg">
+      <form onSubmit={submit} aria-label="Send a test message">
+        <Stack>
+          <Title order={4}>Send a test message</Title>
+          <Group align="flex-end">
+            <TextInput label="To" type="email" required maxLength={320} value={to} onChange={(event) => setTo(event.currentTarget.value)} w={320} disabled={!configured} />
+            <Button type="submit" variant="default" loading={send.isPending} disabled={!configured}>
+              Send test
+            </Button>
+          </Group>
+          {!configured ? (
+            <Text size="sm" c="dimmed">
+              Save the mail server first.
+            </Text>
+          ) : null}
+          {result ? (
+            <Alert
+              role="status"
+              color={result.status === 'sent' ? 'teal' : result.status === 'failed' ? 'red' : 'yellow'}
+              title={result.status === 'sent' ? 'The server accepted the message' : result.status === 'failed' ? 'The message was not sent' : 'The message is queued'}
+            >
+              {result.status === 'sent'
+                ? `Sent to ${result.to}. If it does not arrive, check the spam folder and the server's sender rules.`
+                : result.status === 'failed'
+                  ? result.error ?? 'The server refused it.'
+                  : 'Older mail is being sent first; the test follows within a minute.'}
+            </Alert>
+          ) : null}
+        </Stack>
+      </form>
+    </Card>
+  );
+}
+
+function ClearModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
+  const clear = useApiMutation({
+    mutationFn: () => api.del<null>('/operator/smtp'),
+    invalidate: [smtpKey],
+    success: 'Mail server removed. Mail now waits in the outboxes.',
+    onSuccess: onClose,
+  });
+  return (
+    <Modal opened={opened} onClose={onClose} title="Remove the mail server?">
+      <Stack>
+        <Text size="sm">
+          No mail leaves the appliance until a server is saved again: guardian and developer invitations, reports and exam notices wait in each institution’s outbox.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button color="red" loading={clear.isPending} onClick={() => clear.mutate()}>
+            Remove
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+export function MailServerPage() {
+  const [clearing, { open: openClear, close: closeClear }] = useDisclosure(false);
+  const smtp = useQuery({ queryKey: smtpKey, queryFn: () => api.get<SmtpSettings | null>('/operator/smtp') });
+  return (
+    <>
+      <PageHeader
+        title="Mail server"
+        description="The SMTP server this appliance sends all mail through, for every institution. The password is stored encrypted and never shown again."
+        actions={
+          smtp.data ? (
+            <Button variant="default" color="red" onClick={openClear}>
+              Remove mail server
+            </Button>
+          ) : null
+        }
+      />
+      <Stack gap="xl" maw={760}>
+        {smtp.error ? (
+          <QueryError error={smtp.error} />
+        ) : smtp.isPending ? (
+          <Stack gap="sm" aria-busy="true" aria-label="Loading">
+            {[0, 1, 2].map((index) => (
+              <Skeleton key={index} height={56} radius="sm" />
+            ))}
+          </Stack>
+        ) : (
+          // Re-mounted when the saved settings change, so the form starts from what the server holds.
+          <SettingsForm key={smtp.data?.updated_at ?? 'none'} saved={smtp.data ?? null} />
+        )}
+        <TestMailCard configured={Boolean(smtp.data)} />
+      </Stack>
+      <ClearModal opened={clearing} onClose={closeClear} />
+    </>
+  );
+}

@@ -1,0 +1,186 @@
+import { Badge, Button, Group, Select, Stack, Text } from '@mantine/core';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { api, type Page } from '../../api/client';
+import { DataTable, formatDate, formatRelative, PageHeader, StatusBadge } from '../../components';
+import { useInstitution } from '../../session';
+import { patternGroups } from './EventPatternPicker';
+import { deliveriesKey, DELIVERY_STATUSES, useEndpoints, useEventTypes, type Delivery } from './webhooks';
+
+const PAGE_SIZE = 25;
+/** The log refreshes itself while open, so a delivery shows up (and settles) without a reload. */
+const REFRESH_MS = 5_000;
+
+const FILTERS = ['endpoint_id', 'status', 'event_type'] as const;
+type Filter = (typeof FILTERS)[number];
+
+export function DeliveriesPage() {
+  const institution = useInstitution();
+  const navigate = useNavigate();
+  // Filters live in the URL: a link from an endpoint's menu opens its log, and Back restores the view.
+  const [search, setSearch] = useSearchParams();
+  const filters = Object.fromEntries(FILTERS.map((name) => [name, search.get(name) ?? ''])) as Record<Filter, string>;
+  const page = Math.max(1, Number(search.get('page')) || 1);
+
+  const endpoints = useEndpoints(institution.id);
+  const eventTypes = useEventTypes(institution.id);
+  const deliveries = useQuery({
+    queryKey: [...deliveriesKey(institution.id), 'list', filters, page],
+    queryFn: () => api.get<Page<Delivery>>(`/institutions/${institution.id}/webhooks/deliveries`, { ...filters, page, limit: PAGE_SIZE }),
+    placeholderData: keepPreviousData,
+    refetchInterval: REFRESH_MS,
+  });
+
+  const setFilter = (name: Filter, value: string | null) => {
+    setSearch((current) => {
+      const next = new URLSearchParams(current);
+      if (value) next.set(name, value);
+      else next.delete(name);
+      next.delete('page');
+      return next;
+    });
+  };
+  const setPage = (value: number) =>
+    setSearch((current) => {
+      const next = new URLSearchParams(current);
+      next.set('page', String(value));
+      return next;
+    });
+
+  const urlOf = useMemo(() => new Map((endpoints.data ?? []).map((endpoint) => [endpoint.id, endpoint.url])), [endpoints.data]);
+  const eventOptions = useMemo(
+    () => (eventTypes.data ? patternGroups(eventTypes.data).map(({ group, options }) => ({ group, items: options.map((option) => option.value) })) : []),
+    [eventTypes.data],
+  );
+
+  const columns = useMemo<ColumnDef<Delivery>[]>(
+    () => [
+      {
+        header: 'Event',
+        id: 'event',
+        cell: ({ row }) => (
+          <Stack gap={0}>
+            <Group gap={6}>
+              <Text size="sm" ff="monospace" fw={500}>
+                {row.original.event_type}
+              </Text>
+              {row.original.replay_of ? (
+                <Badge size="xs" variant="light" color="grape">
+                  replay
+                </Badge>
+              ) : null}
+            </Group>
+            <Text size="xs" c="dimmed" ff="monospace">
+              {row.original.id}
+            </Text>
+          </Stack>
+        ),
+      },
+      {
+        header: 'Endpoint',
+        id: 'endpoint',
+        cell: ({ row }) => (
+          <Text size="sm" ff="monospace" maw={280} truncate="end" title={urlOf.get(row.original.endpoint_id) ?? row.original.endpoint_id}>
+            {urlOf.get(row.original.endpoint_id) ?? row.original.endpoint_id}
+          </Text>
+        ),
+      },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Attempts', accessorKey: 'attempt_count' },
+      {
+        header: 'Response',
+        id: 'response',
+        cell: ({ row }) =>
+          row.original.response_status === null ? (
+            '—'
+          ) : (
+            <Text size="sm">
+              {row.original.response_status}
+              {row.original.response_time_ms !== null ? (
+                <Text span size="xs" c="dimmed">
+                  {' '}
+                  · {row.original.response_time_ms} ms
+                </Text>
+              ) : null}
+            </Text>
+          ),
+      },
+      {
+        header: 'Next attempt',
+        id: 'next',
+        cell: ({ row }) => (row.original.status === 'failed' ? <span title={formatDate(row.original.next_attempt_at)}>{formatRelative(row.original.next_attempt_at)}</span> : '—'),
+      },
+      { header: 'Created', id: 'created', cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span> },
+    ],
+    [urlOf],
+  );
+
+  const filtered = FILTERS.some((name) => filters[name]);
+  return (
+    <>
+      <PageHeader
+        title="Deliveries"
+        description="Every event sent to your webhook endpoints, newest first, kept for 30 days. Open one to see its payload, each attempt and the receiver's answers, or to replay it."
+        actions={
+          <Button variant="default" component={Link} to=".." relative="path">
+            Endpoints
+          </Button>
+        }
+      />
+      <Group mb="md" align="flex-end" wrap="wrap" gap="sm" role="search" aria-label="Filter deliveries">
+        <Select
+          label="Endpoint"
+          placeholder="All endpoints"
+          data={(endpoints.data ?? []).map((endpoint) => ({ value: endpoint.id, label: endpoint.url }))}
+          value={filters.endpoint_id || null}
+          onChange={(value) => setFilter('endpoint_id', value)}
+          clearable
+          searchable
+          w={320}
+        />
+        <Select
+          label="Status"
+          placeholder="Any status"
+          data={DELIVERY_STATUSES.map((status) => ({ value: status, label: status }))}
+          value={filters.status || null}
+          onChange={(value) => setFilter('status', value)}
+          clearable
+          w={160}
+        />
+        <Select
+          label="Event type"
+          placeholder="Any event"
+          data={eventOptions}
+          value={filters.event_type || null}
+          onChange={(value) => setFilter('event_type', value)}
+          clearable
+          searchable
+          nothingFoundMessage="No event type matches"
+          w={260}
+        />
+        {filtered ? (
+          <Button variant="subtle" onClick={() => setSearch(new URLSearchParams())}>
+            Clear filters
+          </Button>
+        ) : null}
+      </Group>
+      <DataTable
+        label="Deliveries"
+        columns={columns}
+        data={deliveries.data?.items}
+        isLoading={deliveries.isPending}
+        error={deliveries.error}
+        getRowId={(row) => row.id}
+        onRowClick={(row) => navigate(row.id)}
+        pagination={deliveries.data ? { page: deliveries.data.page, totalPages: deliveries.data.totalPages, total: deliveries.data.total, onChange: setPage } : undefined}
+        empty={
+          filtered
+            ? { title: 'No deliveries match these filters', description: 'Clear a filter to see more.' }
+            : { title: 'No deliveries yet', description: 'When an event matches one of your endpoints, its delivery appears here within seconds.' }
+        }
+      />
+    </>
+  );
+}

@@ -1,0 +1,120 @@
+import { AppShell, Badge, Burger, Button, Group, NavLink, ScrollArea, Select, Text, Title } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { useQueryClient } from '@tanstack/react-query';
+import { Link as RouterLink, Outlet, useLocation, useNavigate } from 'react-router';
+import { api } from '../api/client';
+import { notifyError } from '../components';
+import { institutionPages, operatorPages, SECTIONS } from '../routes';
+import { sessionQueryKey, useOptionalInstitution, useSession } from '../session';
+
+/** The navigation target the current address belongs to: the longest one it starts with. */
+function activeTarget(pathname: string, targets: readonly string[]): string | undefined {
+  return targets.filter((to) => pathname === to || pathname.startsWith(`${to}/`)).sort((a, b) => b.length - a.length)[0];
+}
+
+function NavItem({ to, label, active }: { to: string; label: string; active: boolean }) {
+  return <NavLink component={RouterLink} to={to} label={label} active={active} aria-current={active ? 'page' : undefined} py={6} />;
+}
+
+/** Header (institution switcher, account, sign out), navigation by role, and the page. */
+export function PortalLayout({ operator = false }: { operator?: boolean }) {
+  const session = useSession();
+  const institution = useOptionalInstitution();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [opened, { toggle, close }] = useDisclosure();
+
+  const signOut = async () => {
+    try {
+      await api.post('/logout');
+    } catch (error) {
+      notifyError(error);
+    }
+    // Set, not cleared: clear() would detach the sign-in gate from the session query it watches.
+    queryClient.setQueryData(sessionQueryKey, null);
+    queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionQueryKey[0] && query.queryKey[0] !== 'setup' });
+    navigate('/');
+  };
+
+  const places = [
+    ...session.memberships.map(({ institution: { id, name }, role }) => ({ value: `/i/${id}`, label: `${name} (${role})` })),
+    ...(session.account.is_operator ? [{ value: '/operator', label: 'Appliance operator' }] : []),
+  ];
+  const base = institution ? `/i/${institution.id}` : '/operator';
+  const visiblePages = institution ? institutionPages.filter((page) => !page.hidden && page.roles.includes(institution.role)) : [];
+  const visibleOperatorPages = operatorPages.filter((page) => !page.hidden);
+  const { pathname } = useLocation();
+  const active = operator
+    ? activeTarget(pathname, visibleOperatorPages.map((page) => `/operator/${page.path}`))
+    : pathname === base
+      ? base
+      : activeTarget(pathname, visiblePages.map((page) => `${base}/${page.path}`));
+
+  return (
+    <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={4}>CampusBridge</Title>
+            {places.length > 1 ? (
+              <Select
+                aria-label="Institution"
+                data={places}
+                value={base}
+                onChange={(value) => value && navigate(value)}
+                allowDeselect={false}
+                w={260}
+                size="sm"
+              />
+            ) : institution ? (
+              <Text fw={500}>{institution.name}</Text>
+            ) : null}
+            {institution && institution.status !== 'approved' ? (
+              <Badge color={institution.status === 'suspended' ? 'red' : 'yellow'}>{institution.status}</Badge>
+            ) : null}
+          </Group>
+          <Group gap="sm" wrap="nowrap">
+            <Text size="sm" c="dimmed" visibleFrom="md">
+              {session.account.email}
+            </Text>
+            <Button variant="default" size="xs" onClick={signOut}>
+              Sign out
+            </Button>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Portal navigation">
+        <AppShell.Section grow component={ScrollArea} onClick={close}>
+          {operator ? (
+            visibleOperatorPages.map((page) => <NavItem key={page.path} to={`/operator/${page.path}`} label={page.label} active={active === `/operator/${page.path}`} />)
+          ) : institution ? (
+            <>
+              <NavItem to={base} label="Overview" active={active === base} />
+              {SECTIONS.map((section) => {
+                const pages = visiblePages.filter((page) => page.section === section);
+                if (pages.length === 0) return null;
+                return (
+                  <div key={section}>
+                    <Text size="xs" fw={700} c="dimmed" tt="uppercase" px="sm" pt="sm" pb={2}>
+                      {section}
+                    </Text>
+                    {pages.map((page) => (
+                      <NavItem key={page.path} to={`${base}/${page.path}`} label={page.label} active={active === `${base}/${page.path}`} />
+                    ))}
+                  </div>
+                );
+              })}
+            </>
+          ) : null}
+        </AppShell.Section>
+        <AppShell.Section>
+          <NavLink href="/v1/docs" target="_blank" rel="noreferrer" label="API reference" />
+        </AppShell.Section>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,72 @@
+import { useQuery } from '@tanstack/react-query';
+import { createContext, useContext, type ReactNode } from 'react';
+import { useParams } from 'react-router';
+import { api, setCsrfToken } from './api/client';
+
+export type MembershipRole = 'admin' | 'developer';
+export type InstitutionStatus = 'pending' | 'approved' | 'suspended';
+
+export interface PortalSession {
+  account: { id: string; email: string; is_operator: boolean };
+  memberships: Array<{ institution: { id: string; name: string; status: InstitutionStatus }; role: MembershipRole }>;
+  csrf_token: string;
+}
+
+export interface CurrentInstitution {
+  id: string;
+  name: string;
+  status: InstitutionStatus;
+  role: MembershipRole;
+}
+
+export const sessionQueryKey = ['session'] as const;
+
+/** Reads the session; a 401 means nobody is signed in (answered as null, not as an error). */
+export async function fetchSession(): Promise<PortalSession | null> {
+  try {
+    const session = await api.get<PortalSession>('/session');
+    setCsrfToken(session.csrf_token);
+    return session;
+  } catch (error) {
+    if ((error as { status?: number }).status === 401) {
+      setCsrfToken(null);
+      return null;
+    }
+    throw error;
+  }
+}
+
+export function useSessionQuery() {
+  return useQuery({ queryKey: sessionQueryKey, queryFn: fetchSession, staleTime: 60_000, retry: false });
+}
+
+const SessionContext = createContext<PortalSession | null>(null);
+
+export function SessionProvider({ session, children }: { session: PortalSession; children: ReactNode }) {
+  setCsrfToken(session.csrf_token);
+  return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>;
+}
+
+/** The signed-in account; only used below the sign-in gate. */
+export function useSession(): PortalSession {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside a signed-in page');
+  return session;
+}
+
+/** The institution named in the URL (`/i/:institutionId/…`) and the caller's role in it. */
+export function useInstitution(): CurrentInstitution {
+  const session = useSession();
+  const { institutionId } = useParams();
+  const membership = session.memberships.find((entry) => entry.institution.id === institutionId);
+  if (!membership) throw new Error(`not a member of ${institutionId ?? 'this institution'}`);
+  return { ...membership.institution, role: membership.role };
+}
+
+/** Same as useInstitution, but null outside an institution's pages. */
+export function useOptionalInstitution(): CurrentInstitution | null {
+  const session = useContext(SessionContext);
+  const { institutionId } = useParams();
+  const membership = session?.memberships.find((entry) => entry.institution.id === institutionId);
+  return membership ? { ...membership.institution, role: membership.role } : null;
+}

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
+import type { MasterKeyStore } from './crypto/master-key.js';
 import { connectDatabase } from './db/index.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
 import { jobs } from './jobs/registry.js';
@@ -16,6 +17,8 @@ export interface StartOptions {
   logger?: Logger;
   rateLimitStore?: RateLimitStore;
   validateResponses?: boolean;
+  /** Where the master key lives; the 0600 file beside the database unless the desktop shell passes its keychain store. */
+  masterKeyStore?: MasterKeyStore;
 }
 
 export interface Appliance {
@@ -36,7 +39,7 @@ const STOP_GRACE_MS = 8_000;
 export async function startAppliance(options: StartOptions): Promise<Appliance> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
-  const db = await connectDatabase(config.databaseFile);
+  const db = await connectDatabase(config.databaseFile, options.masterKeyStore);
   if (db.migrationsApplied.length) logger.info({ migrations: db.migrationsApplied }, 'database migrated');
 
   const ctx: AppContext = {

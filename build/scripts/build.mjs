@@ -1,5 +1,6 @@
-// Builds what is missing or stale: the server bundles (esbuild) and the portal (vite).
-// `node build/scripts/build.mjs [server|ui|all] [--force]`
+// Builds what is missing or stale: the server bundles (esbuild), the portal (vite) and the
+// desktop shell's main and preload bundles (esbuild).
+// `node build/scripts/build.mjs [server|ui|electron|all] [--force]`
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -51,10 +52,40 @@ export async function buildUi({ force = false } = {}) {
   return true;
 }
 
+/** The files the desktop shell's bundle step writes; electron-builder packs them. */
+export const electronOutputs = {
+  main: path.join(dist, 'electron', 'main.js'),
+  preload: path.join(dist, 'electron', 'preload.cjs'),
+  trayIcons: ['tray.png', 'tray@2x.png'].map((name) => path.join(dist, 'electron', name)),
+};
+
+export async function buildElectron({ force = false } = {}) {
+  const outputs = [electronOutputs.main, electronOutputs.preload, ...electronOutputs.trayIcons];
+  const inputs = ['electron', 'server', 'build/icons', 'package.json'].map((input) => path.join(root, input));
+  if (!force && !isStale(outputs, inputs)) return false;
+  const esbuild = await import('esbuild');
+  const common = {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    packages: 'external',
+    external: ['electron'],
+    sourcemap: true,
+    logLevel: 'warning',
+  };
+  // Main carries the whole server (startAppliance) in one ESM file, as dist/server/main.js does.
+  await esbuild.build({ ...common, entryPoints: ['electron/main.ts'], outfile: electronOutputs.main, format: 'esm', target: 'node20' });
+  // A sandboxed preload runs as a classic script with only `require('electron')`: CommonJS, nothing else imported.
+  await esbuild.build({ ...common, entryPoints: ['electron/preload.ts'], outfile: electronOutputs.preload, format: 'cjs', target: 'chrome120' });
+  for (const icon of electronOutputs.trayIcons) fs.copyFileSync(path.join(root, 'build', 'icons', path.basename(icon)), icon);
+  return true;
+}
+
 export async function buildAll(target = 'all', options = {}) {
   const built = [];
   if (target === 'all' || target === 'server') if (await buildServer(options)) built.push('server');
   if (target === 'all' || target === 'ui') if (await buildUi(options)) built.push('ui');
+  if (target === 'all' || target === 'electron') if (await buildElectron(options)) built.push('electron');
   return built;
 }
 

@@ -67,7 +67,7 @@ describe('SafeStorageMasterKeyStore', () => {
     if (posix) expect(mode(file)).toBe(0o600);
     expect(new SafeStorageMasterKeyStore(file, keychain).load()?.equals(key)).toBe(true);
     // The headless store refuses the protected file rather than taking it for a missing key.
-    expect(() => new FileMasterKeyStore(file).load()).toThrow('does not hold a 32-byte key');
+    expect(() => new FileMasterKeyStore(file).load()).toThrow('sealed by the CampusBridge desktop program');
   });
 
   it('rewrites a plain key file in the protected form, keeping the key', () => {

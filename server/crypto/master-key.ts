@@ -17,7 +17,16 @@ export class FileMasterKeyStore implements MasterKeyStore {
 
   load(): Buffer | null {
     if (!fs.existsSync(this.file)) return null;
-    const key = Buffer.from(fs.readFileSync(this.file, 'utf8').trim(), 'base64');
+    const text = fs.readFileSync(this.file, 'utf8').trim();
+    // The desktop program seals the key with the OS keychain (electron/master-key-store.ts),
+    // which only the desktop program can open.
+    if (text.startsWith('safestorage:')) {
+      throw new Error(
+        `${this.file} is sealed by the CampusBridge desktop program's keychain and can only be read by it: ` +
+          'run the desktop program on this folder, or point DATA_DIR at another folder',
+      );
+    }
+    const key = Buffer.from(text, 'base64');
     if (key.length !== 32) throw new Error(`${this.file} does not hold a 32-byte key`);
     return key;
   }

@@ -47,6 +47,9 @@ export async function connectDatabase(
   options: ConnectOptions = {},
 ): Promise<ConnectedDatabase> {
   const existed = fs.existsSync(databaseFile);
+  // First, so a key that cannot be read (a keychain that is locked) stops the start before the
+  // database is opened or migrated.
+  const fieldCrypto = new FieldCrypto(loadOrCreateMasterKey(masterKeyStore));
   const sequelize = await openDatabase(databaseFile);
   let preMigrationBackup: string | null = null;
   let migrationsApplied: string[];
@@ -64,7 +67,7 @@ export async function connectDatabase(
   return {
     sequelize,
     models: defineModels(sequelize),
-    fieldCrypto: new FieldCrypto(loadOrCreateMasterKey(masterKeyStore)),
+    fieldCrypto,
     committedEventListeners: new Set(),
     mailQueuedListeners: new Set(),
     migrationsApplied,

@@ -92,7 +92,7 @@ export function curriculaVisibleTo(tenant: Tenant) {
 }
 
 /** Concepts of the given curricula, each list in the curriculum's order. Callers pass ids they may see. */
-async function conceptsOf(tenant: Tenant, curriculumIds: readonly string[]): Promise<Map<string, AlphaConceptRow[]>> {
+async function conceptsOf(tenant: Pick<Tenant, 'db' | 'tx'>, curriculumIds: readonly string[]): Promise<Map<string, AlphaConceptRow[]>> {
   const byCurriculum = new Map<string, AlphaConceptRow[]>(curriculumIds.map((id) => [id, []]));
   if (curriculumIds.length === 0) return byCurriculum;
   const rows = await tenant.db.models.AlphaConcept.findAll({
@@ -104,9 +104,18 @@ async function conceptsOf(tenant: Tenant, curriculumIds: readonly string[]): Pro
   return byCurriculum;
 }
 
-async function withConcepts(tenant: Tenant, curricula: AlphaCurriculumRow[]): Promise<CurriculumWithConcepts[]> {
+async function withConcepts(tenant: Pick<Tenant, 'db' | 'tx'>, curricula: AlphaCurriculumRow[]): Promise<CurriculumWithConcepts[]> {
   const concepts = await conceptsOf(tenant, curricula.map((row) => row.id));
   return curricula.map((curriculum) => ({ curriculum, concepts: concepts.get(curriculum.id) ?? [] }));
+}
+
+/**
+ * The operator's view: every curriculum on the appliance, drafts and every institution's included
+ * (institutions see only published ones), oldest first.
+ */
+export async function listAllCurricula(db: Database, status?: AlphaCurriculumRow['status']): Promise<CurriculumWithConcepts[]> {
+  const curricula = await db.models.AlphaCurriculum.findAll({ where: status ? { status } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
+  return withConcepts({ db, tx: null }, curricula);
 }
 
 export interface CurriculumFilter extends PageRequest {

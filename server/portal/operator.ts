@@ -1,5 +1,5 @@
 import { Op, literal } from 'sequelize';
-import { createCurriculum, newCurriculumSchema, publishCurriculum, type CurriculumWithConcepts } from '../commands/alpha.js';
+import { createCurriculum, listAllCurricula, newCurriculumSchema, publishCurriculum, type CurriculumWithConcepts } from '../commands/alpha.js';
 import { approveBatch, rejectBatch } from '../commands/coupons.js';
 import { createInstitution, findInstitution, institutionNameSchema, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { MAX_ALLOWANCE_CENTS, readAllowance, setAllowance, type Allowance } from '../commands/merits.js';
@@ -13,7 +13,6 @@ import { newId } from '../ids.js';
 import { sendQueuedMail } from '../mail/mailer.js';
 import { maskEmail, sealRecipient } from '../mail/outbox.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings, smtpSettingsInput } from '../mail/smtp-settings.js';
-import type { AlphaCurriculumRow } from '../models/alpha.js';
 import type { CouponBatchRow } from '../models/coupon.js';
 import type { InstitutionRow } from '../models/institution.js';
 import { presentCurriculum } from '../presenters/alpha.js';
@@ -139,21 +138,6 @@ async function presentOperatorCurricula(db: Database, list: CurriculumWithConcep
       created_at: item.curriculum.created_at.toISOString(),
     };
   });
-}
-
-/** Every curriculum, drafts included (the API lists only published ones), oldest first. */
-async function listAllCurricula(db: Database, filter: z.output<typeof curriculaQuery>) {
-  const curricula: AlphaCurriculumRow[] = await db.models.AlphaCurriculum.findAll({
-    where: filter.status ? { status: filter.status } : {},
-    order: [['created_at', 'ASC'], ['id', 'ASC']],
-  });
-  const concepts = curricula.length
-    ? await db.models.AlphaConcept.findAll({ where: { curriculum_id: { [Op.in]: curricula.map((row) => row.id) } }, order: [['position', 'ASC']] })
-    : [];
-  return presentOperatorCurricula(
-    db,
-    curricula.map((curriculum) => ({ curriculum, concepts: concepts.filter((concept) => concept.curriculum_id === curriculum.id) })),
-  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,7 +327,7 @@ export const operatorRoutes: PortalRoute[] = [
     access: 'operator',
     query: curriculaQuery,
     response: z.array(operatorCurriculumSchema),
-    handler: async ({ ctx, query }) => listAllCurricula(ctx.db, query),
+    handler: async ({ ctx, query }) => presentOperatorCurricula(ctx.db, await listAllCurricula(ctx.db, query.status)),
   }),
   definePortalRoute({
     method: 'post',

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { AuditLogPage } from './pages/audit/AuditLogPage';
+import { AuditLogPage, OperatorAuditLogPage } from './pages/audit/AuditLogPage';
 import { ExamDetailPage } from './pages/data/ExamDetailPage';
 import { ExamsPage } from './pages/data/ExamsPage';
 import { FacultyDetailPage } from './pages/data/FacultyDetailPage';
@@ -87,4 +87,5 @@ export const operatorPages: OperatorPage[] = [
   { path: 'allowances', label: 'Allowances', element: <AllowancesPage /> },
   { path: 'curricula', label: 'Curricula', element: <CurriculaPage /> },
   { path: 'mail-server', label: 'Mail server', element: <MailServerPage /> },
+  { path: 'audit-log', label: 'Audit log', element: <OperatorAuditLogPage /> },
 ];

@@ -1,4 +1,4 @@
-import { AppShell, Badge, Burger, Button, Group, NavLink, ScrollArea, Select, Text, Title } from '@mantine/core';
+import { Alert, AppShell, Badge, Burger, Button, Group, NavLink, ScrollArea, Select, Text, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link as RouterLink, Outlet, useLocation, useNavigate } from 'react-router';
@@ -109,11 +109,18 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
           ) : null}
         </AppShell.Section>
         <AppShell.Section>
-          <NavLink href="/v1/docs" target="_blank" rel="noreferrer" label="API reference" />
+          {session.account.is_operator && !operator ? <NavLink component={RouterLink} to="/operator" label="Appliance operator" py={6} /> : null}
+          <NavLink href="/v1/docs" target="_blank" rel="noreferrer" label="API reference" py={6} />
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
-        <Outlet />
+        {operator && !session.account.is_operator ? (
+          <Alert color="yellow" title="Not available to your account" role="alert">
+            These pages are for the appliance operator, who approves institutions and runs this computer's settings.
+          </Alert>
+        ) : (
+          <Outlet />
+        )}
       </AppShell.Main>
     </AppShell>
   );

@@ -42,27 +42,44 @@ const columns: ColumnDef<AuditEntry>[] = [
   { header: 'From', id: 'ip', cell: ({ row }) => row.original.ip ?? '—' },
 ];
 
-export function AuditLogPage() {
-  const institution = useInstitution();
+/** One page of a portal audit log, newest first, from `path`. */
+function AuditLogTable({ path, queryKey }: { path: string; queryKey: readonly unknown[] }) {
   const [page, setPage] = useState(1);
   const log = useQuery({
-    queryKey: ['institution', institution.id, 'audit-log', page],
-    queryFn: () => api.get<Page<AuditEntry>>(`/institutions/${institution.id}/audit-log`, { page, limit: 50 }),
+    queryKey: [...queryKey, page],
+    queryFn: () => api.get<Page<AuditEntry>>(path, { page, limit: 50 }),
     placeholderData: keepPreviousData,
   });
   return (
+    <DataTable
+      label="Audit log"
+      columns={columns}
+      data={log.data?.items}
+      isLoading={log.isPending}
+      error={log.error}
+      getRowId={(row) => row.id}
+      empty={{ title: 'Nothing yet', description: 'Changes made in the portal (keys, developers, webhooks, settings) are listed here.' }}
+      pagination={log.data ? { page, totalPages: log.data.totalPages, total: log.data.total, onChange: setPage } : undefined}
+    />
+  );
+}
+
+export function AuditLogPage() {
+  const institution = useInstitution();
+  return (
     <>
       <PageHeader title="Audit log" description="Every change made in the portal for this institution: who, what, when and from where. Kept for a year." />
-      <DataTable
-        label="Audit log"
-        columns={columns}
-        data={log.data?.items}
-        isLoading={log.isPending}
-        error={log.error}
-        getRowId={(row) => row.id}
-        empty={{ title: 'Nothing yet', description: 'Changes made in the portal (keys, developers, webhooks, settings) are listed here.' }}
-        pagination={log.data ? { page, totalPages: log.data.totalPages, total: log.data.total, onChange: setPage } : undefined}
-      />
+      <AuditLogTable path={`/institutions/${institution.id}/audit-log`} queryKey={['institution', institution.id, 'audit-log']} />
+    </>
+  );
+}
+
+/** The operator's view: every institution's entries and the appliance-wide ones (mail server, curricula). */
+export function OperatorAuditLogPage() {
+  return (
+    <>
+      <PageHeader title="Audit log" description="Every change made in the portal on this appliance, by anyone. Kept for a year." />
+      <AuditLogTable path="/operator/audit-log" queryKey={['operator', 'audit-log']} />
     </>
   );
 }

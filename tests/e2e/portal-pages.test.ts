@@ -1,0 +1,142 @@
+/**
+ * Every portal page renders in Chromium for the roles that may see it, with no script error and no
+ * error alert, at a laptop's size and at a narrow one; roles that may not see a page are told so.
+ */
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import supertest from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashPassword } from '../../server/commands/passwords.js';
+import { newId } from '../../server/ids.js';
+import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
+import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+
+const ADMIN = { institution: 'Hillcrest Academy', admin_email: 'admin@hillcrest.test', admin_password: 'hillcrest admin pw' };
+const DEVELOPER = { email: 'dev@hillcrest.test', password: 'hillcrest developer pw' };
+
+/** Institution pages by path, and whether a developer may open them. */
+const INSTITUTION_PAGES: Array<[path: string, heading: RegExp, developer: boolean]> = [
+  ['', /Hillcrest Academy/, true],
+  ['keys', /API keys/, true],
+  ['scopes', /Scopes/, true],
+  ['webhooks', /Webhooks|endpoints/i, true],
+  ['webhooks/deliveries', /Deliveries/, true],
+  ['students', /Students/, false],
+  ['faculty', /Faculty/, false],
+  ['groups', /Groups/, false],
+  ['licenses', /Licenses/, false],
+  ['exams', /Exams/, false],
+  ['submissions', /Submissions/, false],
+  ['settings', /settings/i, false],
+  ['developers', /Team/, false],
+  ['outbox', /outbox/i, false],
+  ['audit-log', /Audit log/, false],
+];
+const OPERATOR_PAGES = ['institutions', 'coupon-batches', 'allowances', 'curricula', 'mail-server', 'audit-log'];
+
+describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
+  let app: TestAppliance;
+  let browser: Browser;
+  let institutionId = '';
+  const shot = screenshotter('portal-pages');
+
+  beforeAll(async () => {
+    [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
+    const setup = await supertest(app.origin).post('/portal/api/setup').send(ADMIN).expect(200);
+    institutionId = setup.body.data.memberships[0].institution.id;
+    const { PortalAccount, Membership } = app.ctx.db.models;
+    const developer = await PortalAccount.create({
+      id: newId('acc'),
+      email: DEVELOPER.email,
+      password_hash: await hashPassword(DEVELOPER.password),
+      is_operator: false,
+      status: 'active',
+    });
+    await Membership.create({ id: newId('mem'), institution_id: institutionId, account_id: developer.id, role: 'developer', status: 'active' });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  /** A signed-in browser context for `email`, at `width`, collecting script errors. */
+  async function signedIn(email: string, password: string, width = 1280): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+    const context = await browser.newContext({ viewport: { width, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(app.origin);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel(/^Password/).and(page.locator('input')).fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    return { context, page, errors };
+  }
+
+  /** Opens `hash`, waits for its heading and for loading to finish, and checks nothing failed. */
+  async function visit(page: Page, hash: string, heading: RegExp) {
+    await page.goto(`${app.origin}/#${hash}`);
+    await page.getByRole('main').getByRole('heading', { name: heading }).first().waitFor();
+    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+    const alerts = await page.getByRole('main').getByRole('alert').allTextContents();
+    return alerts;
+  }
+
+  it('as the admin (who is also the operator), every page loads without an error', async () => {
+    const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password);
+    for (const [path, heading] of INSTITUTION_PAGES) {
+      const alerts = await visit(page, `/i/${institutionId}${path ? `/${path}` : ''}`, heading);
+      expect({ path, alerts }).toEqual({ path, alerts: [] });
+      await shot(page, `admin-${path || 'overview'}`.replaceAll('/', '-'));
+    }
+    for (const path of OPERATOR_PAGES) {
+      await page.goto(`${app.origin}/#/operator/${path}`);
+      await page.getByRole('main').getByRole('heading').first().waitFor();
+      await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'));
+      expect({ path, alerts: await page.getByRole('main').getByRole('alert').allTextContents() }).toEqual({ path, alerts: [] });
+      await shot(page, `operator-${path}`);
+    }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('as a developer: their pages load, the others say the role does not allow them', async () => {
+    const { context, page, errors } = await signedIn(DEVELOPER.email, DEVELOPER.password);
+    for (const [path, heading, allowed] of INSTITUTION_PAGES) {
+      const hash = `/i/${institutionId}${path ? `/${path}` : ''}`;
+      if (allowed) {
+        expect({ path, alerts: await visit(page, hash, heading) }).toEqual({ path, alerts: [] });
+      } else {
+        await page.goto(`${app.origin}/#${hash}`);
+        await page.getByRole('alert').filter({ hasText: 'Not available to your role' }).waitFor();
+      }
+    }
+    await page.goto(`${app.origin}/#/operator/institutions`);
+    await page.getByRole('alert').filter({ hasText: 'Not available to your account' }).waitFor();
+    await shot(page, 'developer-operator-refused');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('fits a narrow window: the navigation folds behind a menu button', async () => {
+    const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password, 760);
+    await visit(page, `/i/${institutionId}/keys`, /API keys/);
+    const navigation = page.getByRole('navigation', { name: 'Portal navigation' });
+    // Folded away means moved off the left edge of the window.
+    const scopesLink = navigation.getByRole('link', { name: 'Scopes' });
+    const folded = await scopesLink.boundingBox();
+    expect(folded ? folded.x + folded.width : 0).toBeLessThanOrEqual(0);
+    await page.getByRole('button', { name: 'Toggle navigation' }).click();
+    await page.waitForFunction(() => {
+      const link = [...document.querySelectorAll('nav a')].find((element) => element.textContent === 'Scopes');
+      return link !== undefined && link.getBoundingClientRect().left >= 0;
+    });
+    await navigation.getByRole('link', { name: 'Scopes' }).click();
+    await page.getByRole('main').getByRole('heading', { name: 'Scopes' }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot(page, 'narrow-scopes');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

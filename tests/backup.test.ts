@@ -12,7 +12,7 @@ import { BackupFailedError } from '../server/db/backup.js';
 import { connectDatabase } from '../server/db/index.js';
 import { migrations } from '../server/db/migrations/index.js';
 import { startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { runCliCaptured, type CliResult } from './helpers/cli.js';
+import { cliFails as fails, cliOk as ok, runCliCaptured, type CliResult } from './helpers/cli.js';
 
 const DB_NAME = 'campusbridge.sqlite';
 const ALL = migrations.map((migration) => migration.name);
@@ -64,21 +64,6 @@ async function olderDataFolder(upTo: string = FIRST): Promise<{ dataDir: string;
   );
   await db.close();
   return { dataDir, institutionId };
-}
-
-function ok<T = Record<string, unknown>>(result: CliResult): T {
-  expect(result.stderr, `stderr of a successful run: ${result.stderr}`).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
-
-function fails(result: CliResult, code: string): string {
-  expect(result.code, `stdout: ${result.stdout} stderr: ${result.stderr}`).toBe(1);
-  expect(result.stdout).toBe('');
-  const message = result.stderr.trimEnd();
-  expect(message).toContain(`error ${code}:`);
-  expect(message.split('\n')).toHaveLength(1);
-  return message;
 }
 
 describe('backup before migrating', () => {

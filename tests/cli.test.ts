@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/config.js';
 import { connectDatabase } from '../server/db/index.js';
 import { ALL_SCOPES } from '../server/policies/scopes.js';
-import { runCliCaptured, type CliResult } from './helpers/cli.js';
+import { cliFails as fails, cliOk as ok, runCliCaptured, type CliResult } from './helpers/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CLI_BUNDLE = path.join(root, 'dist', 'server', 'cli.js');
@@ -50,23 +50,6 @@ function spawnCli(dataDir: string, ...argv: string[]): CliResult {
   });
   if (result.error) throw result.error;
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
-}
-
-/** Success: exit 0, nothing on stderr, stdout is exactly one JSON value. */
-function ok<T = Record<string, unknown>>(result: CliResult): T {
-  expect(result.stderr, `stderr of a successful run: ${result.stderr}`).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
-
-/** Failure: exit 1, nothing on stdout, one line on stderr naming the code. */
-function fails(result: CliResult, code: string): string {
-  expect(result.code, `stdout: ${result.stdout} stderr: ${result.stderr}`).toBe(1);
-  expect(result.stdout).toBe('');
-  const message = result.stderr.trimEnd();
-  expect(message).toContain(code);
-  expect(message.split('\n')).toHaveLength(1);
-  return message;
 }
 
 function usage(result: CliResult): void {

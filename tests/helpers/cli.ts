@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { runCli } from '../../server/cli/program.js';
 
 export interface CliResult {
@@ -20,4 +21,21 @@ export async function runCliCaptured(dataDir: string, ...argv: string[]): Promis
     },
   });
   return { code, stdout, stderr };
+}
+
+/** Success: exit 0, nothing on stderr, stdout is exactly one JSON value (returned parsed). */
+export function cliOk<T = Record<string, unknown>>(result: CliResult): T {
+  expect(result.stderr, `stderr of a successful run: ${result.stderr}`).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout) as T;
+}
+
+/** Failure: exit 1, nothing on stdout, one line on stderr naming the error code (returned). */
+export function cliFails(result: CliResult, code: string): string {
+  expect(result.code, `stdout: ${result.stdout} stderr: ${result.stderr}`).toBe(1);
+  expect(result.stdout).toBe('');
+  const message = result.stderr.trimEnd();
+  expect(message).toContain(`error ${code}:`);
+  expect(message.split('\n')).toHaveLength(1);
+  return message;
 }

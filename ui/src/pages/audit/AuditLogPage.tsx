@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { api, type Page } from '../../api/client';
-import { DataTable, formatDate, PageHeader } from '../../components';
+import { DataTable, formatDate, PageHeader, pagesOf } from '../../components';
 import { useInstitution } from '../../session';
 
 interface AuditEntry {
@@ -59,7 +59,7 @@ function AuditLogTable({ path, queryKey }: { path: string; queryKey: readonly un
       error={log.error}
       getRowId={(row) => row.id}
       empty={{ title: 'Nothing yet', description: 'Changes made in the portal (keys, developers, webhooks, settings) are listed here.' }}
-      pagination={log.data ? { page, totalPages: log.data.totalPages, total: log.data.total, onChange: setPage } : undefined}
+      pagination={pagesOf(log.data, setPage)}
     />
   );
 }

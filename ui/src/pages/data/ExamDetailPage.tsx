@@ -1,12 +1,12 @@
-import { Button, Card, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Button, Card, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge } from '../../components';
+import { DataTable, Fact, Facts, formatDate, PageHeader, Section, StatusBadge } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, DetailState, Fact, Facts, Mono, PersonLink } from './common';
-import { areaKey, dataPath, useFacultyOptions, type ExamDetail, type ScoreRow } from './data';
+import { BackLink, DetailState, Mono, PersonLink } from './common';
+import { areaKey, dataPath, useTeacherNames, type ExamDetail, type ScoreRow } from './data';
 
 type ExamGroup = ExamDetail['groups'][number];
 
@@ -17,7 +17,7 @@ export function ExamDetailPage() {
   const navigate = useNavigate();
   const { examId = '' } = useParams();
   const base = dataPath(institution.id, `/exams/${encodeURIComponent(examId)}`);
-  const faculty = useFacultyOptions(institution.id);
+  const teacherName = useTeacherNames(institution.id);
 
   const exam = useQuery({ queryKey: [...areaKey(institution.id, 'exams'), 'one', examId], queryFn: () => api.get<ExamDetail>(base) });
   const scores = useQuery({
@@ -39,7 +39,6 @@ export function ExamDetailPage() {
     <DetailState isPending={exam.isPending} error={exam.error}>
       {() => {
         const row = exam.data!;
-        const owner = faculty.data?.items.find((teacher) => teacher.id === row.faculty_id);
         const toolchain = typeof row.code_spec?.toolchain === 'string' ? row.code_spec.toolchain : null;
         return (
           <>
@@ -63,7 +62,7 @@ export function ExamDetailPage() {
                 {row.exam_type} · {row.app === 'code' ? 'coding app' : 'learning app'}
               </Fact>
               <Fact label="Owner">
-                <PersonLink institutionId={institution.id} id={row.faculty_id} label={owner?.full_name} />
+                <PersonLink institutionId={institution.id} id={row.faculty_id} label={teacherName.get(row.faculty_id)} />
               </Fact>
               <Fact label="Exam id">
                 <Mono>{row.id}</Mono>
@@ -105,8 +104,7 @@ export function ExamDetailPage() {
               ))}
             </SimpleGrid>
             <Stack gap="xl">
-              <Stack gap="xs">
-                <Title order={4}>Groups</Title>
+              <Section title="Groups">
                 <DataTable
                   label="Assigned groups"
                   columns={groupColumns}
@@ -116,9 +114,8 @@ export function ExamDetailPage() {
                   onRowClick={(group) => navigate(`/i/${institution.id}/groups/${group.id}`)}
                   empty={{ title: 'Not assigned to any group yet' }}
                 />
-              </Stack>
-              <Stack gap="xs">
-                <Title order={4}>Scores</Title>
+              </Section>
+              <Section title="Scores">
                 <DataTable
                   label="Scores"
                   columns={scoreColumns}
@@ -129,7 +126,7 @@ export function ExamDetailPage() {
                   onRowClick={(score) => (score.submission_id ? navigate(`/i/${institution.id}/submissions/${score.submission_id}`) : undefined)}
                   empty={{ title: 'No students yet', description: 'Students of the assigned groups, and anyone who submitted, are listed here.' }}
                 />
-              </Stack>
+              </Section>
             </Stack>
           </>
         );

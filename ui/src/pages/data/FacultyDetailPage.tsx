@@ -1,14 +1,14 @@
-import { Button, Modal, Select, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Select, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api, type Page } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, DetailState, Fact, Facts, FormButtons, Mono } from './common';
-import { areaKey, dataPath, type Exam, type Faculty, type Group, type License, type PersonStatus } from './data';
+import { BackLink, DetailState, HolderLicenses, Mono } from './common';
+import { areaKey, dataPath, type Exam, type Faculty, type Group, type PersonStatus } from './data';
 
 function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): void }) {
   const institution = useInstitution();
@@ -22,28 +22,19 @@ function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): v
     success: 'Faculty member updated.',
     onSuccess: onClose,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    update.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title="Edit faculty member">
-      <form onSubmit={submit} aria-label="Edit faculty member">
-        <Stack>
-          <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-          <TextInput label="Faculty ID" description="Empty removes it." maxLength={100} value={facultyId} onChange={(event) => setFacultyId(event.currentTarget.value)} />
-          <Select
-            label="Status"
-            description="A suspended teacher cannot sign in, nor be named as the owner of a new group or exam."
-            data={['active', 'suspended']}
-            value={status}
-            onChange={(value) => setStatus((value as PersonStatus | null) ?? teacher.status)}
-            allowDeselect={false}
-          />
-          <FormButtons submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onCancel={onClose} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened title="Edit faculty member" submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onSubmit={() => update.mutate()} onClose={onClose}>
+      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+      <TextInput label="Faculty ID" description="Empty removes it." maxLength={100} value={facultyId} onChange={(event) => setFacultyId(event.currentTarget.value)} />
+      <Select
+        label="Status"
+        description="A suspended teacher cannot sign in, nor be named as the owner of a new group or exam."
+        data={['active', 'suspended']}
+        value={status}
+        onChange={(value) => setStatus((value as PersonStatus | null) ?? teacher.status)}
+        allowDeselect={false}
+      />
+    </FormModal>
   );
 }
 
@@ -63,10 +54,6 @@ export function FacultyDetailPage() {
     queryKey: [...areaKey(institution.id, 'groups'), 'of', facultyId],
     queryFn: () => api.get<Page<Group>>(dataPath(institution.id, '/groups'), { faculty_id: facultyId, limit: 200 }),
   });
-  const licenses = useQuery({
-    queryKey: [...areaKey(institution.id, 'licenses'), 'of', facultyId],
-    queryFn: () => api.get<Page<License>>(dataPath(institution.id, '/licenses'), { user_id: facultyId, limit: 50 }),
-  });
 
   const groupColumns: ColumnDef<Group>[] = [
     { header: 'Group', accessorKey: 'name' },
@@ -76,11 +63,6 @@ export function FacultyDetailPage() {
     { header: 'Exam', accessorKey: 'title' },
     { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
     { header: 'Due', id: 'due', cell: ({ row }) => formatDate(row.original.due_date) },
-  ];
-  const licenseColumns: ColumnDef<License>[] = [
-    { header: 'License', id: 'id', cell: ({ row }) => <Mono>{row.original.id}</Mono> },
-    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-    { header: 'Expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
   ];
 
   return (
@@ -112,8 +94,7 @@ export function FacultyDetailPage() {
               <Fact label="Added">{formatDate(row.created_at)}</Fact>
             </Facts>
             <Stack gap="xl">
-              <Stack gap="xs">
-                <Title order={4}>Groups</Title>
+              <Section title="Groups">
                 <DataTable
                   label="Groups owned"
                   columns={groupColumns}
@@ -124,9 +105,8 @@ export function FacultyDetailPage() {
                   onRowClick={(item) => navigate(`/i/${institution.id}/groups/${item.id}`)}
                   empty={{ title: 'Owns no group' }}
                 />
-              </Stack>
-              <Stack gap="xs">
-                <Title order={4}>Exams</Title>
+              </Section>
+              <Section title="Exams">
                 <DataTable
                   label="Exams owned"
                   columns={examColumns}
@@ -137,20 +117,8 @@ export function FacultyDetailPage() {
                   onRowClick={(item) => navigate(`/i/${institution.id}/exams/${item.id}`)}
                   empty={{ title: 'Owns no exam', description: 'Exams are created by your LMS through the API.' }}
                 />
-              </Stack>
-              <Stack gap="xs">
-                <Title order={4}>License</Title>
-                <DataTable
-                  label="Licenses"
-                  columns={licenseColumns}
-                  data={licenses.data?.items}
-                  isLoading={licenses.isPending}
-                  error={licenses.error}
-                  getRowId={(item) => item.id}
-                  onRowClick={(item) => navigate(`/i/${institution.id}/licenses/${item.id}`)}
-                  empty={{ title: 'No license' }}
-                />
-              </Stack>
+              </Section>
+              <HolderLicenses institutionId={institution.id} holderId={facultyId} empty={{ title: 'No license' }} />
             </Stack>
             {editing ? <EditFacultyModal teacher={row} onClose={edit.close} /> : null}
             <Text size="xs" c="dimmed" mt="xl">

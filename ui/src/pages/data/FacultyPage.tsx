@@ -1,15 +1,13 @@
-import { Button, Group, Modal, NumberInput, Select, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Select, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { FormButtons, SearchBox } from './common';
-import { areaKey, dataPath, usePagedList, useUrlFilters, type Faculty } from './data';
-
-const LICENSE_DAYS = { min: 1, max: 3650, default: 365 };
+import { LICENSE_DAYS, LicenseDaysInput, SearchBox } from './common';
+import { areaKey, dataPath, usePagedList, type Faculty } from './data';
 
 function CreateFacultyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institution = useInstitution();
@@ -33,33 +31,15 @@ function CreateFacultyModal({ opened, onClose }: { opened: boolean; onClose(): v
     success: (teacher) => `${teacher.full_name} can sign in as ${teacher.login_email}.`,
     onSuccess: close,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Modal opened={opened} onClose={close} title="Add a faculty member">
-      <form onSubmit={submit} aria-label="Add a faculty member">
-        <Stack>
-          <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-          <TextInput label="Faculty ID" description="Your school's own identifier; optional, unique." maxLength={100} value={facultyId} onChange={(event) => setFacultyId(event.currentTarget.value)} />
-          <NumberInput
-            label="License length (days)"
-            min={LICENSE_DAYS.min}
-            max={LICENSE_DAYS.max}
-            clampBehavior="strict"
-            allowDecimal={false}
-            required
-            value={licenseDays}
-            onChange={(value) => setLicenseDays(typeof value === 'number' ? value : Number(value) || LICENSE_DAYS.default)}
-          />
-          <Text size="xs" c="dimmed">
-            The generated login email is what groups and exams name as their owner.
-          </Text>
-          <FormButtons submitLabel="Add faculty member" loading={create.isPending} disabled={!fullName.trim()} onCancel={close} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} title="Add a faculty member" submitLabel="Add faculty member" loading={create.isPending} disabled={!fullName.trim()} onSubmit={() => create.mutate()} onClose={close}>
+      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+      <TextInput label="Faculty ID" description="Your school's own identifier; optional, unique." maxLength={100} value={facultyId} onChange={(event) => setFacultyId(event.currentTarget.value)} />
+      <LicenseDaysInput value={licenseDays} onChange={setLicenseDays} />
+      <Text size="xs" c="dimmed">
+        The generated login email is what groups and exams name as their owner.
+      </Text>
+    </FormModal>
   );
 }
 
@@ -74,20 +54,7 @@ export function FacultyPage() {
 
   const columns = useMemo<ColumnDef<Faculty>[]>(
     () => [
-      {
-        header: 'Name',
-        id: 'name',
-        cell: ({ row }) => (
-          <Stack gap={0}>
-            <Text size="sm" fw={500}>
-              {row.original.full_name}
-            </Text>
-            <Text size="xs" c="dimmed" ff="monospace">
-              {row.original.login_email}
-            </Text>
-          </Stack>
-        ),
-      },
+      { header: 'Name', id: 'name', cell: ({ row }) => <NameCell name={row.original.full_name} detail={row.original.login_email} mono /> },
       { header: 'Faculty ID', id: 'faculty_id', cell: ({ row }) => row.original.faculty_id ?? '—' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { header: 'Added', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
@@ -102,7 +69,7 @@ export function FacultyPage() {
         description="Teachers own groups and exams. Each gets a login email and a license when added."
         actions={<Button onClick={create.open}>Add faculty member</Button>}
       />
-      <Group mb="md" align="flex-end" wrap="wrap" gap="sm">
+      <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox label="Find by email" placeholder="name@…" description="Login email, exact." value={filters.email} onSearch={(value) => setFilters({ email: value })} />
         <Select
           label="Status"
@@ -113,12 +80,7 @@ export function FacultyPage() {
           clearable
           w={160}
         />
-        {filtered ? (
-          <Button variant="subtle" onClick={clear}>
-            Clear filters
-          </Button>
-        ) : null}
-      </Group>
+      </FilterBar>
       <DataTable
         label="Faculty"
         columns={columns}
@@ -127,7 +89,7 @@ export function FacultyPage() {
         error={faculty.error}
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
-        pagination={faculty.data ? { page: faculty.data.page, totalPages: faculty.data.totalPages, total: faculty.data.total, onChange: setPage } : undefined}
+        pagination={pagesOf(faculty.data, setPage)}
         empty={
           filtered
             ? { title: 'Nobody matches', description: 'The email must match a whole login email. Clear the filters to see everyone.' }

@@ -1,14 +1,14 @@
-import { Button, Modal, Select, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, ConfirmModal, DetailState, Fact, Facts, FormButtons, Mono, PersonLink } from './common';
-import { areaKey, dataPath, splitRefs, useFacultyOptions, type Group, type GroupDetail, type GroupMember, type GroupWrite } from './data';
+import { BackLink, DetailState, Mono, PersonLink } from './common';
+import { areaKey, dataPath, splitRefs, useTeacherNames, type Group, type GroupDetail, type GroupMember, type GroupWrite } from './data';
 import { rejectedNote, useOwnerOptions } from './GroupsPage';
 
 type Exam = GroupDetail['exams'][number];
@@ -31,29 +31,20 @@ function EditGroupModal({ group, onClose }: { group: GroupDetail; onClose(): voi
     success: 'Group updated.',
     onSuccess: onClose,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    update.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title="Edit group" size="lg">
-      <form onSubmit={submit} aria-label="Edit group">
-        <Stack>
-          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
-          <Select
-            label="Owning teacher"
-            required
-            data={owners.options.some((option) => option.value === group.faculty_id) ? owners.options : [...owners.options, { value: group.faculty_id, label: group.faculty_id }]}
-            value={owner}
-            onChange={setOwner}
-            searchable
-            allowDeselect={false}
-          />
-          <FormButtons submitLabel="Save" loading={update.isPending} disabled={!name.trim() || !owner} onCancel={onClose} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened title="Edit group" size="lg" submitLabel="Save" loading={update.isPending} disabled={!name.trim() || !owner} onSubmit={() => update.mutate()} onClose={onClose}>
+      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+      <Select
+        label="Owning teacher"
+        required
+        data={owners.options.some((option) => option.value === group.faculty_id) ? owners.options : [...owners.options, { value: group.faculty_id, label: group.faculty_id }]}
+        value={owner}
+        onChange={setOwner}
+        searchable
+        allowDeselect={false}
+      />
+    </FormModal>
   );
 }
 
@@ -66,28 +57,28 @@ function AddMembersModal({ group, onClose }: { group: GroupDetail; onClose(): vo
     success: (result) => `${result.added.length} added.${rejectedNote(result.rejected_student_ids)}`,
     onSuccess: onClose,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    add.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title={`Add students to ${group.name}`}>
-      <form onSubmit={submit} aria-label="Add students">
-        <Stack>
-          <Textarea
-            label="Students"
-            description="Student ids or login emails, separated by commas, spaces or new lines. Students already in the group are left as they are."
-            autosize
-            minRows={3}
-            maxRows={10}
-            value={refs}
-            onChange={(event) => setRefs(event.currentTarget.value)}
-            data-autofocus
-          />
-          <FormButtons submitLabel="Add" loading={add.isPending} disabled={splitRefs(refs).length === 0} onCancel={onClose} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal
+      opened
+      title={`Add students to ${group.name}`}
+      formLabel="Add students"
+      submitLabel="Add"
+      loading={add.isPending}
+      disabled={splitRefs(refs).length === 0}
+      onSubmit={() => add.mutate()}
+      onClose={onClose}
+    >
+      <Textarea
+        label="Students"
+        description="Student ids or login emails, separated by commas, spaces or new lines. Students already in the group are left as they are."
+        autosize
+        minRows={3}
+        maxRows={10}
+        value={refs}
+        onChange={(event) => setRefs(event.currentTarget.value)}
+        data-autofocus
+      />
+    </FormModal>
   );
 }
 
@@ -100,7 +91,7 @@ export function GroupDetailPage() {
   const [deleting, deleter] = useDisclosure(false);
   const [removing, setRemoving] = useState<GroupMember | null>(null);
   const base = dataPath(institution.id, `/groups/${encodeURIComponent(groupId)}`);
-  const faculty = useFacultyOptions(institution.id);
+  const teacherName = useTeacherNames(institution.id);
 
   const group = useQuery({ queryKey: [...areaKey(institution.id, 'groups'), 'one', groupId], queryFn: () => api.get<GroupDetail>(base) });
   const remove = useApiMutation({
@@ -148,7 +139,6 @@ export function GroupDetailPage() {
     <DetailState isPending={group.isPending} error={group.error}>
       {() => {
         const row = group.data!;
-        const owner = faculty.data?.items.find((teacher) => teacher.id === row.faculty_id);
         return (
           <>
             <PageHeader
@@ -168,7 +158,7 @@ export function GroupDetailPage() {
             />
             <Facts>
               <Fact label="Owner">
-                <PersonLink institutionId={institution.id} id={row.faculty_id} label={owner?.full_name} />
+                <PersonLink institutionId={institution.id} id={row.faculty_id} label={teacherName.get(row.faculty_id)} />
               </Fact>
               <Fact label="Students">{row.student_count}</Fact>
               <Fact label="Group id">
@@ -177,8 +167,7 @@ export function GroupDetailPage() {
               <Fact label="Created">{formatDate(row.created_at)}</Fact>
             </Facts>
             <Stack gap="xl">
-              <Stack gap="xs">
-                <Title order={4}>Members</Title>
+              <Section title="Members">
                 <div>
                   <Button size="xs" onClick={adder.open}>
                     Add students
@@ -192,9 +181,8 @@ export function GroupDetailPage() {
                   getRowId={(member) => member.id}
                   empty={{ title: 'No students in this group', action: <Button onClick={adder.open}>Add students</Button> }}
                 />
-              </Stack>
-              <Stack gap="xs">
-                <Title order={4}>Exams</Title>
+              </Section>
+              <Section title="Exams">
                 <DataTable
                   label="Assigned exams"
                   columns={examColumns}
@@ -204,7 +192,7 @@ export function GroupDetailPage() {
                   onRowClick={(exam) => navigate(`/i/${institution.id}/exams/${exam.id}`)}
                   empty={{ title: 'No exam assigned', description: 'Your LMS assigns exams to groups through the API.' }}
                 />
-              </Stack>
+              </Section>
             </Stack>
             {editing ? <EditGroupModal group={row} onClose={edit.close} /> : null}
             {adding ? <AddMembersModal group={row} onClose={adder.close} /> : null}
@@ -212,6 +200,7 @@ export function GroupDetailPage() {
               opened={removing !== null}
               title="Remove from the group?"
               confirmLabel="Remove"
+              color="red"
               loading={remove.isPending}
               onConfirm={() => removing && remove.mutate(removing)}
               onClose={() => setRemoving(null)}
@@ -220,7 +209,7 @@ export function GroupDetailPage() {
                 {removing?.full_name} leaves {row.name} and no longer sees its exams. Their submissions stay.
               </Text>
             </ConfirmModal>
-            <ConfirmModal opened={deleting} title="Delete this group?" confirmLabel="Delete group" loading={destroy.isPending} onConfirm={() => destroy.mutate()} onClose={deleter.close}>
+            <ConfirmModal opened={deleting} title="Delete this group?" confirmLabel="Delete group" color="red" loading={destroy.isPending} onConfirm={() => destroy.mutate()} onClose={deleter.close}>
               <Text size="sm">
                 {row.name} and its {row.student_count} memberships are deleted; the students themselves, and their submissions, stay. This cannot be undone.
               </Text>

@@ -1,13 +1,13 @@
-import { Button, Group, Modal, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Select, Textarea, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, useApiMutation } from '../../components';
+import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, useApiMutation, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { FormButtons, SearchBox } from './common';
-import { areaKey, dataPath, splitRefs, useFacultyOptions, usePagedList, useUrlFilters, type Group as GroupRow, type GroupWrite } from './data';
+import { OwnerFilter, SearchBox } from './common';
+import { areaKey, dataPath, splitRefs, useFacultyOptions, usePagedList, useTeacherNames, type Group as GroupRow, type GroupWrite } from './data';
 
 /** Owner choices: active teachers (a suspended one is refused as owner). */
 export function useOwnerOptions(institutionId: string) {
@@ -50,39 +50,39 @@ function CreateGroupModal({ opened, onClose }: { opened: boolean; onClose(): voi
       navigate(group.id);
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Modal opened={opened} onClose={close} title="Create a group" size="lg">
-      <form onSubmit={submit} aria-label="Create a group">
-        <Stack>
-          <TextInput label="Name" required maxLength={200} placeholder="Physics 101 – Section B" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
-          <Select
-            label="Owning teacher"
-            required
-            placeholder={owners.isLoading ? 'Loading faculty…' : 'Choose a teacher'}
-            data={owners.options}
-            value={owner}
-            onChange={setOwner}
-            searchable
-            nothingFoundMessage="No active faculty member by that name"
-          />
-          <Textarea
-            label="Students (optional)"
-            description="Student ids or login emails, separated by commas, spaces or new lines. Members can also be added later."
-            autosize
-            minRows={2}
-            maxRows={8}
-            value={members}
-            onChange={(event) => setMembers(event.currentTarget.value)}
-          />
-          <FormButtons submitLabel="Create group" loading={create.isPending} disabled={!name.trim() || !owner} onCancel={close} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal
+      opened={opened}
+      title="Create a group"
+      size="lg"
+      submitLabel="Create group"
+      loading={create.isPending}
+      disabled={!name.trim() || !owner}
+      onSubmit={() => create.mutate()}
+      onClose={close}
+    >
+      <TextInput label="Name" required maxLength={200} placeholder="Physics 101 – Section B" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+      <Select
+        label="Owning teacher"
+        required
+        placeholder={owners.isLoading ? 'Loading faculty…' : 'Choose a teacher'}
+        data={owners.options}
+        value={owner}
+        onChange={setOwner}
+        searchable
+        nothingFoundMessage="No active faculty member by that name"
+      />
+      <Textarea
+        label="Students (optional)"
+        description="Student ids or login emails, separated by commas, spaces or new lines. Members can also be added later."
+        autosize
+        minRows={2}
+        maxRows={8}
+        value={members}
+        onChange={(event) => setMembers(event.currentTarget.value)}
+      />
+    </FormModal>
   );
 }
 
@@ -94,27 +94,11 @@ export function GroupsPage() {
   const [creating, create] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
   const groups = usePagedList<GroupRow>(institution.id, 'groups', filters, page);
-  const faculty = useFacultyOptions(institution.id);
-  const teacherName = useMemo(() => new Map((faculty.data?.items ?? []).map((teacher) => [teacher.id, teacher.full_name])), [faculty.data]);
+  const teacherName = useTeacherNames(institution.id);
 
   const columns = useMemo<ColumnDef<GroupRow>[]>(
     () => [
-      {
-        header: 'Group',
-        id: 'name',
-        cell: ({ row }) => (
-          <Stack gap={0}>
-            <Text size="sm" fw={500}>
-              {row.original.name}
-            </Text>
-            {row.original.description ? (
-              <Text size="xs" c="dimmed" lineClamp={1} maw={420}>
-                {row.original.description}
-              </Text>
-            ) : null}
-          </Stack>
-        ),
-      },
+      { header: 'Group', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description} maw={420} /> },
       { header: 'Owner', id: 'owner', cell: ({ row }) => teacherName.get(row.original.faculty_id) ?? row.original.faculty_id },
       { header: 'Students', accessorKey: 'student_count' },
       { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
@@ -129,25 +113,10 @@ export function GroupsPage() {
         description="Classes and sections. Exams are assigned to groups, and reach every student in them."
         actions={<Button onClick={create.open}>Create group</Button>}
       />
-      <Group mb="md" align="flex-end" wrap="wrap" gap="sm">
+      <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox label="Search groups" placeholder="Part of the name" value={filters.q} onSearch={(value) => setFilters({ q: value })} />
-        <Select
-          label="Owner"
-          placeholder="Any teacher"
-          data={(faculty.data?.items ?? []).map((teacher) => ({ value: teacher.id, label: teacher.full_name }))}
-          value={filters.faculty_id || null}
-          onChange={(value) => setFilters({ faculty_id: value })}
-          clearable
-          searchable
-          nothingFoundMessage="No teacher by that name"
-          w={240}
-        />
-        {filtered ? (
-          <Button variant="subtle" onClick={clear}>
-            Clear filters
-          </Button>
-        ) : null}
-      </Group>
+        <OwnerFilter institutionId={institution.id} value={filters.faculty_id} onChange={(value) => setFilters({ faculty_id: value })} width={240} />
+      </FilterBar>
       <DataTable
         label="Groups"
         columns={columns}
@@ -156,7 +125,7 @@ export function GroupsPage() {
         error={groups.error}
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
-        pagination={groups.data ? { page: groups.data.page, totalPages: groups.data.totalPages, total: groups.data.total, onChange: setPage } : undefined}
+        pagination={pagesOf(groups.data, setPage)}
         empty={
           filtered
             ? { title: 'No group matches', description: 'Clear the filters to see every group.' }

@@ -1,13 +1,13 @@
-import { Button, Modal, NumberInput, SegmentedControl, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Button, SegmentedControl, Text, Textarea, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, formatRelative, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, Fact, Facts, formatDate, formatRelative, FormModal, PageHeader, Section, StatusBadge, useApiMutation, WholeNumberInput } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, ConfirmModal, DetailState, Fact, Facts, FormButtons, Mono, PersonLink } from './common';
+import { BackLink, DetailState, Mono, PersonLink } from './common';
 import { areaKey, dataPath, type License, type Seat } from './data';
 
 const MAX_DAYS = 3650;
@@ -28,43 +28,33 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
     success: (row) => `License now expires ${formatDate(row.expires_at)}.`,
     onSuccess: onClose,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    extend.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title="Extend license">
-      <form onSubmit={submit} aria-label="Extend license">
-        <Stack>
-          <SegmentedControl
-            value={mode}
-            onChange={(value) => setMode(value as 'days' | 'date')}
-            data={[
-              { value: 'days', label: 'Add days' },
-              { value: 'date', label: 'Set a date' },
-            ]}
-            aria-label="How to extend"
-          />
-          {mode === 'days' ? (
-            <NumberInput
-              label="Days to add"
-              description={license.status === 'expired' ? 'Counted from now: the license has expired.' : `Added to the current expiry, ${formatDate(license.expires_at)}.`}
-              min={1}
-              max={MAX_DAYS}
-              clampBehavior="strict"
-              allowDecimal={false}
-              required
-              value={days}
-              onChange={(value) => setDays(typeof value === 'number' ? value : Number(value) || 1)}
-              data-autofocus
-            />
-          ) : (
-            <TextInput label="New expiry date" description="The license holds through the end of that day; it must be in the future." type="date" required value={date} onChange={(event) => setDate(event.currentTarget.value)} />
-          )}
-          <FormButtons submitLabel="Extend" loading={extend.isPending} disabled={mode === 'date' && !date} onCancel={onClose} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened title="Extend license" submitLabel="Extend" loading={extend.isPending} disabled={mode === 'date' && !date} onSubmit={() => extend.mutate()} onClose={onClose}>
+      <SegmentedControl
+        value={mode}
+        onChange={(value) => setMode(value as 'days' | 'date')}
+        data={[
+          { value: 'days', label: 'Add days' },
+          { value: 'date', label: 'Set a date' },
+        ]}
+        aria-label="How to extend"
+      />
+      {mode === 'days' ? (
+        <WholeNumberInput
+          label="Days to add"
+          description={license.status === 'expired' ? 'Counted from now: the license has expired.' : `Added to the current expiry, ${formatDate(license.expires_at)}.`}
+          min={1}
+          max={MAX_DAYS}
+          required
+          value={days}
+          onChange={setDays}
+          fallback={1}
+          data-autofocus
+        />
+      ) : (
+        <TextInput label="New expiry date" description="The license holds through the end of that day; it must be in the future." type="date" required value={date} onChange={(event) => setDate(event.currentTarget.value)} />
+      )}
+    </FormModal>
   );
 }
 
@@ -77,20 +67,11 @@ function RevokeModal({ license, onClose }: { license: License; onClose(): void }
     success: 'License revoked.',
     onSuccess: onClose,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    revoke.mutate();
-  };
   return (
-    <Modal opened onClose={onClose} title="Revoke this license?">
-      <form onSubmit={submit} aria-label="Revoke license">
-        <Stack>
-          <Text size="sm">The holder loses access to the apps at once and every device seat is freed. A revoked license cannot be extended or restored.</Text>
-          <Textarea label="Reason (optional)" description="Kept for your records; never sent to integrations." maxLength={500} autosize minRows={2} value={reason} onChange={(event) => setReason(event.currentTarget.value)} data-autofocus />
-          <FormButtons submitLabel="Revoke license" loading={revoke.isPending} onCancel={onClose} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened title="Revoke this license?" formLabel="Revoke license" submitLabel="Revoke license" loading={revoke.isPending} onSubmit={() => revoke.mutate()} onClose={onClose}>
+      <Text size="sm">The holder loses access to the apps at once and every device seat is freed. A revoked license cannot be extended or restored.</Text>
+      <Textarea label="Reason (optional)" description="Kept for your records; never sent to integrations." maxLength={500} autosize minRows={2} value={reason} onChange={(event) => setReason(event.currentTarget.value)} data-autofocus />
+    </FormModal>
   );
 }
 
@@ -163,8 +144,7 @@ export function LicenseDetailPage() {
               <Fact label="Expires">{formatDate(row.expires_at)}</Fact>
               <Fact label="Revoked">{row.revoked_at ? formatDate(row.revoked_at) : null}</Fact>
             </Facts>
-            <Stack gap="xs">
-              <Title order={4}>Devices</Title>
+            <Section title="Devices">
               <Text size="sm" c="dimmed">
                 At most 3 devices are signed in at once, across apps. Free a seat to let another device in.
               </Text>
@@ -177,13 +157,14 @@ export function LicenseDetailPage() {
                 getRowId={(seat) => seat.seat_id}
                 empty={{ title: 'No device has signed in with this license' }}
               />
-            </Stack>
+            </Section>
             {extending ? <ExtendModal license={row} onClose={extender.close} /> : null}
             {revoking ? <RevokeModal license={row} onClose={revoker.close} /> : null}
             <ConfirmModal
               opened={freeing !== null}
               title="Free this seat?"
               confirmLabel="Free seat"
+              color="red"
               loading={freeSeat.isPending}
               onConfirm={() => freeing && freeSeat.mutate(freeing)}
               onClose={() => setFreeing(null)}

@@ -1,13 +1,13 @@
-import { Button, Card, Group, Select, SimpleGrid, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { Card, Group, Select, SimpleGrid, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, QueryError, StatusBadge } from '../../components';
+import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, QueryError, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { PersonLink, SearchBox } from './common';
-import { areaKey, dataPath, usePagedList, useUrlFilters, type License, type LicenseSummary } from './data';
+import { areaKey, dataPath, usePagedList, type License, type LicenseSummary } from './data';
 
 function SummaryCards({ institutionId }: { institutionId: string }) {
   const summary = useQuery({
@@ -80,7 +80,7 @@ export function LicensesPage() {
         description="Every student and teacher receives a license when added. Extend one to keep access going; revoke it to end access and free its devices."
       />
       <SummaryCards institutionId={institution.id} />
-      <Group mb="md" align="flex-end" wrap="wrap" gap="sm">
+      <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox label="Holder" placeholder="Id or login email" value={filters.user_id} onSearch={(value) => setFilters({ user_id: value })} width={260} />
         <Select
           label="Status"
@@ -107,12 +107,7 @@ export function LicensesPage() {
           onChange={(event) => setFilters({ expires_before: dayToInstant(event.currentTarget.value) })}
           w={170}
         />
-        {filtered ? (
-          <Button variant="subtle" onClick={clear}>
-            Clear filters
-          </Button>
-        ) : null}
-      </Group>
+      </FilterBar>
       <DataTable
         label="Licenses"
         columns={columns}
@@ -121,7 +116,7 @@ export function LicensesPage() {
         error={licenses.error}
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
-        pagination={licenses.data ? { page: licenses.data.page, totalPages: licenses.data.totalPages, total: licenses.data.total, onChange: setPage } : undefined}
+        pagination={pagesOf(licenses.data, setPage)}
         empty={
           filtered
             ? { title: 'No license matches', description: 'Clear the filters to see every license.' }

@@ -1,14 +1,14 @@
-import { Anchor, Button, Checkbox, Modal, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Checkbox, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api, type Page } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, ConfirmModal, DetailState, Fact, Facts, FormButtons, Mono } from './common';
-import { areaKey, dataPath, type License, type Student, type StudentExam } from './data';
+import { BackLink, DetailState, HolderLicenses, Mono } from './common';
+import { areaKey, dataPath, type Student, type StudentExam } from './data';
 
 function EditStudentModal({ student, opened, onClose }: { student: Student; opened: boolean; onClose(): void }) {
   const institution = useInstitution();
@@ -28,33 +28,24 @@ function EditStudentModal({ student, opened, onClose }: { student: Student; open
     success: 'Student updated.',
     onSuccess: onClose,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    update.mutate();
-  };
   return (
-    <Modal opened={opened} onClose={onClose} title="Edit student">
-      <form onSubmit={submit} aria-label="Edit student">
-        <Stack>
-          <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-          <TextInput label="Student ID" description="Empty removes it." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
-          <TextInput
-            label="New personal email"
-            description="The current one is sealed and never shown; leave empty to keep it."
-            type="email"
-            maxLength={320}
-            disabled={removeEmail}
-            value={personalEmail}
-            onChange={(event) => setPersonalEmail(event.currentTarget.value)}
-          />
-          <Checkbox label="Remove the personal email" checked={removeEmail} onChange={(event) => setRemoveEmail(event.currentTarget.checked)} />
-          <Text size="xs" c="dimmed">
-            The login email stays as it is, even when the name changes.
-          </Text>
-          <FormButtons submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onCancel={onClose} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} title="Edit student" submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onSubmit={() => update.mutate()} onClose={onClose}>
+      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+      <TextInput label="Student ID" description="Empty removes it." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
+      <TextInput
+        label="New personal email"
+        description="The current one is sealed and never shown; leave empty to keep it."
+        type="email"
+        maxLength={320}
+        disabled={removeEmail}
+        value={personalEmail}
+        onChange={(event) => setPersonalEmail(event.currentTarget.value)}
+      />
+      <Checkbox label="Remove the personal email" checked={removeEmail} onChange={(event) => setRemoveEmail(event.currentTarget.checked)} />
+      <Text size="xs" c="dimmed">
+        The login email stays as it is, even when the name changes.
+      </Text>
+    </FormModal>
   );
 }
 
@@ -67,10 +58,6 @@ export function StudentDetailPage() {
   const base = dataPath(institution.id, `/students/${encodeURIComponent(studentId)}`);
 
   const student = useQuery({ queryKey: [...areaKey(institution.id, 'students'), 'one', studentId], queryFn: () => api.get<Student>(base) });
-  const licenses = useQuery({
-    queryKey: [...areaKey(institution.id, 'licenses'), 'of', studentId],
-    queryFn: () => api.get<Page<License>>(dataPath(institution.id, '/licenses'), { user_id: studentId, limit: 50 }),
-  });
   const exams = useQuery({
     queryKey: [...areaKey(institution.id, 'students'), 'exams', studentId],
     queryFn: () => api.get<Page<StudentExam>>(`${base}/exams`, { limit: 200 }),
@@ -84,11 +71,6 @@ export function StudentDetailPage() {
     onSuccess: confirm.close,
   });
 
-  const licenseColumns: ColumnDef<License>[] = [
-    { header: 'License', id: 'id', cell: ({ row }) => <Mono>{row.original.id}</Mono> },
-    { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-    { header: 'Expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
-  ];
   const examColumns: ColumnDef<StudentExam>[] = [
     { header: 'Exam', id: 'title', cell: ({ row }) => row.original.exam.title },
     { header: 'Exam status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.exam.status} /> },
@@ -146,21 +128,12 @@ export function StudentDetailPage() {
             </Facts>
 
             <Stack gap="xl">
-              <Stack gap="xs">
-                <Title order={4}>License</Title>
-                <DataTable
-                  label="Licenses"
-                  columns={licenseColumns}
-                  data={licenses.data?.items}
-                  isLoading={licenses.isPending}
-                  error={licenses.error}
-                  getRowId={(item) => item.id}
-                  onRowClick={(item) => navigate(`/i/${institution.id}/licenses/${item.id}`)}
-                  empty={{ title: 'No license', description: 'Every student gets one when added; this one has none left on record.' }}
-                />
-              </Stack>
-              <Stack gap="xs">
-                <Title order={4}>Exams</Title>
+              <HolderLicenses
+                institutionId={institution.id}
+                holderId={studentId}
+                empty={{ title: 'No license', description: 'Every student gets one when added; this one has none left on record.' }}
+              />
+              <Section title="Exams">
                 <DataTable
                   label="Assigned exams"
                   columns={examColumns}
@@ -171,7 +144,7 @@ export function StudentDetailPage() {
                   onRowClick={(item) => navigate(`/i/${institution.id}/exams/${item.exam.id}`)}
                   empty={{ title: 'No exams assigned', description: 'Published exams of the groups this student is in appear here.' }}
                 />
-              </Stack>
+              </Section>
             </Stack>
 
             {editing ? <EditStudentModal student={row} opened onClose={edit.close} /> : null}

@@ -1,17 +1,16 @@
-import { Alert, Button, Group, Modal, NumberInput, Select, Stack, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { Alert, Button, Select, Table, Text, Textarea, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { api, type Page } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { FormButtons, Mono, SearchBox } from './common';
-import { areaKey, dataPath, PICKER_LIMIT, usePagedList, useUrlFilters, type BulkResult, type Group as GroupRow, type Student } from './data';
+import { LICENSE_DAYS, LicenseDaysInput, Mono, SearchBox } from './common';
+import { areaKey, dataPath, PICKER_LIMIT, usePagedList, type BulkResult, type Group as GroupRow, type Student } from './data';
 
 const MAX_BULK = 200;
-const LICENSE_DAYS = { min: 1, max: 3650, default: 365 };
 
 function CreateStudentModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institution = useInstitution();
@@ -38,41 +37,23 @@ function CreateStudentModal({ opened, onClose }: { opened: boolean; onClose(): v
     success: (student) => `${student.full_name} can sign in as ${student.login_email}.`,
     onSuccess: close,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Modal opened={opened} onClose={close} title="Add a student">
-      <form onSubmit={submit} aria-label="Add a student">
-        <Stack>
-          <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-          <TextInput label="Student ID" description="Your school's own identifier; optional, unique." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
-          <TextInput
-            label="Personal email"
-            description="Guardian-facing; used for mail, stored sealed and never shown again."
-            type="email"
-            maxLength={320}
-            value={personalEmail}
-            onChange={(event) => setPersonalEmail(event.currentTarget.value)}
-          />
-          <NumberInput
-            label="License length (days)"
-            min={LICENSE_DAYS.min}
-            max={LICENSE_DAYS.max}
-            clampBehavior="strict"
-            allowDecimal={false}
-            required
-            value={licenseDays}
-            onChange={(value) => setLicenseDays(typeof value === 'number' ? value : Number(value) || LICENSE_DAYS.default)}
-          />
-          <Text size="xs" c="dimmed">
-            The login email is generated from the name and never changes. A license starts today.
-          </Text>
-          <FormButtons submitLabel="Add student" loading={create.isPending} disabled={!fullName.trim()} onCancel={close} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} title="Add a student" submitLabel="Add student" loading={create.isPending} disabled={!fullName.trim()} onSubmit={() => create.mutate()} onClose={close}>
+      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+      <TextInput label="Student ID" description="Your school's own identifier; optional, unique." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
+      <TextInput
+        label="Personal email"
+        description="Guardian-facing; used for mail, stored sealed and never shown again."
+        type="email"
+        maxLength={320}
+        value={personalEmail}
+        onChange={(event) => setPersonalEmail(event.currentTarget.value)}
+      />
+      <LicenseDaysInput value={licenseDays} onChange={setLicenseDays} />
+      <Text size="xs" c="dimmed">
+        The login email is generated from the name and never changes. A license starts today.
+      </Text>
+    </FormModal>
   );
 }
 
@@ -88,10 +69,15 @@ function parseBulk(text: string) {
     });
 }
 
+interface ImportResult {
+  rows: ReturnType<typeof parseBulk>;
+  answer: BulkResult;
+}
+
 function BulkImportModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institution = useInstitution();
   const [text, setText] = useState('');
-  const [result, setResult] = useState<{ rows: ReturnType<typeof parseBulk>; answer: BulkResult } | null>(null);
+  const [result, setResult] = useState<ImportResult | null>(null);
   const rows = parseBulk(text);
   const close = () => {
     setText('');
@@ -104,77 +90,77 @@ function BulkImportModal({ opened, onClose }: { opened: boolean; onClose(): void
     success: (answer) => `${answer.created} added, ${answer.failed} not added.`,
     onSuccess: (answer, students) => setResult({ rows: students, answer }),
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    importAll.mutate(rows);
-  };
   return (
-    <Modal opened={opened} onClose={close} title="Import students" size="xl">
-      {result ? (
-        <Stack>
-          <Text size="sm">
-            {result.answer.created} added, {result.answer.failed} not added. Lines that failed changed nothing; fix them and import them again.
-          </Text>
-          <Table.ScrollContainer minWidth={560} mah={360}>
-            <Table striped aria-label="Import results">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Line</Table.Th>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Result</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {result.answer.results.map((item) => (
-                  <Table.Tr key={item.index}>
-                    <Table.Td>{item.index + 1}</Table.Td>
-                    <Table.Td>{result.rows[item.index]?.full_name}</Table.Td>
-                    <Table.Td>
-                      {'error' in item ? (
-                        <Text size="sm" c="red">
-                          {item.message}
-                        </Text>
-                      ) : (
-                        <Mono>{item.login_email}</Mono>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-          <Group justify="flex-end">
-            <Button onClick={close}>Done</Button>
-          </Group>
-        </Stack>
+    <FormModal
+      opened={opened}
+      title="Import students"
+      size="xl"
+      submitLabel="Import"
+      loading={importAll.isPending}
+      disabled={rows.length === 0 || rows.length > MAX_BULK}
+      onSubmit={() => importAll.mutate(rows)}
+      onClose={close}
+      outcome={result ? <ImportResults result={result} /> : null}
+    >
+      <Textarea
+        label="Students, one per line"
+        description="Full name, student ID, personal email — the last two are optional. Each gets a 365-day license."
+        placeholder={'Ada Lovelace, S-1001, ada.family@example.org\nAlan Turing, S-1002'}
+        autosize
+        minRows={6}
+        maxRows={14}
+        value={text}
+        onChange={(event) => setText(event.currentTarget.value)}
+        data-autofocus
+      />
+      {rows.length > MAX_BULK ? (
+        <Alert color="yellow" role="alert">
+          At most {MAX_BULK} students per import; this has {rows.length}.
+        </Alert>
       ) : (
-        <form onSubmit={submit} aria-label="Import students">
-          <Stack>
-            <Textarea
-              label="Students, one per line"
-              description="Full name, student ID, personal email — the last two are optional. Each gets a 365-day license."
-              placeholder={'Ada Lovelace, S-1001, ada.family@example.org\nAlan Turing, S-1002'}
-              autosize
-              minRows={6}
-              maxRows={14}
-              value={text}
-              onChange={(event) => setText(event.currentTarget.value)}
-              data-autofocus
-            />
-            {rows.length > MAX_BULK ? (
-              <Alert color="yellow" role="alert">
-                At most {MAX_BULK} students per import; this has {rows.length}.
-              </Alert>
-            ) : (
-              <Text size="sm" c="dimmed">
-                {rows.length} {rows.length === 1 ? 'student' : 'students'} to import.
-              </Text>
-            )}
-            <FormButtons submitLabel="Import" loading={importAll.isPending} disabled={rows.length === 0 || rows.length > MAX_BULK} onCancel={close} />
-          </Stack>
-        </form>
+        <Text size="sm" c="dimmed">
+          {rows.length} {rows.length === 1 ? 'student' : 'students'} to import.
+        </Text>
       )}
-    </Modal>
+    </FormModal>
+  );
+}
+
+function ImportResults({ result }: { result: ImportResult }) {
+  return (
+    <>
+      <Text size="sm">
+        {result.answer.created} added, {result.answer.failed} not added. Lines that failed changed nothing; fix them and import them again.
+      </Text>
+      <Table.ScrollContainer minWidth={560} mah={360}>
+        <Table striped aria-label="Import results">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Line</Table.Th>
+              <Table.Th>Name</Table.Th>
+              <Table.Th>Result</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {result.answer.results.map((item) => (
+              <Table.Tr key={item.index}>
+                <Table.Td>{item.index + 1}</Table.Td>
+                <Table.Td>{result.rows[item.index]?.full_name}</Table.Td>
+                <Table.Td>
+                  {'error' in item ? (
+                    <Text size="sm" c="red">
+                      {item.message}
+                    </Text>
+                  ) : (
+                    <Mono>{item.login_email}</Mono>
+                  )}
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </>
   );
 }
 
@@ -195,20 +181,7 @@ export function StudentsPage() {
 
   const columns = useMemo<ColumnDef<Student>[]>(
     () => [
-      {
-        header: 'Name',
-        id: 'name',
-        cell: ({ row }) => (
-          <Stack gap={0}>
-            <Text size="sm" fw={500}>
-              {row.original.full_name}
-            </Text>
-            <Text size="xs" c="dimmed" ff="monospace">
-              {row.original.login_email}
-            </Text>
-          </Stack>
-        ),
-      },
+      { header: 'Name', id: 'name', cell: ({ row }) => <NameCell name={row.original.full_name} detail={row.original.login_email} mono /> },
       { header: 'Student ID', id: 'student_id', cell: ({ row }) => row.original.student_id ?? '—' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { header: 'Added', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
@@ -234,7 +207,7 @@ export function StudentsPage() {
           </>
         }
       />
-      <Group mb="md" align="flex-end" wrap="wrap" gap="sm">
+      <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox
           label="Find a student"
           placeholder="Email or student ID"
@@ -262,12 +235,7 @@ export function StudentsPage() {
           nothingFoundMessage="No group by that name"
           w={240}
         />
-        {filtered ? (
-          <Button variant="subtle" onClick={clear}>
-            Clear filters
-          </Button>
-        ) : null}
-      </Group>
+      </FilterBar>
       <DataTable
         label="Students"
         columns={columns}
@@ -276,7 +244,7 @@ export function StudentsPage() {
         error={students.error}
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
-        pagination={students.data ? { page: students.data.page, totalPages: students.data.totalPages, total: students.data.total, onChange: setPage } : undefined}
+        pagination={pagesOf(students.data, setPage)}
         empty={
           filtered
             ? { title: 'No student matches', description: 'Searches match a whole email or student ID. Clear the filters to see everyone.' }

@@ -1,13 +1,13 @@
-import { Anchor, Button, Card, Code, Group, List, Modal, NumberInput, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Card, Code, Group, List, NumberInput, Stack, Text, Textarea, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution, useSession } from '../../session';
-import { BackLink, ConfirmModal, DetailState, Fact, Facts, FormButtons, Mono, PersonLink } from './common';
+import { BackLink, DetailState, Mono, PersonLink } from './common';
 import { areaKey, dataPath, type Exam, type FileLink, type ProctoringFeed, type Student, type Submission, type SubmissionDetail } from './data';
 
 /** Asks the student to submit again instead of grading (the API's score -1). */
@@ -119,29 +119,20 @@ function VoidModal({ submission, opened, onClose }: { submission: SubmissionDeta
     success: 'Submission voided.',
     onSuccess: onClose,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    voidIt.mutate();
-  };
   return (
-    <Modal opened={opened} onClose={onClose} title="Void this submission?">
-      <form onSubmit={submit} aria-label="Void submission">
-        <Stack>
-          <Text size="sm">A voided submission no longer counts: it leaves the scores and analytics, and cannot be graded. Its score and feedback are kept. This cannot be undone.</Text>
-          <Textarea
-            label="Reason (optional)"
-            description="Kept for your records; never shown to the student or sent to integrations."
-            maxLength={500}
-            autosize
-            minRows={2}
-            value={reason}
-            onChange={(event) => setReason(event.currentTarget.value)}
-            data-autofocus
-          />
-          <FormButtons submitLabel="Void submission" loading={voidIt.isPending} onCancel={onClose} />
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} title="Void this submission?" formLabel="Void submission" submitLabel="Void submission" loading={voidIt.isPending} onSubmit={() => voidIt.mutate()} onClose={onClose}>
+      <Text size="sm">A voided submission no longer counts: it leaves the scores and analytics, and cannot be graded. Its score and feedback are kept. This cannot be undone.</Text>
+      <Textarea
+        label="Reason (optional)"
+        description="Kept for your records; never shown to the student or sent to integrations."
+        maxLength={500}
+        autosize
+        minRows={2}
+        value={reason}
+        onChange={(event) => setReason(event.currentTarget.value)}
+        data-autofocus
+      />
+    </FormModal>
   );
 }
 
@@ -222,8 +213,7 @@ export function SubmissionDetailPage() {
                   <Text size="sm">{row.feedback}</Text>
                 </Stack>
               ) : null}
-              <Stack gap="xs">
-                <Title order={4}>Answers</Title>
+              <Section title="Answers">
                 {row.answers === null ? (
                   <Text size="sm" c="dimmed">
                     No answers were sent with this submission.
@@ -233,13 +223,11 @@ export function SubmissionDetailPage() {
                     {JSON.stringify(row.answers, null, 2)}
                   </Code>
                 )}
-              </Stack>
-              <Stack gap="xs">
-                <Title order={4}>Files</Title>
+              </Section>
+              <Section title="Files">
                 <Files files={row.attachments} empty="No files were attached." />
-              </Stack>
-              <Stack gap="xs">
-                <Title order={4}>Proctoring</Title>
+              </Section>
+              <Section title="Proctoring">
                 <Text size="sm">
                   {row.proctoring.total === 0
                     ? 'No proctoring events.'
@@ -252,7 +240,7 @@ export function SubmissionDetailPage() {
                 {feed.data && feed.data.items.length > 0 ? (
                   <DataTable label="Proctoring events" columns={eventColumns} data={feed.data.items} isLoading={false} error={feed.error} getRowId={(event) => event.id} empty={{ title: 'No events' }} />
                 ) : null}
-              </Stack>
+              </Section>
             </Stack>
             {voiding ? <VoidModal submission={row} opened onClose={voider.close} /> : null}
           </>

@@ -1,11 +1,11 @@
-import { Button, Group, Select } from '@mantine/core';
+import { Select } from '@mantine/core';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
-import { DataTable, formatDate, PageHeader, StatusBadge } from '../../components';
+import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { PersonLink, SearchBox } from './common';
-import { SUBMISSION_STATUSES, useExamOptions, usePagedList, useUrlFilters, type Submission } from './data';
+import { SUBMISSION_STATUSES, useExamOptions, usePagedList, type Submission } from './data';
 
 const FILTERS = ['exam_id', 'student_id', 'status'] as const;
 
@@ -31,7 +31,7 @@ export function SubmissionsPage() {
   return (
     <>
       <PageHeader title="Submissions" description="What students handed in, oldest first. Open one to read it, grade it, ask for a resubmission or void it." />
-      <Group mb="md" align="flex-end" wrap="wrap" gap="sm">
+      <FilterBar filtered={filtered} onClear={clear}>
         <Select
           label="Exam"
           placeholder="Any exam"
@@ -53,12 +53,7 @@ export function SubmissionsPage() {
           clearable
           w={220}
         />
-        {filtered ? (
-          <Button variant="subtle" onClick={clear}>
-            Clear filters
-          </Button>
-        ) : null}
-      </Group>
+      </FilterBar>
       <DataTable
         label="Submissions"
         columns={columns}
@@ -67,9 +62,7 @@ export function SubmissionsPage() {
         error={submissions.error}
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
-        pagination={
-          submissions.data ? { page: submissions.data.page, totalPages: submissions.data.totalPages, total: submissions.data.total, onChange: setPage } : undefined
-        }
+        pagination={pagesOf(submissions.data, setPage)}
         empty={
           filtered
             ? { title: 'No submission matches', description: 'Clear the filters to see every submission.' }

@@ -1,28 +1,11 @@
-import { Anchor, Button, Group, Modal, SimpleGrid, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { Anchor, Button, Group, Select, Skeleton, Stack, Text, TextInput } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
 import { useEffect, useState, type FormEvent, type ReactNode } from 'react';
-import { Link } from 'react-router';
-import { QueryError } from '../../components';
-import { personPath } from './data';
-
-/** A labelled value on a detail page. */
-export function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <div>{children ?? '—'}</div>
-    </Stack>
-  );
-}
-
-export function Facts({ children }: { children: ReactNode }) {
-  return (
-    <SimpleGrid cols={{ base: 2, md: 4 }} spacing="lg" verticalSpacing="md" mb="xl">
-      {children}
-    </SimpleGrid>
-  );
-}
+import { Link, useNavigate } from 'react-router';
+import { api, type Page } from '../../api/client';
+import { DataTable, formatDate, QueryError, Section, StatusBadge, WholeNumberInput, type EmptyState } from '../../components';
+import { areaKey, dataPath, personPath, useFacultyOptions, type License } from './data';
 
 export function Mono({ children }: { children: ReactNode }) {
   return (
@@ -94,53 +77,66 @@ export function SearchBox({ label, placeholder, description, value, onSearch, wi
   );
 }
 
-/** A confirmation for anything destructive or hard to undo. */
-export function ConfirmModal({
-  opened,
-  title,
-  children,
-  confirmLabel,
-  color = 'red',
-  loading,
-  onConfirm,
-  onClose,
-}: {
-  opened: boolean;
-  title: string;
-  children: ReactNode;
-  confirmLabel: string;
-  color?: string;
-  loading: boolean;
-  onConfirm(): void;
-  onClose(): void;
-}) {
+export const LICENSE_DAYS = { min: 1, max: 3650, default: 365 };
+
+/** The length of the license a new student or teacher starts with. */
+export function LicenseDaysInput({ value, onChange }: { value: number; onChange(days: number): void }) {
   return (
-    <Modal opened={opened} onClose={onClose} title={title}>
-      <Stack>
-        {children}
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color={color} loading={loading} onClick={onConfirm} data-autofocus>
-            {confirmLabel}
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <WholeNumberInput
+      label="License length (days)"
+      min={LICENSE_DAYS.min}
+      max={LICENSE_DAYS.max}
+      required
+      value={value}
+      onChange={onChange}
+      fallback={LICENSE_DAYS.default}
+    />
   );
 }
 
-/** Modal form buttons: Cancel and a submit button (Enter in any field submits). */
-export function FormButtons({ submitLabel, loading, disabled, onCancel }: { submitLabel: string; loading: boolean; disabled?: boolean; onCancel(): void }) {
+const licenseColumns: ColumnDef<License>[] = [
+  { header: 'License', id: 'id', cell: ({ row }) => <Mono>{row.original.id}</Mono> },
+  { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+  { header: 'Expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
+];
+
+/** A student's or teacher's licenses, on their page. */
+export function HolderLicenses({ institutionId, holderId, empty }: { institutionId: string; holderId: string; empty: EmptyState }) {
+  const navigate = useNavigate();
+  const licenses = useQuery({
+    queryKey: [...areaKey(institutionId, 'licenses'), 'of', holderId],
+    queryFn: () => api.get<Page<License>>(dataPath(institutionId, '/licenses'), { user_id: holderId, limit: 50 }),
+  });
   return (
-    <Group justify="flex-end">
-      <Button variant="default" onClick={onCancel}>
-        Cancel
-      </Button>
-      <Button type="submit" loading={loading} disabled={disabled}>
-        {submitLabel}
-      </Button>
-    </Group>
+    <Section title="License">
+      <DataTable
+        label="Licenses"
+        columns={licenseColumns}
+        data={licenses.data?.items}
+        isLoading={licenses.isPending}
+        error={licenses.error}
+        getRowId={(item) => item.id}
+        onRowClick={(item) => navigate(`/i/${institutionId}/licenses/${item.id}`)}
+        empty={empty}
+      />
+    </Section>
+  );
+}
+
+/** Narrows a list to one owning teacher. */
+export function OwnerFilter({ institutionId, value, onChange, width }: { institutionId: string; value: string; onChange(facultyId: string | null): void; width: number }) {
+  const faculty = useFacultyOptions(institutionId);
+  return (
+    <Select
+      label="Owner"
+      placeholder="Any teacher"
+      data={(faculty.data?.items ?? []).map((teacher) => ({ value: teacher.id, label: teacher.full_name }))}
+      value={value || null}
+      onChange={onChange}
+      clearable
+      searchable
+      nothingFoundMessage="No teacher by that name"
+      w={width}
+    />
   );
 }

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useSearchParams } from 'react-router';
+import { useMemo } from 'react';
 import { api, type Page } from '../../api/client';
 
 /** The institution's data as /portal/api/institutions/{id}/… answers it (the /v1 objects). */
@@ -185,35 +185,6 @@ export const dataPath = (institutionId: string, path: string) => `/institutions/
 export const PICKER_LIMIT = 200;
 export const PAGE_SIZE = 25;
 
-/**
- * List filters and the page kept in the URL, so Back and shared links restore the view. Changing
- * a filter returns to the first page.
- */
-export function useUrlFilters<F extends string>(names: readonly F[]) {
-  const [search, setSearch] = useSearchParams();
-  const filters = Object.fromEntries(names.map((name) => [name, search.get(name) ?? ''])) as Record<F, string>;
-  const page = Math.max(1, Number(search.get('page')) || 1);
-  const setFilters = (changes: Partial<Record<F, string | null>>) =>
-    setSearch((current) => {
-      const next = new URLSearchParams(current);
-      for (const [name, value] of Object.entries(changes) as Array<[F, string | null | undefined]>) {
-        if (value) next.set(name, value);
-        else next.delete(name);
-      }
-      next.delete('page');
-      return next;
-    });
-  const setPage = (value: number) =>
-    setSearch((current) => {
-      const next = new URLSearchParams(current);
-      next.set('page', String(value));
-      return next;
-    });
-  const clear = () => setSearch(new URLSearchParams());
-  const filtered = names.some((name) => filters[name]);
-  return { filters, page, setFilters, setPage, clear, filtered };
-}
-
 /** One page of an area's list with the given filters; the previous page stays shown while the next loads. */
 export function usePagedList<T>(institutionId: string, area: Area, filters: Record<string, string>, page: number, limit = PAGE_SIZE) {
   return useQuery({
@@ -230,6 +201,12 @@ export function useFacultyOptions(institutionId: string) {
     queryFn: () => api.get<Page<Faculty>>(dataPath(institutionId, '/faculty'), { limit: PICKER_LIMIT }),
     staleTime: 30_000,
   });
+}
+
+/** Teachers' names by id, for the owner of a group or an exam. */
+export function useTeacherNames(institutionId: string) {
+  const faculty = useFacultyOptions(institutionId);
+  return useMemo(() => new Map((faculty.data?.items ?? []).map((teacher) => [teacher.id, teacher.full_name])), [faculty.data]);
 }
 
 /** Exams for naming them in the submissions log and filtering it. */

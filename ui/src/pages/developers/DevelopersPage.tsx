@@ -1,10 +1,10 @@
-import { Button, Checkbox, Group, Menu, Modal, Stack, Text, TextInput, Title } from '@mantine/core';
+import { Button, Checkbox, Menu, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, formatDate, FormModal, PageHeader, RowActions, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution, useSession } from '../../session';
 import { keysQueryKey } from '../keys/keys';
 
@@ -48,29 +48,13 @@ function InviteModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    invite.mutate();
-  };
   return (
-    <Modal opened={opened} onClose={onClose} title="Invite a developer">
-      <form onSubmit={submit} aria-label="Invite a developer">
-        <Stack>
-          <Text size="sm" c="dimmed">
-            Developers manage API keys and webhooks for {institution.name}. They cannot see students, licenses or settings.
-          </Text>
-          <TextInput label="Email" type="email" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} data-autofocus />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={invite.isPending}>
-              Send invitation
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} title="Invite a developer" submitLabel="Send invitation" loading={invite.isPending} onSubmit={() => invite.mutate()} onClose={onClose}>
+      <Text size="sm" c="dimmed">
+        Developers manage API keys and webhooks for {institution.name}. They cannot see students, licenses or settings.
+      </Text>
+      <TextInput label="Email" type="email" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} data-autofocus />
+    </FormModal>
   );
 }
 
@@ -84,27 +68,17 @@ function SuspendModal({ member, onClose }: { member: Member | null; onClose(): v
     onSuccess: onClose,
   });
   return (
-    <Modal opened={member !== null} onClose={onClose} title="Suspend this developer?">
-      <Stack>
-        <Text size="sm">
-          <b>{member?.email}</b> will not be able to sign in to {institution.name} until you reactivate them.
-        </Text>
-        <Checkbox
-          label="Also revoke the API keys they created"
-          description="Recommended. Keep them only if an integration in production depends on one of them."
-          checked={revokeKeys}
-          onChange={(event) => setRevokeKeys(event.currentTarget.checked)}
-        />
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={suspend.isPending} onClick={() => suspend.mutate()}>
-            Suspend
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal opened={member !== null} title="Suspend this developer?" confirmLabel="Suspend" color="red" loading={suspend.isPending} onConfirm={() => suspend.mutate()} onClose={onClose}>
+      <Text size="sm">
+        <b>{member?.email}</b> will not be able to sign in to {institution.name} until you reactivate them.
+      </Text>
+      <Checkbox
+        label="Also revoke the API keys they created"
+        description="Recommended. Keep them only if an integration in production depends on one of them."
+        checked={revokeKeys}
+        onChange={(event) => setRevokeKeys(event.currentTarget.checked)}
+      />
+    </ConfirmModal>
   );
 }
 
@@ -117,21 +91,11 @@ function RemoveModal({ member, onClose }: { member: Member | null; onClose(): vo
     onSuccess: onClose,
   });
   return (
-    <Modal opened={member !== null} onClose={onClose} title="Remove this developer?">
-      <Stack>
-        <Text size="sm">
-          <b>{member?.email}</b> leaves {institution.name}, and the API keys they created here are revoked. They can be invited again later.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
-            Remove
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal opened={member !== null} title="Remove this developer?" confirmLabel="Remove" color="red" loading={remove.isPending} onConfirm={() => remove.mutate()} onClose={onClose}>
+      <Text size="sm">
+        <b>{member?.email}</b> leaves {institution.name}, and the API keys they created here are revoked. They can be invited again later.
+      </Text>
+    </ConfirmModal>
   );
 }
 
@@ -169,23 +133,16 @@ export function DevelopersPage() {
           const member = row.original;
           if (member.role !== 'developer' || member.account_id === session.account.id) return null;
           return (
-            <Menu position="bottom-end">
-              <Menu.Target>
-                <Button size="compact-xs" variant="subtle" aria-label={`Actions for ${member.email}`}>
-                  Actions
-                </Button>
-              </Menu.Target>
-              <Menu.Dropdown>
-                {member.status === 'active' ? (
-                  <Menu.Item onClick={() => setSuspending(member)}>Suspend</Menu.Item>
-                ) : (
-                  <Menu.Item onClick={() => reactivate.mutate(member)}>Reactivate</Menu.Item>
-                )}
-                <Menu.Item color="red" onClick={() => setRemoving(member)}>
-                  Remove
-                </Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
+            <RowActions name={member.email}>
+              {member.status === 'active' ? (
+                <Menu.Item onClick={() => setSuspending(member)}>Suspend</Menu.Item>
+              ) : (
+                <Menu.Item onClick={() => reactivate.mutate(member)}>Reactivate</Menu.Item>
+              )}
+              <Menu.Item color="red" onClick={() => setRemoving(member)}>
+                Remove
+              </Menu.Item>
+            </RowActions>
           );
         },
       },
@@ -228,10 +185,7 @@ export function DevelopersPage() {
           getRowId={(row) => row.account_id}
           empty={{ title: 'No members' }}
         />
-        <div>
-          <Title order={4} mb="sm">
-            Open invitations
-          </Title>
+        <Section title="Open invitations">
           <DataTable
             label="Open invitations"
             columns={invitationColumns}
@@ -241,7 +195,7 @@ export function DevelopersPage() {
             getRowId={(row) => row.invitation_id}
             empty={{ title: 'No open invitations', description: 'Invitations appear here until they are accepted.' }}
           />
-        </div>
+        </Section>
       </Stack>
       <InviteModal opened={inviting} onClose={closeInvite} />
       <SuspendModal key={suspending?.account_id ?? 'none'} member={suspending} onClose={() => setSuspending(null)} />

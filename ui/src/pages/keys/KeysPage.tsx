@@ -1,10 +1,10 @@
-import { Alert, Badge, Button, Code, Group, Menu, Modal, NumberInput, Stack, Text, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Button, Code, Menu, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { api, ApiError } from '../../api/client';
-import { DataTable, formatDate, formatRelative, PageHeader, SecretOnce, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, formatDate, formatRelative, FormModal, PageHeader, RowActions, SecretOnce, StatusBadge, TagBadges, useApiMutation, WholeNumberInput } from '../../components';
 import { useInstitution } from '../../session';
 import { keysQueryKey, MAX_ACTIVE_KEYS, RATE_LIMIT, type ApiKey, type CreatedApiKey } from './keys';
 import { ScopePicker } from './ScopePicker';
@@ -28,57 +28,47 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
     create.reset();
     onClose();
   };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   const atLimit = create.error instanceof ApiError && create.error.code === 'key_limit';
 
   return (
-    <Modal opened={opened} onClose={close} title={created ? 'Your new API key' : 'Create an API key'} size="xl">
-      {created ? (
-        <Stack>
-          <SecretOnce label={`Key "${created.name}"`} value={created.key} />
-          <Text size="sm">
-            Scopes: {created.scopes.join(', ')} · {created.rate_limit_per_min} requests per minute
-          </Text>
-          <Group justify="flex-end">
-            <Button onClick={close}>Done</Button>
-          </Group>
-        </Stack>
-      ) : (
-        <form onSubmit={submit} aria-label="Create an API key">
-          <Stack>
-            {atLimit ? (
-              <Alert color="yellow" title={`At most ${MAX_ACTIVE_KEYS} active keys`} role="alert">
-                This institution already holds {MAX_ACTIVE_KEYS} active keys, the most it may. Revoke a key you no longer use, then create this one.
-              </Alert>
-            ) : null}
-            <TextInput label="Name" description="Who uses it, e.g. “Moodle production”." required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-            <NumberInput
-              label="Rate limit (requests per minute)"
-              description={`From ${RATE_LIMIT.min} to ${RATE_LIMIT.max}.`}
-              min={RATE_LIMIT.min}
-              max={RATE_LIMIT.max}
-              clampBehavior="strict"
-              allowDecimal={false}
-              required
-              value={rateLimit}
-              onChange={(value) => setRateLimit(typeof value === 'number' ? value : Number(value) || RATE_LIMIT.min)}
-            />
-            <ScopePicker value={scopes} onChange={setScopes} />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending} disabled={scopes.length === 0 || !name.trim()}>
-                Create key
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      )}
-    </Modal>
+    <FormModal
+      opened={opened}
+      title={created ? 'Your new API key' : 'Create an API key'}
+      size="xl"
+      submitLabel="Create key"
+      loading={create.isPending}
+      disabled={scopes.length === 0 || !name.trim()}
+      onSubmit={() => create.mutate()}
+      onClose={close}
+      outcome={
+        created ? (
+          <>
+            <SecretOnce label={`Key "${created.name}"`} value={created.key} />
+            <Text size="sm">
+              Scopes: {created.scopes.join(', ')} · {created.rate_limit_per_min} requests per minute
+            </Text>
+          </>
+        ) : null
+      }
+    >
+      {atLimit ? (
+        <Alert color="yellow" title={`At most ${MAX_ACTIVE_KEYS} active keys`} role="alert">
+          This institution already holds {MAX_ACTIVE_KEYS} active keys, the most it may. Revoke a key you no longer use, then create this one.
+        </Alert>
+      ) : null}
+      <TextInput label="Name" description="Who uses it, e.g. “Moodle production”." required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <WholeNumberInput
+        label="Rate limit (requests per minute)"
+        description={`From ${RATE_LIMIT.min} to ${RATE_LIMIT.max}.`}
+        min={RATE_LIMIT.min}
+        max={RATE_LIMIT.max}
+        required
+        value={rateLimit}
+        onChange={setRateLimit}
+        fallback={RATE_LIMIT.min}
+      />
+      <ScopePicker value={scopes} onChange={setScopes} />
+    </FormModal>
   );
 }
 
@@ -93,39 +83,13 @@ function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): v
     onSuccess: onClose,
   });
   return (
-    <Modal opened={apiKey !== null} onClose={onClose} title="Edit key">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          update.mutate();
-        }}
-        aria-label="Edit key"
-      >
-        <Stack>
-          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <NumberInput
-            label="Rate limit (requests per minute)"
-            min={RATE_LIMIT.min}
-            max={RATE_LIMIT.max}
-            clampBehavior="strict"
-            allowDecimal={false}
-            value={rateLimit}
-            onChange={(value) => setRateLimit(typeof value === 'number' ? value : Number(value) || RATE_LIMIT.min)}
-          />
-          <Text size="xs" c="dimmed">
-            Scopes are fixed when a key is made; create a new key for different scopes.
-          </Text>
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={update.isPending}>
-              Save
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={apiKey !== null} title="Edit key" submitLabel="Save" loading={update.isPending} onSubmit={() => update.mutate()} onClose={onClose}>
+      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <WholeNumberInput label="Rate limit (requests per minute)" min={RATE_LIMIT.min} max={RATE_LIMIT.max} value={rateLimit} onChange={setRateLimit} fallback={RATE_LIMIT.min} />
+      <Text size="xs" c="dimmed">
+        Scopes are fixed when a key is made; create a new key for different scopes.
+      </Text>
+    </FormModal>
   );
 }
 
@@ -138,21 +102,11 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose():
     onSuccess: onClose,
   });
   return (
-    <Modal opened={apiKey !== null} onClose={onClose} title="Revoke this key?">
-      <Stack>
-        <Text size="sm">
-          <b>{apiKey?.name}</b> stops working at once: every request with it is refused. This cannot be undone.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={revoke.isPending} onClick={() => revoke.mutate()}>
-            Revoke key
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal opened={apiKey !== null} title="Revoke this key?" confirmLabel="Revoke key" color="red" loading={revoke.isPending} onConfirm={() => revoke.mutate()} onClose={onClose}>
+      <Text size="sm">
+        <b>{apiKey?.name}</b> stops working at once: every request with it is refused. This cannot be undone.
+      </Text>
+    </ConfirmModal>
   );
 }
 
@@ -171,18 +125,7 @@ export function KeysPage() {
       {
         header: 'Scopes',
         id: 'scopes',
-        cell: ({ row }) => (
-          <Tooltip label={row.original.scopes.join(', ')} multiline w={320}>
-            <Group gap={4}>
-              {row.original.scopes.slice(0, 3).map((scope) => (
-                <Badge key={scope} variant="outline" size="sm" radius="sm" tt="none">
-                  {scope}
-                </Badge>
-              ))}
-              {row.original.scopes.length > 3 ? <Badge variant="light" size="sm">+{row.original.scopes.length - 3}</Badge> : null}
-            </Group>
-          </Tooltip>
-        ),
+        cell: ({ row }) => <TagBadges tags={row.original.scopes} />,
       },
       { header: 'Limit / min', accessorKey: 'rate_limit_per_min' },
       { header: 'Last used', id: 'last_used', cell: ({ row }) => <span title={formatDate(row.original.last_used_at)}>{row.original.last_used_at ? formatRelative(row.original.last_used_at) : 'never'}</span> },
@@ -193,19 +136,12 @@ export function KeysPage() {
         id: 'actions',
         cell: ({ row }) =>
           row.original.status === 'active' ? (
-            <Menu position="bottom-end" withinPortal>
-              <Menu.Target>
-                <Button size="compact-xs" variant="subtle" aria-label={`Actions for ${row.original.name}`}>
-                  Actions
-                </Button>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Item onClick={() => setEditing(row.original)}>Edit name or limit</Menu.Item>
-                <Menu.Item color="red" onClick={() => setRevoking(row.original)}>
-                  Revoke
-                </Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
+            <RowActions name={row.original.name}>
+              <Menu.Item onClick={() => setEditing(row.original)}>Edit name or limit</Menu.Item>
+              <Menu.Item color="red" onClick={() => setRevoking(row.original)}>
+                Revoke
+              </Menu.Item>
+            </RowActions>
           ) : null,
       },
     ],

@@ -1,9 +1,9 @@
-import { Button, Group, Modal, NumberInput, Stack, Text } from '@mantine/core';
+import { Button, Group, NumberInput, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { api } from '../../api/client';
-import { DataTable, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { DataTable, FormModal, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { formatCents, operatorKey, type OperatorAllowance } from './operator';
 
 const allowancesKey = operatorKey('allowances');
@@ -19,43 +19,36 @@ function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowanc
     onSuccess: onClose,
   });
   const used = allowance?.used_cents ?? 0;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    save.mutate(Number(total));
-  };
   const tooLow = typeof total === 'number' && total < used;
   return (
-    <Modal opened={allowance !== null} onClose={onClose} title={`Merit allowance of ${allowance?.institution.name ?? ''}`}>
-      <form onSubmit={submit} aria-label="Set merit allowance">
-        <Stack>
-          <Text size="sm" c="dimmed">
-            What the institution may credit to student wallets in total, through POST /v1/merits/credits. It has credited {formatCents(used)} cents so far, and the
-            total cannot be set below that.
-          </Text>
-          <NumberInput
-            label="Total allowance (cents)"
-            required
-            min={used}
-            max={MAX_ALLOWANCE_CENTS}
-            allowDecimal={false}
-            allowNegative={false}
-            thousandSeparator=","
-            value={total}
-            onChange={setTotal}
-            error={tooLow ? `At least ${formatCents(used)}: that much is already credited.` : undefined}
-            data-autofocus
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={save.isPending} disabled={total === '' || tooLow}>
-              Save allowance
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal
+      opened={allowance !== null}
+      title={`Merit allowance of ${allowance?.institution.name ?? ''}`}
+      formLabel="Set merit allowance"
+      submitLabel="Save allowance"
+      loading={save.isPending}
+      disabled={total === '' || tooLow}
+      onSubmit={() => save.mutate(Number(total))}
+      onClose={onClose}
+    >
+      <Text size="sm" c="dimmed">
+        What the institution may credit to student wallets in total, through POST /v1/merits/credits. It has credited {formatCents(used)} cents so far, and the
+        total cannot be set below that.
+      </Text>
+      <NumberInput
+        label="Total allowance (cents)"
+        required
+        min={used}
+        max={MAX_ALLOWANCE_CENTS}
+        allowDecimal={false}
+        allowNegative={false}
+        thousandSeparator=","
+        value={total}
+        onChange={setTotal}
+        error={tooLow ? `At least ${formatCents(used)}: that much is already credited.` : undefined}
+        data-autofocus
+      />
+    </FormModal>
   );
 }
 

@@ -1,9 +1,9 @@
-import { Button, Group, Modal, SegmentedControl, Stack, Text } from '@mantine/core';
+import { Button, Group, SegmentedControl, Stack, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { api, type Page } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation } from '../../components';
 import { BATCH_STATUSES, formatCents, operatorKey, type BatchStatus, type OperatorBatch } from './operator';
 
 const PAGE_SIZE = 25;
@@ -22,29 +22,27 @@ function DecisionModal({ decision, onClose }: { decision: Decision | null; onClo
   const batch = decision?.batch;
   const approving = decision?.action === 'approve';
   return (
-    <Modal opened={decision !== null} onClose={onClose} title={approving ? 'Approve this coupon batch?' : 'Reject this coupon batch?'}>
-      <Stack>
-        {batch ? (
-          <Text size="sm">
-            <b>{batch.name}</b> from <b>{batch.institution.name}</b>: {batch.total_coupons.toLocaleString()} coupons worth {formatCents(batch.value_cents)} cents each,
-            redeemable until {formatDate(batch.expiry_date)}.
-          </Text>
-        ) : null}
-        <Text size="sm" c="dimmed">
-          {approving
-            ? 'The codes are generated now and the institution can read them through the API. A redeemed coupon credits the student’s wallet without drawing on the merit allowance.'
-            : 'A rejected batch never gets codes. The institution can request a new one.'}
+    <ConfirmModal
+      opened={decision !== null}
+      title={approving ? 'Approve this coupon batch?' : 'Reject this coupon batch?'}
+      confirmLabel={approving ? 'Approve' : 'Reject'}
+      color={approving ? undefined : 'red'}
+      loading={decide.isPending}
+      onConfirm={() => decision && decide.mutate(decision)}
+      onClose={onClose}
+    >
+      {batch ? (
+        <Text size="sm">
+          <b>{batch.name}</b> from <b>{batch.institution.name}</b>: {batch.total_coupons.toLocaleString()} coupons worth {formatCents(batch.value_cents)} cents each,
+          redeemable until {formatDate(batch.expiry_date)}.
         </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color={approving ? undefined : 'red'} loading={decide.isPending} onClick={() => decision && decide.mutate(decision)}>
-            {approving ? 'Approve' : 'Reject'}
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+      ) : null}
+      <Text size="sm" c="dimmed">
+        {approving
+          ? 'The codes are generated now and the institution can read them through the API. A redeemed coupon credits the student’s wallet without drawing on the merit allowance.'
+          : 'A rejected batch never gets codes. The institution can request a new one.'}
+      </Text>
+    </ConfirmModal>
   );
 }
 
@@ -60,20 +58,7 @@ export function CouponBatchesPage() {
 
   const columns = useMemo<ColumnDef<OperatorBatch>[]>(
     () => [
-      {
-        header: 'Batch',
-        id: 'name',
-        cell: ({ row }) => (
-          <Stack gap={0}>
-            <Text size="sm" fw={500}>
-              {row.original.name}
-            </Text>
-            <Text size="xs" c="dimmed" maw={320} truncate="end" title={row.original.description}>
-              {row.original.description || row.original.id}
-            </Text>
-          </Stack>
-        ),
-      },
+      { header: 'Batch', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description || row.original.id} maw={320} /> },
       { header: 'Institution', id: 'institution', cell: ({ row }) => row.original.institution.name },
       { header: 'Coupons', id: 'coupons', cell: ({ row }) => row.original.total_coupons.toLocaleString() },
       { header: 'Value each (cents)', id: 'value', cell: ({ row }) => formatCents(row.original.value_cents) },
@@ -136,7 +121,7 @@ export function CouponBatchesPage() {
         isLoading={batches.isPending}
         error={batches.error}
         getRowId={(row) => row.id}
-        pagination={batches.data ? { page: batches.data.page, totalPages: batches.data.totalPages, total: batches.data.total, onChange: setPage } : undefined}
+        pagination={pagesOf(batches.data, setPage)}
         empty={
           status === 'pending'
             ? { title: 'Nothing waits for a decision', description: 'Batches requested with POST /v1/coupons/batches appear here.' }

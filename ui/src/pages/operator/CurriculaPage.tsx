@@ -1,10 +1,10 @@
-import { Button, Checkbox, Group, Modal, Select, Stack, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Checkbox, Select, TagsInput, Text, Textarea, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, formatDate, FormModal, NameCell, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { operatorKey, type OperatorCurriculum, type OperatorInstitution } from './operator';
 
 const curriculaKey = operatorKey('curricula');
@@ -42,45 +42,38 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   const options = [{ value: SHARED, label: 'Shared by every institution' }, ...(institutions.data ?? []).map((row) => ({ value: row.id, label: row.name }))];
   return (
-    <Modal opened={opened} onClose={onClose} title="New curriculum" size="lg">
-      <form onSubmit={submit} aria-label="New curriculum">
-        <Stack>
-          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <Textarea label="Description" maxLength={2000} autosize minRows={2} maxRows={6} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
-          <TagsInput
-            label="Concepts"
-            description="In teaching order. Press Enter after each one; names must differ."
-            required
-            value={concepts}
-            onChange={setConcepts}
-            maxTags={200}
-            allowDuplicates={false}
-            clearable
-          />
-          <Select label="Available to" data={options} value={owner} onChange={(value) => setOwner(value ?? SHARED)} allowDeselect={false} searchable />
-          <Checkbox
-            label="Publish now"
-            description="Only published curricula are listed by the API and can be enrolled in. A draft can be published later."
-            checked={publish}
-            onChange={(event) => setPublish(event.currentTarget.checked)}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending} disabled={concepts.length === 0}>
-              Create curriculum
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal
+      opened={opened}
+      title="New curriculum"
+      size="lg"
+      submitLabel="Create curriculum"
+      loading={create.isPending}
+      disabled={concepts.length === 0}
+      onSubmit={() => create.mutate()}
+      onClose={onClose}
+    >
+      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <Textarea label="Description" maxLength={2000} autosize minRows={2} maxRows={6} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+      <TagsInput
+        label="Concepts"
+        description="In teaching order. Press Enter after each one; names must differ."
+        required
+        value={concepts}
+        onChange={setConcepts}
+        maxTags={200}
+        allowDuplicates={false}
+        clearable
+      />
+      <Select label="Available to" data={options} value={owner} onChange={(value) => setOwner(value ?? SHARED)} allowDeselect={false} searchable />
+      <Checkbox
+        label="Publish now"
+        description="Only published curricula are listed by the API and can be enrolled in. A draft can be published later."
+        checked={publish}
+        onChange={(event) => setPublish(event.currentTarget.checked)}
+      />
+    </FormModal>
   );
 }
 
@@ -92,22 +85,19 @@ function PublishModal({ curriculum, onClose }: { curriculum: OperatorCurriculum 
     onSuccess: onClose,
   });
   return (
-    <Modal opened={curriculum !== null} onClose={onClose} title="Publish this curriculum?">
-      <Stack>
-        <Text size="sm">
-          <b>{curriculum?.name}</b> becomes visible through the API to {curriculum?.institution ? curriculum.institution.name : 'every institution'}, and students can
-          be enrolled in it. A published curriculum cannot go back to draft.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button loading={publish.isPending} onClick={() => curriculum && publish.mutate(curriculum.id)}>
-            Publish
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal
+      opened={curriculum !== null}
+      title="Publish this curriculum?"
+      confirmLabel="Publish"
+      loading={publish.isPending}
+      onConfirm={() => curriculum && publish.mutate(curriculum.id)}
+      onClose={onClose}
+    >
+      <Text size="sm">
+        <b>{curriculum?.name}</b> becomes visible through the API to {curriculum?.institution ? curriculum.institution.name : 'every institution'}, and students can be
+        enrolled in it. A published curriculum cannot go back to draft.
+      </Text>
+    </ConfirmModal>
   );
 }
 
@@ -118,22 +108,7 @@ export function CurriculaPage() {
 
   const columns = useMemo<ColumnDef<OperatorCurriculum>[]>(
     () => [
-      {
-        header: 'Curriculum',
-        id: 'name',
-        cell: ({ row }) => (
-          <Stack gap={0}>
-            <Text size="sm" fw={500}>
-              {row.original.name}
-            </Text>
-            {row.original.description ? (
-              <Text size="xs" c="dimmed" maw={360} truncate="end" title={row.original.description}>
-                {row.original.description}
-              </Text>
-            ) : null}
-          </Stack>
-        ),
-      },
+      { header: 'Curriculum', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description} maw={360} /> },
       { header: 'Available to', id: 'owner', cell: ({ row }) => row.original.institution?.name ?? 'Every institution' },
       {
         header: 'Concepts',

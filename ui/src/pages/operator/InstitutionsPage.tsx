@@ -1,10 +1,10 @@
-import { Button, Checkbox, Group, Modal, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Checkbox, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { api } from '../../api/client';
-import { DataTable, formatDate, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, formatDate, FormModal, NameCell, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { sessionQueryKey } from '../../session';
 import { operatorKey, type OperatorInstitution } from './operator';
 
@@ -22,38 +22,22 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
       onClose();
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   return (
-    <Modal opened={opened} onClose={onClose} title="New institution">
-      <form onSubmit={submit} aria-label="New institution">
-        <Stack>
-          <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-          <Checkbox
-            label="Approve now"
-            description="A pending institution can be set up, but its API keys are refused until you approve it."
-            checked={approve}
-            onChange={(event) => setApprove(event.currentTarget.checked)}
-          />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={create.isPending}>
-              Create
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal opened={opened} title="New institution" submitLabel="Create" loading={create.isPending} onSubmit={() => create.mutate()} onClose={onClose}>
+      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <Checkbox
+        label="Approve now"
+        description="A pending institution can be set up, but its API keys are refused until you approve it."
+        checked={approve}
+        onChange={(event) => setApprove(event.currentTarget.checked)}
+      />
+    </FormModal>
   );
 }
 
 type Change = { institution: OperatorInstitution; action: 'approve' | 'suspend' };
 
-function ConfirmModal({ change, onClose }: { change: Change | null; onClose(): void }) {
+function StatusChangeModal({ change, onClose }: { change: Change | null; onClose(): void }) {
   const apply = useApiMutation({
     mutationFn: ({ institution, action }: Change) => api.post<OperatorInstitution>(`/operator/institutions/${institution.id}/${action}`),
     invalidate: [institutionsKey, sessionQueryKey],
@@ -63,30 +47,28 @@ function ConfirmModal({ change, onClose }: { change: Change | null; onClose(): v
   const suspending = change?.action === 'suspend';
   const wasSuspended = change?.institution.status === 'suspended';
   return (
-    <Modal opened={change !== null} onClose={onClose} title={suspending ? 'Suspend this institution?' : wasSuspended ? 'Lift the suspension?' : 'Approve this institution?'}>
-      <Stack>
-        <Text size="sm">
-          {suspending ? (
-            <>
-              Every API key of <b>{change?.institution.name}</b> is refused from its next request, its webhooks pause and its members cannot open it in the
-              portal. Approving it again restores all of this without new keys.
-            </>
-          ) : (
-            <>
-              <b>{change?.institution.name}</b> can use the API with its keys{wasSuspended ? ' again, and its paused webhook deliveries go out' : ''}.
-            </>
-          )}
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color={suspending ? 'red' : undefined} loading={apply.isPending} onClick={() => change && apply.mutate(change)}>
-            {suspending ? 'Suspend' : 'Approve'}
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal
+      opened={change !== null}
+      title={suspending ? 'Suspend this institution?' : wasSuspended ? 'Lift the suspension?' : 'Approve this institution?'}
+      confirmLabel={suspending ? 'Suspend' : 'Approve'}
+      color={suspending ? 'red' : undefined}
+      loading={apply.isPending}
+      onConfirm={() => change && apply.mutate(change)}
+      onClose={onClose}
+    >
+      <Text size="sm">
+        {suspending ? (
+          <>
+            Every API key of <b>{change?.institution.name}</b> is refused from its next request, its webhooks pause and its members cannot open it in the portal.
+            Approving it again restores all of this without new keys.
+          </>
+        ) : (
+          <>
+            <b>{change?.institution.name}</b> can use the API with its keys{wasSuspended ? ' again, and its paused webhook deliveries go out' : ''}.
+          </>
+        )}
+      </Text>
+    </ConfirmModal>
   );
 }
 
@@ -97,20 +79,7 @@ export function InstitutionsPage() {
 
   const columns = useMemo<ColumnDef<OperatorInstitution>[]>(
     () => [
-      {
-        header: 'Institution',
-        id: 'name',
-        cell: ({ row }) => (
-          <Stack gap={0}>
-            <Text size="sm" fw={500}>
-              {row.original.name}
-            </Text>
-            <Text size="xs" c="dimmed" ff="monospace">
-              {row.original.id}
-            </Text>
-          </Stack>
-        ),
-      },
+      { header: 'Institution', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.id} mono /> },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
       {
@@ -150,7 +119,7 @@ export function InstitutionsPage() {
         empty={{ title: 'No institutions yet', action: <Button onClick={openCreate}>New institution</Button> }}
       />
       <CreateModal opened={creating} onClose={closeCreate} />
-      <ConfirmModal change={change} onClose={() => setChange(null)} />
+      <StatusChangeModal change={change} onClose={() => setChange(null)} />
     </>
   );
 }

@@ -1,9 +1,9 @@
-import { Alert, Button, Card, Checkbox, Group, Modal, NumberInput, PasswordInput, Skeleton, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Card, Checkbox, Group, NumberInput, PasswordInput, Skeleton, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
-import { formatDate, PageHeader, QueryError, useApiMutation } from '../../components';
+import { ConfirmModal, formatDate, PageHeader, QueryError, useApiMutation } from '../../components';
 import { useSession } from '../../session';
 import { operatorKey, type SmtpSettings, type TestMailResult } from './operator';
 
@@ -143,21 +143,11 @@ function ClearModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
     onSuccess: onClose,
   });
   return (
-    <Modal opened={opened} onClose={onClose} title="Remove the mail server?">
-      <Stack>
-        <Text size="sm">
-          No mail leaves the appliance until a server is saved again: guardian and developer invitations, reports and exam notices wait in each institution’s outbox.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={clear.isPending} onClick={() => clear.mutate()}>
-            Remove
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal opened={opened} title="Remove the mail server?" confirmLabel="Remove" color="red" loading={clear.isPending} onConfirm={() => clear.mutate()} onClose={onClose}>
+      <Text size="sm">
+        No mail leaves the appliance until a server is saved again: guardian and developer invitations, reports and exam notices wait in each institution’s outbox.
+      </Text>
+    </ConfirmModal>
   );
 }
 

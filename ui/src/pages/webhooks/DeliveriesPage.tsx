@@ -2,9 +2,9 @@ import { Badge, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { api, type Page } from '../../api/client';
-import { DataTable, formatDate, formatRelative, PageHeader, StatusBadge } from '../../components';
+import { DataTable, FilterBar, formatDate, formatRelative, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { patternGroups } from './EventPatternPicker';
 import { deliveriesKey, DELIVERY_STATUSES, useEndpoints, useEventTypes, type Delivery } from './webhooks';
@@ -14,15 +14,12 @@ const PAGE_SIZE = 25;
 const REFRESH_MS = 5_000;
 
 const FILTERS = ['endpoint_id', 'status', 'event_type'] as const;
-type Filter = (typeof FILTERS)[number];
 
 export function DeliveriesPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   // Filters live in the URL: a link from an endpoint's menu opens its log, and Back restores the view.
-  const [search, setSearch] = useSearchParams();
-  const filters = Object.fromEntries(FILTERS.map((name) => [name, search.get(name) ?? ''])) as Record<Filter, string>;
-  const page = Math.max(1, Number(search.get('page')) || 1);
+  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
 
   const endpoints = useEndpoints(institution.id);
   const eventTypes = useEventTypes(institution.id);
@@ -32,22 +29,6 @@ export function DeliveriesPage() {
     placeholderData: keepPreviousData,
     refetchInterval: REFRESH_MS,
   });
-
-  const setFilter = (name: Filter, value: string | null) => {
-    setSearch((current) => {
-      const next = new URLSearchParams(current);
-      if (value) next.set(name, value);
-      else next.delete(name);
-      next.delete('page');
-      return next;
-    });
-  };
-  const setPage = (value: number) =>
-    setSearch((current) => {
-      const next = new URLSearchParams(current);
-      next.set('page', String(value));
-      return next;
-    });
 
   const urlOf = useMemo(() => new Map((endpoints.data ?? []).map((endpoint) => [endpoint.id, endpoint.url])), [endpoints.data]);
   const eventOptions = useMemo(
@@ -117,7 +98,6 @@ export function DeliveriesPage() {
     [urlOf],
   );
 
-  const filtered = FILTERS.some((name) => filters[name]);
   return (
     <>
       <PageHeader
@@ -129,13 +109,13 @@ export function DeliveriesPage() {
           </Button>
         }
       />
-      <Group mb="md" align="flex-end" wrap="wrap" gap="sm" role="search" aria-label="Filter deliveries">
+      <FilterBar filtered={filtered} onClear={clear} label="Filter deliveries">
         <Select
           label="Endpoint"
           placeholder="All endpoints"
           data={(endpoints.data ?? []).map((endpoint) => ({ value: endpoint.id, label: endpoint.url }))}
           value={filters.endpoint_id || null}
-          onChange={(value) => setFilter('endpoint_id', value)}
+          onChange={(value) => setFilters({ endpoint_id: value })}
           clearable
           searchable
           w={320}
@@ -145,7 +125,7 @@ export function DeliveriesPage() {
           placeholder="Any status"
           data={DELIVERY_STATUSES.map((status) => ({ value: status, label: status }))}
           value={filters.status || null}
-          onChange={(value) => setFilter('status', value)}
+          onChange={(value) => setFilters({ status: value })}
           clearable
           w={160}
         />
@@ -154,18 +134,13 @@ export function DeliveriesPage() {
           placeholder="Any event"
           data={eventOptions}
           value={filters.event_type || null}
-          onChange={(value) => setFilter('event_type', value)}
+          onChange={(value) => setFilters({ event_type: value })}
           clearable
           searchable
           nothingFoundMessage="No event type matches"
           w={260}
         />
-        {filtered ? (
-          <Button variant="subtle" onClick={() => setSearch(new URLSearchParams())}>
-            Clear filters
-          </Button>
-        ) : null}
-      </Group>
+      </FilterBar>
       <DataTable
         label="Deliveries"
         columns={columns}
@@ -174,7 +149,7 @@ export function DeliveriesPage() {
         error={deliveries.error}
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
-        pagination={deliveries.data ? { page: deliveries.data.page, totalPages: deliveries.data.totalPages, total: deliveries.data.total, onChange: setPage } : undefined}
+        pagination={pagesOf(deliveries.data, setPage)}
         empty={
           filtered
             ? { title: 'No deliveries match these filters', description: 'Clear a filter to see more.' }

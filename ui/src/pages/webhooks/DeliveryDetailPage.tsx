@@ -1,27 +1,15 @@
-import { Anchor, Button, Card, Code, Group, SimpleGrid, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Card, Code, SimpleGrid, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import type { ReactNode } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, formatDate, formatRelative, PageHeader, QueryError, StatusBadge, useApiMutation } from '../../components';
+import { DataTable, Fact, Facts, formatDate, formatRelative, PageHeader, QueryError, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { deliveriesKey, deliveryKey, useEndpoints, type Delivery, type DeliveryAttempt, type DeliveryDetail } from './webhooks';
 
 /** States that can still change on their own: the page refreshes while the delivery is in one. */
 const UNSETTLED = new Set(['pending', 'delivering', 'failed']);
 const REFRESH_MS = 3_000;
-
-function Fact({ label, children }: { label: string; children: ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <div>{children}</div>
-    </Stack>
-  );
-}
 
 const attemptColumns: ColumnDef<DeliveryAttempt>[] = [
   { header: '#', id: 'number', cell: ({ row }) => row.index + 1 },
@@ -119,7 +107,7 @@ export function DeliveryDetailPage() {
       />
 
       <Card withBorder>
-        <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
+        <Facts mb={0}>
           <Fact label="Status">
             <StatusBadge status={delivery.status} />
           </Fact>
@@ -151,11 +139,10 @@ export function DeliveryDetailPage() {
               <Text size="sm">—</Text>
             )}
           </Fact>
-        </SimpleGrid>
+        </Facts>
       </Card>
 
-      <Stack gap="xs">
-        <Title order={4}>Attempts</Title>
+      <Section title="Attempts">
         <DataTable
           label="Attempts"
           columns={attemptColumns}
@@ -163,11 +150,10 @@ export function DeliveryDetailPage() {
           isLoading={false}
           empty={{ title: 'No attempts yet', description: delivery.status === 'pending' ? 'It is queued; it goes out when the endpoint is active.' : undefined }}
         />
-      </Stack>
+      </Section>
 
       <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg">
-        <Stack gap="xs">
-          <Title order={4}>Request headers</Title>
+        <Section title="Request headers">
           <Table withTableBorder fz="sm" aria-label="Request headers">
             <Table.Tbody>
               {delivery.request_headers.map((header) => (
@@ -187,13 +173,12 @@ export function DeliveryDetailPage() {
           <Text size="xs" c="dimmed">
             Signatures are computed afresh at each attempt, with the secrets valid then.
           </Text>
-        </Stack>
-        <Stack gap="xs">
-          <Title order={4}>Payload</Title>
+        </Section>
+        <Section title="Payload">
           <Code block aria-label="Payload" style={{ maxHeight: 420, overflow: 'auto' }}>
             {JSON.stringify(delivery.payload, null, 2)}
           </Code>
-        </Stack>
+        </Section>
       </SimpleGrid>
     </Stack>
   );

@@ -1,10 +1,10 @@
-import { Alert, Badge, Button, Code, Group, Menu, Modal, NumberInput, Stack, Table, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Button, Code, Group, Menu, Modal, Stack, Table, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { api, ApiError } from '../../api/client';
-import { DataTable, formatDate, PageHeader, SecretOnce, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, formatDate, FormModal, PageHeader, RowActions, SecretOnce, StatusBadge, TagBadges, useApiMutation, WholeNumberInput } from '../../components';
 import { useInstitution } from '../../session';
 import { EventPatternPicker } from './EventPatternPicker';
 import {
@@ -85,49 +85,40 @@ function CreateEndpointModal({ opened, onClose }: { opened: boolean; onClose(): 
     create.reset();
     onClose();
   };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    create.mutate();
-  };
   const atLimit = create.error instanceof ApiError && create.error.code === 'endpoint_limit';
 
   return (
-    <Modal opened={opened} onClose={close} title={created ? 'Endpoint added' : 'Add a webhook endpoint'} size="lg">
-      {created ? (
-        <Stack>
-          <SecretOnce
-            label="Signing secret"
-            value={created.secret}
-            note="Your receiver checks each delivery's signature with this secret. Copy it now: it is shown only this once (rotate it to get a new one)."
-          />
-          <Text size="sm">
-            <Code>{created.url}</Code> receives {created.events.join(', ')}.
-          </Text>
-          <Group justify="flex-end">
-            <Button onClick={close}>Done</Button>
-          </Group>
-        </Stack>
-      ) : (
-        <form onSubmit={submit} aria-label="Add a webhook endpoint">
-          <Stack>
-            {atLimit ? (
-              <Alert color="yellow" title={`At most ${MAX_ENDPOINTS} endpoints`} role="alert">
-                This institution already has {MAX_ENDPOINTS} webhook endpoints. Delete one you no longer use, then add this one.
-              </Alert>
-            ) : null}
-            <EndpointFields values={values} onChange={setValues} error={create.error} />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={create.isPending} disabled={!values.url.trim() || values.events.length === 0}>
-                Create endpoint
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      )}
-    </Modal>
+    <FormModal
+      opened={opened}
+      title={created ? 'Endpoint added' : 'Add a webhook endpoint'}
+      size="lg"
+      submitLabel="Create endpoint"
+      loading={create.isPending}
+      disabled={!values.url.trim() || values.events.length === 0}
+      onSubmit={() => create.mutate()}
+      onClose={close}
+      outcome={
+        created ? (
+          <>
+            <SecretOnce
+              label="Signing secret"
+              value={created.secret}
+              note="Your receiver checks each delivery's signature with this secret. Copy it now: it is shown only this once (rotate it to get a new one)."
+            />
+            <Text size="sm">
+              <Code>{created.url}</Code> receives {created.events.join(', ')}.
+            </Text>
+          </>
+        ) : null
+      }
+    >
+      {atLimit ? (
+        <Alert color="yellow" title={`At most ${MAX_ENDPOINTS} endpoints`} role="alert">
+          This institution already has {MAX_ENDPOINTS} webhook endpoints. Delete one you no longer use, then add this one.
+        </Alert>
+      ) : null}
+      <EndpointFields values={values} onChange={setValues} error={create.error} />
+    </FormModal>
   );
 }
 
@@ -146,27 +137,18 @@ function EditEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; o
     onSuccess: onClose,
   });
   return (
-    <Modal opened onClose={onClose} title="Edit endpoint" size="lg">
-      <form
-        onSubmit={(event) => {
-          event.preventDefault();
-          update.mutate();
-        }}
-        aria-label="Edit endpoint"
-      >
-        <Stack>
-          <EndpointFields values={values} onChange={setValues} error={update.error} />
-          <Group justify="flex-end">
-            <Button variant="default" onClick={onClose}>
-              Cancel
-            </Button>
-            <Button type="submit" loading={update.isPending} disabled={!values.url.trim() || values.events.length === 0}>
-              Save
-            </Button>
-          </Group>
-        </Stack>
-      </form>
-    </Modal>
+    <FormModal
+      opened
+      title="Edit endpoint"
+      size="lg"
+      submitLabel="Save"
+      loading={update.isPending}
+      disabled={!values.url.trim() || values.events.length === 0}
+      onSubmit={() => update.mutate()}
+      onClose={onClose}
+    >
+      <EndpointFields values={values} onChange={setValues} error={update.error} />
+    </FormModal>
   );
 }
 
@@ -181,55 +163,42 @@ function RotateSecretModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; o
     onSuccess: setRotated,
   });
   return (
-    <Modal opened onClose={onClose} title={rotated ? 'New signing secret' : 'Rotate the signing secret'} size="lg">
-      {rotated ? (
-        <Stack>
-          <SecretOnce label="New signing secret" value={rotated.secret} />
-          <Text size="sm">
-            {graceHours > 0
-              ? `Until ${formatDate(rotated.previous_secret_expires_at)} deliveries are signed with both the old and the new secret, so your receiver can switch without missing any.`
-              : 'The old secret no longer signs deliveries.'}
-          </Text>
-          <Group justify="flex-end">
-            <Button onClick={onClose}>Done</Button>
-          </Group>
-        </Stack>
-      ) : (
-        <form
-          onSubmit={(event) => {
-            event.preventDefault();
-            rotate.mutate();
-          }}
-          aria-label="Rotate the signing secret"
-        >
-          <Stack>
+    <FormModal
+      opened
+      title={rotated ? 'New signing secret' : 'Rotate the signing secret'}
+      size="lg"
+      submitLabel="Rotate secret"
+      loading={rotate.isPending}
+      onSubmit={() => rotate.mutate()}
+      onClose={onClose}
+      outcome={
+        rotated ? (
+          <>
+            <SecretOnce label="New signing secret" value={rotated.secret} />
             <Text size="sm">
-              A new secret signs deliveries to <Code>{endpoint.url}</Code> from now on. During the grace period the current secret signs them too.
+              {graceHours > 0
+                ? `Until ${formatDate(rotated.previous_secret_expires_at)} deliveries are signed with both the old and the new secret, so your receiver can switch without missing any.`
+                : 'The old secret no longer signs deliveries.'}
             </Text>
-            <NumberInput
-              label="Grace period (hours)"
-              description={`From ${GRACE_HOURS.min} to ${GRACE_HOURS.max}; 0 retires the current secret at once.`}
-              min={GRACE_HOURS.min}
-              max={GRACE_HOURS.max}
-              clampBehavior="strict"
-              allowDecimal={false}
-              required
-              value={graceHours}
-              onChange={(value) => setGraceHours(typeof value === 'number' ? value : Number(value) || 0)}
-              data-autofocus
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={onClose}>
-                Cancel
-              </Button>
-              <Button type="submit" loading={rotate.isPending}>
-                Rotate secret
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      )}
-    </Modal>
+          </>
+        ) : null
+      }
+    >
+      <Text size="sm">
+        A new secret signs deliveries to <Code>{endpoint.url}</Code> from now on. During the grace period the current secret signs them too.
+      </Text>
+      <WholeNumberInput
+        label="Grace period (hours)"
+        description={`From ${GRACE_HOURS.min} to ${GRACE_HOURS.max}; 0 retires the current secret at once.`}
+        min={GRACE_HOURS.min}
+        max={GRACE_HOURS.max}
+        required
+        value={graceHours}
+        onChange={setGraceHours}
+        fallback={0}
+        data-autofocus
+      />
+    </FormModal>
   );
 }
 
@@ -275,21 +244,11 @@ function DeleteEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndpoint;
     onSuccess: onClose,
   });
   return (
-    <Modal opened onClose={onClose} title="Delete this endpoint?">
-      <Stack>
-        <Text size="sm">
-          <Code>{endpoint.url}</Code> stops receiving events, and its deliveries, queued ones included, are deleted with it. This cannot be undone.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={onClose}>
-            Cancel
-          </Button>
-          <Button color="red" loading={remove.isPending} onClick={() => remove.mutate()}>
-            Delete endpoint
-          </Button>
-        </Group>
-      </Stack>
-    </Modal>
+    <ConfirmModal opened title="Delete this endpoint?" confirmLabel="Delete endpoint" color="red" loading={remove.isPending} onConfirm={() => remove.mutate()} onClose={onClose}>
+      <Text size="sm">
+        <Code>{endpoint.url}</Code> stops receiving events, and its deliveries, queued ones included, are deleted with it. This cannot be undone.
+      </Text>
+    </ConfirmModal>
   );
 }
 
@@ -357,18 +316,7 @@ export function WebhooksPage() {
       {
         header: 'Events',
         id: 'events',
-        cell: ({ row }) => (
-          <Tooltip label={row.original.events.join(', ')} multiline w={320}>
-            <Group gap={4}>
-              {row.original.events.slice(0, 3).map((pattern) => (
-                <Badge key={pattern} variant="outline" size="sm" radius="sm" tt="none">
-                  {pattern}
-                </Badge>
-              ))}
-              {row.original.events.length > 3 ? <Badge variant="light" size="sm">+{row.original.events.length - 3}</Badge> : null}
-            </Group>
-          </Tooltip>
-        ),
+        cell: ({ row }) => <TagBadges tags={row.original.events} />,
       },
       {
         header: 'Failures',
@@ -387,26 +335,19 @@ export function WebhooksPage() {
           const endpoint = row.original;
           const change = STATUS_CHANGES[endpoint.status];
           return (
-            <Menu position="bottom-end" withinPortal>
-              <Menu.Target>
-                <Button size="compact-xs" variant="subtle" aria-label={`Actions for ${endpoint.url}`}>
-                  Actions
-                </Button>
-              </Menu.Target>
-              <Menu.Dropdown>
-                <Menu.Item component={Link} to={`deliveries?endpoint_id=${encodeURIComponent(endpoint.id)}`}>
-                  View deliveries
-                </Menu.Item>
-                {endpoint.status === 'active' ? <Menu.Item onClick={() => sendPing(endpoint)}>Send test ping</Menu.Item> : null}
-                <Menu.Item onClick={() => setDialog({ kind: 'edit', endpoint })}>Edit</Menu.Item>
-                {change ? <Menu.Item onClick={() => changeStatus({ endpoint, status: change.to })}>{change.label}</Menu.Item> : null}
-                <Menu.Item onClick={() => setDialog({ kind: 'rotate', endpoint })}>Rotate secret</Menu.Item>
-                <Menu.Divider />
-                <Menu.Item color="red" onClick={() => setDialog({ kind: 'delete', endpoint })}>
-                  Delete
-                </Menu.Item>
-              </Menu.Dropdown>
-            </Menu>
+            <RowActions name={endpoint.url}>
+              <Menu.Item component={Link} to={`deliveries?endpoint_id=${encodeURIComponent(endpoint.id)}`}>
+                View deliveries
+              </Menu.Item>
+              {endpoint.status === 'active' ? <Menu.Item onClick={() => sendPing(endpoint)}>Send test ping</Menu.Item> : null}
+              <Menu.Item onClick={() => setDialog({ kind: 'edit', endpoint })}>Edit</Menu.Item>
+              {change ? <Menu.Item onClick={() => changeStatus({ endpoint, status: change.to })}>{change.label}</Menu.Item> : null}
+              <Menu.Item onClick={() => setDialog({ kind: 'rotate', endpoint })}>Rotate secret</Menu.Item>
+              <Menu.Divider />
+              <Menu.Item color="red" onClick={() => setDialog({ kind: 'delete', endpoint })}>
+                Delete
+              </Menu.Item>
+            </RowActions>
           );
         },
       },

@@ -1,0 +1,7 @@
+import type { Page } from '../api/client';
+import type { TablePagination } from './DataTable';
+
+/** DataTable's pager for a page-numbered list; none until the first page has arrived. */
+export function pagesOf(page: Page<unknown> | undefined, onChange: (page: number) => void): TablePagination | undefined {
+  return page ? { page: page.page, totalPages: page.totalPages, total: page.total, onChange } : undefined;
+}

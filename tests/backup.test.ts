@@ -3,30 +3,21 @@
 // appliance.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createInstitution } from '../server/commands/institutions.js';
 import { BackupFailedError } from '../server/db/backup.js';
 import { connectDatabase } from '../server/db/index.js';
 import { migrations } from '../server/db/migrations/index.js';
-import { startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { cliFails as fails, cliOk as ok, runCliCaptured, type CliResult } from './helpers/cli.js';
+import { startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
+import { cliFails as fails, cliOk as ok, runCliCaptured } from './helpers/cli.js';
 
 const DB_NAME = 'campusbridge.sqlite';
 const ALL = migrations.map((migration) => migration.name);
 const FIRST = ALL[0]!;
 
-const dataDirs: string[] = [];
-function makeDataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campusbridge-backup-'));
-  dataDirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+const makeDataDir = tempDataDirs('campusbridge-backup-');
 
 const dbFile = (dataDir: string) => path.join(dataDir, DB_NAME);
 const backupsIn = (dataDir: string) => {
@@ -46,6 +37,17 @@ async function query<T = Record<string, unknown>>(file: string, sql: string): Pr
     await new Promise<void>((resolve) => db.close(() => resolve()));
   }
 }
+
+/** Runs `sql` on a SQLite file straight through sqlite3 (made if missing), as another program would. */
+async function execSql(file: string, sql: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const db = new sqlite3.Database(file, (error) => {
+      if (error) return reject(error);
+      db.exec(sql, (execError) => db.close(() => (execError ? reject(execError) : resolve())));
+    });
+  });
+}
+
 const appliedIn = async (file: string) => (await query<{ name: string }>(file, 'SELECT name FROM schema_migrations ORDER BY name')).map((row) => row.name);
 const tablesIn = async (file: string) =>
   (await query<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((row) => row.name);
@@ -248,27 +250,13 @@ describe('cli backup and restore', () => {
     await expectUnchanged();
 
     const foreign = path.join(elsewhere, 'other-app.sqlite');
-    await new Promise<void>((resolve, reject) => {
-      const db = new sqlite3.Database(foreign, (error) => {
-        if (error) return reject(error);
-        db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES (\'hi\');', (execError) =>
-          db.close(() => (execError ? reject(execError) : resolve())),
-        );
-      });
-    });
+    await execSql(foreign, "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hi');");
     expect(fails(await runCliCaptured(dataDir, 'restore', foreign), 'validation_error')).toContain('not a CampusBridge');
     await expectUnchanged();
 
     const newer = path.join(elsewhere, 'newer.sqlite');
     fs.copyFileSync(dbFile(dataDir), newer);
-    await new Promise<void>((resolve, reject) => {
-      const db = new sqlite3.Database(newer, (error) => {
-        if (error) return reject(error);
-        db.run("INSERT INTO schema_migrations (name) VALUES ('29990101000000-from-the-future')", (runError) =>
-          db.close(() => (runError ? reject(runError) : resolve())),
-        );
-      });
-    });
+    await execSql(newer, "INSERT INTO schema_migrations (name) VALUES ('29990101000000-from-the-future')");
     expect(fails(await runCliCaptured(dataDir, 'restore', newer), 'validation_error')).toContain('newer CampusBridge');
     await expectUnchanged();
 

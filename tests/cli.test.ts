@@ -4,14 +4,14 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/config.js';
 import { connectDatabase } from '../server/db/index.js';
 import { ALL_SCOPES } from '../server/policies/scopes.js';
+import { tempDataDirs } from './helpers/appliance.js';
 import { cliFails as fails, cliOk as ok, runCliCaptured, type CliResult } from './helpers/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,16 +19,7 @@ const CLI_BUNDLE = path.join(root, 'dist', 'server', 'cli.js');
 const KEY_PATTERN = /^cb_live_[A-Za-z0-9]{32}$/;
 const PASSWORD = 'correct horse battery';
 
-
-const dataDirs: string[] = [];
-function makeDataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campusbridge-cli-'));
-  dataDirs.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
-});
+const makeDataDir = tempDataDirs('campusbridge-cli-');
 
 /** runCli in this process, against DATA_DIR only. */
 const cli = (dataDir: string, ...argv: string[]): Promise<CliResult> => runCliCaptured(dataDir, ...argv);

@@ -1,6 +1,5 @@
 // Outgoing mail: the outbox, the SMTP settings and the mailer, against a real SMTP server on
 // 127.0.0.1 (smtp-server). Nothing here connects anywhere but 127.0.0.1.
-import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { describeMailError, MAX_MAIL_ATTEMPTS } from '../server/mail/mailer.js';
 import { maskEmail } from '../server/mail/outbox.js';
@@ -8,28 +7,11 @@ import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../server/m
 import type { MailOutboxRow } from '../server/models/mail.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
 import { runCliCaptured } from './helpers/cli.js';
+import { closedPort } from './helpers/net.js';
 import { startSmtpServer } from './helpers/smtp.js';
+import { waitFor } from './helpers/wait.js';
 
 const FROM = 'Riverside High <noreply@riverside.example>';
-
-/** A port on 127.0.0.1 that nothing listens on (connections are refused at once). */
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
-
-async function waitFor<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 /** Quoted-printable soft line breaks undone, so links can be searched in the raw message. */
 const decodeQp = (raw: string) => raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
@@ -83,7 +65,7 @@ describe('mail', () => {
     await setSmtpSettings(app.ctx.db, { host: '127.0.0.1', port: smtp.port, secure: false, from: FROM });
 
     await inviteGuardian('Maria.Guardian@Example.org');
-    const message = await waitFor(async () => smtp.received[0]);
+    const message = await waitFor(async () => smtp.received[0], 'the message');
     expect(message.to).toEqual(['maria.guardian@example.org']);
     expect(message.from).toBe('noreply@riverside.example');
     const body = decodeQp(message.raw);
@@ -92,7 +74,7 @@ describe('mail', () => {
     expect(body).toMatch(/^Auto-Submitted: auto-generated/im);
     expect(body).not.toContain('ada.home@family.example');
 
-    const row = await waitFor(async () => (await rows()).find((r) => r.status === 'sent'));
+    const row = await waitFor(async () => (await rows()).find((r) => r.status === 'sent'), 'the row to be sent');
     expect(row.attempts).toBe(0);
     expect(row.sent_at).toBeInstanceOf(Date);
     expect(row.last_error).toBeNull();
@@ -109,8 +91,8 @@ describe('mail', () => {
     const smtp = await startSmtpServer();
     servers.push(smtp);
     await setSmtpSettings(app.ctx.db, { host: '127.0.0.1', port: smtp.port, from: FROM });
-    await waitFor(async () => smtp.received.length === 1);
-    await waitFor(async () => (await rows())[0]!.status === 'sent');
+    await waitFor(async () => smtp.received.length === 1, 'the message');
+    await waitFor(async () => (await rows())[0]!.status === 'sent', 'the row to be sent');
   });
 
   it('a failing SMTP server counts attempts (row stays queued) and gives up as failed after 5', async () => {
@@ -118,7 +100,7 @@ describe('mail', () => {
     await inviteGuardian('unlucky.parent@example.org');
 
     // The after-commit send is the first attempt.
-    const first = await waitFor(async () => (await rows()).find((r) => r.attempts === 1));
+    const first = await waitFor(async () => (await rows()).find((r) => r.attempts === 1), 'the first attempt');
     expect(first.status).toBe('queued');
     expect(first.last_error).toMatch(/ECONNREFUSED/);
     expect(first.sent_at).toBeNull();
@@ -148,7 +130,7 @@ describe('mail', () => {
     servers.push(smtp);
     await setSmtpSettings(app.ctx.db, { host: '127.0.0.1', port: smtp.port, from: FROM });
     await inviteGuardian('refused.parent@example.org');
-    const row = await waitFor(async () => (await rows()).find((r) => r.attempts === 1));
+    const row = await waitFor(async () => (await rows()).find((r) => r.attempts === 1), 'the first attempt');
     expect(row.status).toBe('queued');
     expect(row.last_error).toMatch(/550/);
     expect(row.last_error).not.toMatch(/refused\.parent|example\.org|@/);

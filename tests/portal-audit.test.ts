@@ -4,14 +4,10 @@
  */
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../server/commands/passwords.js';
-import { newId } from '../server/ids.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-
-type Agent = ReturnType<typeof supertest.agent>;
+import { setUpPortal, signedInMember, type Agent, type FirstRun } from './helpers/portal.js';
 
 const ADMIN = { institution: 'Audit Academy', admin_email: 'admin@audit.test', admin_password: 'correct horse battery' };
-const PASSWORD = 'another long password';
 
 interface Entry {
   id: string;
@@ -27,23 +23,8 @@ interface Entry {
 
 describe('Portal: audit log', () => {
   let app: TestAppliance;
-  let admin: { agent: Agent; csrf: string };
+  let admin: FirstRun;
   let institutionId: string;
-
-  async function signIn(email: string, password: string) {
-    const agent = supertest.agent(app.origin);
-    const res = await agent.post('/portal/api/login').send({ email, password });
-    expect(res.status).toBe(200);
-    return { agent, csrf: res.body.data.csrf_token as string };
-  }
-
-  /** An account that is a member of `institution` with `role`, made directly (as the CLI would). */
-  async function member(institution: string, role: 'admin' | 'developer', email: string) {
-    const { PortalAccount, Membership } = app.ctx.db.models;
-    const account = await PortalAccount.create({ id: newId('acc'), email, password_hash: await hashPassword(PASSWORD), is_operator: false, status: 'active' });
-    await Membership.create({ id: newId('mem'), institution_id: institution, account_id: account.id, role, status: 'active' });
-    return signIn(email, PASSWORD);
-  }
 
   const auditLog = async (agent: Agent, query = '') => {
     const res = await agent.get(`/portal/api/institutions/${institutionId}/audit-log${query}`);
@@ -53,11 +34,8 @@ describe('Portal: audit log', () => {
 
   beforeAll(async () => {
     app = await startTestAppliance();
-    const agent = supertest.agent(app.origin);
-    const setup = await agent.post('/portal/api/setup').send(ADMIN);
-    expect(setup.status).toBe(200);
-    admin = { agent, csrf: setup.body.data.csrf_token };
-    institutionId = setup.body.data.memberships[0].institution.id;
+    admin = await setUpPortal(app, ADMIN);
+    institutionId = admin.institutionId;
   });
   afterAll(() => app.close());
 
@@ -118,12 +96,12 @@ describe('Portal: audit log', () => {
   });
 
   it('is for admins of the institution only; the operator sees every institution', async () => {
-    const developer = await member(institutionId, 'developer', 'dev@audit.test');
+    const developer = await signedInMember(app, institutionId, 'developer', { email: 'dev@audit.test' });
     const refused = await developer.agent.get(`/portal/api/institutions/${institutionId}/audit-log`);
     expect(refused.status).toBe(403);
 
     const other = await makeInstitution(app, { name: 'Elsewhere College' });
-    const otherAdmin = await member(other.id, 'admin', 'admin@elsewhere.test');
+    const otherAdmin = await signedInMember(app, other.id, 'admin', { email: 'admin@elsewhere.test' });
     await otherAdmin.agent.post(`/portal/api/institutions/${other.id}/keys`).set('X-CSRF-Token', otherAdmin.csrf).send({ name: 'theirs', scopes: ['groups:read'] }).expect(200);
     expect((await otherAdmin.agent.get(`/portal/api/institutions/${institutionId}/audit-log`)).status).toBe(404);
     const ours = await auditLog(admin.agent, '?limit=200');

@@ -6,62 +6,20 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, MAX_ACTIVE_KEYS } from '../server/commands/api-keys.js';
-import { hashPassword } from '../server/commands/passwords.js';
-import { newId } from '../server/ids.js';
-import type { MembershipRole } from '../server/models/membership.js';
 import { LoginThrottle, LOGIN_WINDOW_MS } from '../server/portal/login-throttle.js';
 import { requireMember } from '../server/portal/policies.js';
 import { hashCsrfToken } from '../server/portal/session.js';
-import { Tenant } from '../server/db/tenant.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-
-type Res = supertest.Response;
-type Agent = ReturnType<typeof supertest.agent>;
+import { createAccount, expectError, expectOk, setUpPortal, signedInMember, signIn, type FirstRun, type Res } from './helpers/portal.js';
 
 const ADMIN = { institution: 'Riverside College', admin_email: 'Admin@Riverside.test', admin_password: 'correct horse battery' };
 const ADMIN_EMAIL = 'admin@riverside.test';
 
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, error: res.body?.error }).toEqual({ status, error: code });
-  expect(res.body.success).toBe(false);
-  expect(typeof res.body.message).toBe('string');
-}
-
-function expectOk(res: Res): void {
-  expect({ status: res.status, body: res.body?.success === true ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
-  expect(Object.keys(res.body).sort()).toEqual(['data', 'success']);
-}
-
-/** Signs in with a fresh agent; returns it with the session's CSRF token. */
 /** The session row behind a CSRF token (the table holds its hash). */
 async function sessionRowOf(app: TestAppliance, csrf: string) {
   const row = await app.ctx.db.models.PortalSession.findOne({ where: { csrf_token_hash: hashCsrfToken(csrf) } });
   expect(row).not.toBeNull();
   return row!;
-}
-
-async function signIn(app: TestAppliance, email: string, password: string): Promise<{ agent: Agent; csrf: string }> {
-  const agent = supertest.agent(app.origin);
-  const res = await agent.post('/portal/api/login').send({ email, password });
-  expectOk(res);
-  return { agent, csrf: res.body.data.csrf_token as string };
-}
-
-/** A portal account (not the operator) with a membership, made through the models. */
-async function makeMember(app: TestAppliance, institutionId: string | null, role: MembershipRole, password = 'developer password 1') {
-  const { PortalAccount, Membership } = app.ctx.db.models;
-  const email = `dev-${Math.random().toString(36).slice(2, 8)}@example.test`;
-  const account = await PortalAccount.create({
-    id: newId('acc'),
-    email,
-    password_hash: await hashPassword(password),
-    is_operator: false,
-    status: 'active',
-  });
-  if (institutionId) {
-    await Membership.create({ id: newId('mem'), institution_id: institutionId, account_id: account.id, role, status: 'active' });
-  }
-  return { account, email, password };
 }
 
 describe('Portal: setup, sign-in and sessions', () => {
@@ -136,14 +94,13 @@ describe('Portal: setup, sign-in and sessions', () => {
   });
 
   it('refuses a suspended account even with its password', async () => {
-    const { account, email, password } = await makeMember(app, null, 'developer');
+    const { account, email, password } = await createAccount(app, null, 'developer');
     await account.update({ status: 'suspended' });
     expectError(keep(await app.http.post('/portal/api/login').send({ email, password })), 401, 'unauthorized');
   });
 
   it('ends a session when its account is suspended', async () => {
-    const { account, email, password } = await makeMember(app, null, 'developer');
-    const { agent } = await signIn(app, email, password);
+    const { account, agent } = await signedInMember(app, null, 'developer');
     expectOk(await agent.get('/portal/api/session'));
     await account.update({ status: 'suspended' });
     expectError(await agent.get('/portal/api/session'), 401, 'unauthorized');
@@ -210,7 +167,7 @@ describe('Portal: failed sign-ins are rate limited', () => {
   let app: TestAppliance;
   beforeAll(async () => {
     app = await startTestAppliance();
-    expectOk(await app.http.post('/portal/api/setup').send(ADMIN));
+    await setUpPortal(app, ADMIN);
   });
   afterAll(() => app.close());
 
@@ -253,18 +210,14 @@ describe('Portal: failed sign-ins are rate limited', () => {
 
 describe('Portal: API keys', () => {
   let app: TestAppliance;
-  let admin: { agent: Agent; csrf: string };
+  let admin: FirstRun;
   let institutionId: string;
   let accountId: string;
 
   beforeAll(async () => {
     app = await startTestAppliance();
-    const agent = supertest.agent(app.origin);
-    const setup = await agent.post('/portal/api/setup').send(ADMIN);
-    expectOk(setup);
-    admin = { agent, csrf: setup.body.data.csrf_token };
-    institutionId = setup.body.data.memberships[0].institution.id;
-    accountId = setup.body.data.account.id;
+    admin = await setUpPortal(app, ADMIN);
+    ({ institutionId, accountId } = admin);
   });
   afterAll(() => app.close());
 
@@ -340,7 +293,7 @@ describe('Portal: API keys', () => {
   });
 
   it('explains the 25-key limit when the 26th active key is asked for', async () => {
-    const scoped = new Tenant(app.ctx.db, institutionId);
+    const scoped = admin.institution.tenant;
     const active = await app.ctx.db.models.ApiKey.count({ where: { institution_id: institutionId, status: 'active' } });
     for (let i = active; i < MAX_ACTIVE_KEYS; i += 1) await createApiKey(scoped, { name: `filler ${i}`, scopes: ['students:read'] });
     const res = await admin.agent.post(keysPath()).set('X-CSRF-Token', admin.csrf).send({ name: 'One too many', scopes: ['students:read'] });
@@ -351,16 +304,15 @@ describe('Portal: API keys', () => {
 
   it('lets an invited developer manage keys; a non-member gets 404 for the institution', async () => {
     const school = await makeInstitution(app, { name: 'Developer School' });
-    const developer = await makeMember(app, school.id, 'developer');
-    const dev = await signIn(app, developer.email, developer.password);
+    const dev = await signedInMember(app, school.id, 'developer');
     const session = await dev.agent.get('/portal/api/session');
-    expect(session.body.data.account).toEqual({ id: developer.account.id, email: developer.email, is_operator: false });
+    expect(session.body.data.account).toEqual({ id: dev.account.id, email: dev.email, is_operator: false });
     expect(session.body.data.memberships).toEqual([{ institution: { id: school.id, name: 'Developer School', status: 'approved' }, role: 'developer' }]);
 
     const path = `/portal/api/institutions/${school.id}/keys`;
     const created = await dev.agent.post(path).set('X-CSRF-Token', dev.csrf).send({ name: 'Dev key', scopes: ['exams:read'] });
     expectOk(created);
-    expect((await app.ctx.db.models.ApiKey.findByPk(created.body.data.key_id))!.created_by).toBe(developer.account.id);
+    expect((await app.ctx.db.models.ApiKey.findByPk(created.body.data.key_id))!.created_by).toBe(dev.account.id);
     expectOk(await dev.agent.patch(`${path}/${created.body.data.key_id}`).set('X-CSRF-Token', dev.csrf).send({ name: 'Dev key 2' }));
     const list = await dev.agent.get(path);
     expectOk(list);
@@ -387,7 +339,7 @@ describe('Portal: API keys', () => {
 
   it('requireMember: a member whose role is not allowed gets 403, a suspended membership counts as none', async () => {
     const school = await makeInstitution(app);
-    const developer = await makeMember(app, school.id, 'developer');
+    const developer = await createAccount(app, school.id, 'developer');
     const auth = { account: developer.account } as Parameters<typeof requireMember>[1];
     await expect(requireMember(app.ctx.db, auth, school.id, ['admin'])).rejects.toMatchObject({ code: 'forbidden' });
     await expect(requireMember(app.ctx.db, auth, school.id, ['admin', 'developer'])).resolves.toMatchObject({ role: 'developer' });

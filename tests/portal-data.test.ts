@@ -4,73 +4,24 @@
  * portal writes the API reads and the other way round, with the same errors and events; only
  * admins of an approved institution get in.
  */
-import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../server/commands/passwords.js';
-import { Tenant } from '../server/db/tenant.js';
-import { newId } from '../server/ids.js';
-import type { MembershipRole } from '../server/models/membership.js';
 import { makeInstitution, makeKey, requestsAs, startTestAppliance, type TestAppliance, type TestKey } from './helpers/appliance.js';
-
-type Res = supertest.Response;
-type Agent = ReturnType<typeof supertest.agent>;
+import { expectError, institutionApi, ok, portalRequests, setUpPortal, signedInMember, type FirstRun, type SignedIn } from './helpers/portal.js';
 
 const ADMIN = { institution: 'Lakeside School', admin_email: 'admin@lakeside.test', admin_password: 'correct horse battery' };
-const PASSWORD = 'member password 12';
 
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, error: res.body?.error }).toEqual({ status, error: code });
-  expect(res.body.success).toBe(false);
-  expect(typeof res.body.message).toBe('string');
-}
-
-function ok<T = Record<string, any>>(res: Res): T {
-  expect({ status: res.status, body: res.body?.success === true ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
-  return res.body.data as T;
-}
-
-interface Signed {
-  agent: Agent;
-  csrf: string;
-}
-
-/** A portal request helper for one signed-in browser, rooted at one institution's data. */
-function portalAs(signed: () => Signed, institution: () => string) {
-  const url = (path: string) => `/portal/api/institutions/${institution()}${path}`;
-  return {
-    get: (path: string, query: Record<string, string | number> = {}) => signed().agent.get(url(path)).query(query),
-    post: (path: string, body: unknown = {}) => signed().agent.post(url(path)).set('X-CSRF-Token', signed().csrf).send(body as object),
-    patch: (path: string, body: unknown) => signed().agent.patch(url(path)).set('X-CSRF-Token', signed().csrf).send(body as object),
-    del: (path: string) => signed().agent.delete(url(path)).set('X-CSRF-Token', signed().csrf),
-  };
-}
+/** Portal requests for one signed-in browser, rooted at one institution's data. */
+const portalAs = (signed: () => SignedIn, institution: () => string) => portalRequests(signed, () => institutionApi(institution()));
 
 describe('Portal: institution data', () => {
   let app: TestAppliance;
-  let admin: Signed;
-  let institutionId: string;
+  let admin: FirstRun;
   let key: TestKey;
   const api = requestsAs(() => app);
   const portal = portalAs(
     () => admin,
-    () => institutionId,
+    () => admin.institutionId,
   );
-
-  /** A portal account with a membership, signed in with a fresh agent. */
-  async function member(instId: string, role: MembershipRole): Promise<Signed> {
-    const email = `${role}-${Math.random().toString(36).slice(2, 8)}@lakeside.test`;
-    const account = await app.ctx.db.models.PortalAccount.create({
-      id: newId('acc'),
-      email,
-      password_hash: await hashPassword(PASSWORD),
-      is_operator: false,
-      status: 'active',
-    });
-    await app.ctx.db.models.Membership.create({ id: newId('mem'), institution_id: instId, account_id: account.id, role, status: 'active' });
-    const agent = supertest.agent(app.origin);
-    const login = ok<{ csrf_token: string }>(await agent.post('/portal/api/login').send({ email, password: PASSWORD }));
-    return { agent, csrf: login.csrf_token };
-  }
 
   /** Events of the institution since the test started, as /v1/events gives them. */
   async function eventsOf(type: string): Promise<Array<{ type: string; data: Record<string, unknown> }>> {
@@ -80,11 +31,8 @@ describe('Portal: institution data', () => {
 
   beforeAll(async () => {
     app = await startTestAppliance();
-    const agent = supertest.agent(app.origin);
-    const setup = ok<{ csrf_token: string; memberships: Array<{ institution: { id: string } }> }>(await agent.post('/portal/api/setup').send(ADMIN));
-    admin = { agent, csrf: setup.csrf_token };
-    institutionId = setup.memberships[0]!.institution.id;
-    key = await makeKey(app, { id: institutionId, name: ADMIN.institution, tenant: new Tenant(app.ctx.db, institutionId) });
+    admin = await setUpPortal(app, ADMIN);
+    key = await makeKey(app, admin.institution);
   });
   afterAll(() => app.close());
 
@@ -358,10 +306,10 @@ describe('Portal: institution data', () => {
     const AREAS = ['/students', '/faculty', '/groups', '/licenses', '/licenses/summary', '/exams', '/submissions'];
 
     it('a developer of the institution is refused every area, reads and writes alike', async () => {
-      const developer = await member(institutionId, 'developer');
+      const developer = await signedInMember(app, admin.institutionId, 'developer');
       const dev = portalAs(
         () => developer,
-        () => institutionId,
+        () => admin.institutionId,
       );
       for (const area of AREAS) expectError(await dev.get(area), 403, 'forbidden');
       // Refused before the body is looked at.
@@ -375,7 +323,7 @@ describe('Portal: institution data', () => {
       expect(await app.ctx.db.models.Person.count({ where: { full_name: 'Sneaky' } })).toBe(0);
 
       // The keys page, by contrast, is theirs.
-      ok(await developer.agent.get(`/portal/api/institutions/${institutionId}/keys`));
+      ok(await developer.agent.get(`/portal/api/institutions/${admin.institutionId}/keys`));
     });
 
     it('another institution is 404 to this admin, and its rows cannot be reached through this one', async () => {
@@ -396,7 +344,7 @@ describe('Portal: institution data', () => {
 
     it('an institution awaiting approval keeps its data closed, as its API keys do', async () => {
       const pending = await makeInstitution(app, { name: 'Pending Prep', status: 'pending' });
-      const pendingAdmin = await member(pending.id, 'admin');
+      const pendingAdmin = await signedInMember(app, pending.id, 'admin');
       const waiting = portalAs(
         () => pendingAdmin,
         () => pending.id,
@@ -408,8 +356,8 @@ describe('Portal: institution data', () => {
     });
 
     it('needs a session and, for writes, the CSRF token', async () => {
-      expectError(await app.http.get(`/portal/api/institutions/${institutionId}/students`), 401, 'unauthorized');
-      expectError(await admin.agent.post(`/portal/api/institutions/${institutionId}/students`).send({ full_name: 'No Token' }), 403, 'forbidden');
+      expectError(await app.http.get(`/portal/api/institutions/${admin.institutionId}/students`), 401, 'unauthorized');
+      expectError(await admin.agent.post(`/portal/api/institutions/${admin.institutionId}/students`).send({ full_name: 'No Token' }), 403, 'forbidden');
       expect(await app.ctx.db.models.Person.count({ where: { full_name: 'No Token' } })).toBe(0);
     });
   });

@@ -7,39 +7,23 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../server/commands/api-keys.js';
 import { DEVELOPER_INVITE_TTL_MS, hashInvitationToken } from '../server/commands/developers.js';
-import { hashPassword } from '../server/commands/passwords.js';
-import { newId } from '../server/ids.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-
-type Res = supertest.Response;
-type Agent = ReturnType<typeof supertest.agent>;
+import { createAccount, expectError, expectOk, setUpPortal, type Agent, type FirstRun } from './helpers/portal.js';
 
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };
 const DEV_PASSWORD = 'developer password 1';
 const TOKEN_IN_LINK = /\/#\/accept-invite\?token=([A-Za-z0-9]{40})\b/;
 
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, error: res.body?.error }).toEqual({ status, error: code });
-  expect(res.body.success).toBe(false);
-}
-
-function expectOk(res: Res): void {
-  expect({ status: res.status, body: res.body?.success === true ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
-}
-
 describe('Portal: developers and the operator', () => {
   let app: TestAppliance;
-  let admin: { agent: Agent; csrf: string; accountId: string };
+  let admin: FirstRun;
   let institutionId: string;
   const seenMails = new Set<string>();
 
   beforeAll(async () => {
     app = await startTestAppliance();
-    const agent = supertest.agent(app.origin);
-    const setup = await agent.post('/portal/api/setup').send(ADMIN);
-    expectOk(setup);
-    admin = { agent, csrf: setup.body.data.csrf_token, accountId: setup.body.data.account.id };
-    institutionId = setup.body.data.memberships[0].institution.id;
+    admin = await setUpPortal(app, ADMIN);
+    institutionId = admin.institutionId;
   });
   afterAll(() => app.close());
 
@@ -209,10 +193,8 @@ describe('Portal: developers and the operator', () => {
 
   it('an existing account joins with its own password, which it keeps', async () => {
     const other = await makeInstitution(app, { name: 'Other School' });
-    const { PortalAccount, Membership } = app.ctx.db.models;
-    const hash = await hashPassword('their own password');
-    const account = await PortalAccount.create({ id: newId('acc'), email: 'shared@example.test', password_hash: hash, is_operator: false, status: 'active' });
-    await Membership.create({ id: newId('mem'), institution_id: other.id, account_id: account.id, role: 'admin', status: 'active' });
+    const { account } = await createAccount(app, other.id, 'admin', { email: 'shared@example.test', password: 'their own password' });
+    const hash = account.password_hash;
 
     expectOk(await invite('shared@example.test'));
     const token = await tokenOfNewMail();
@@ -289,8 +271,7 @@ describe('Portal: developers and the operator', () => {
   it('an admin cannot suspend or remove themself, nor another admin, here', async () => {
     expectError(await admin.agent.post(devPath(`/${admin.accountId}/suspend`)).set('X-CSRF-Token', admin.csrf).send({}), 409, 'conflict');
     expectError(await admin.agent.delete(devPath(`/${admin.accountId}`)).set('X-CSRF-Token', admin.csrf), 409, 'conflict');
-    const other = await app.ctx.db.models.PortalAccount.create({ id: newId('acc'), email: 'admin2@harbour.test', password_hash: null, is_operator: false, status: 'active' });
-    await app.ctx.db.models.Membership.create({ id: newId('mem'), institution_id: institutionId, account_id: other.id, role: 'admin', status: 'active' });
+    const { account: other } = await createAccount(app, institutionId, 'admin', { email: 'admin2@harbour.test', password: null });
     expectError(await admin.agent.post(devPath(`/${other.id}/suspend`)).set('X-CSRF-Token', admin.csrf).send({}), 409, 'conflict');
     expectError(await admin.agent.post(devPath('/acc_nobody/suspend')).set('X-CSRF-Token', admin.csrf).send({}), 404, 'not_found');
     const active = await app.ctx.db.models.Membership.count({ where: { institution_id: institutionId, role: 'admin', status: 'active' } });

@@ -3,63 +3,35 @@
  * and curricula, on the CLI's commands, over HTTP against a real appliance (127.0.0.1, port 0,
  * real SQLite file). The test message goes to a real SMTP server on 127.0.0.1; nothing else.
  */
-import net from 'node:net';
-import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../server/commands/passwords.js';
 import { Tenant } from '../server/db/tenant.js';
-import { newId } from '../server/ids.js';
 import { makeInstitution, makeKey, requestsAs, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
+import { closedPort } from './helpers/net.js';
+import { expectError, expectOk, portalRequests, setUpPortal, signedInMember, type FirstRun } from './helpers/portal.js';
 import { startSmtpServer } from './helpers/smtp.js';
-
-type Res = supertest.Response;
-type Agent = ReturnType<typeof supertest.agent>;
 
 const OPERATOR = { institution: 'Northgate School', admin_email: 'operator@northgate.test', admin_password: 'correct horse battery' };
 const FROM = 'Northgate <noreply@northgate.example>';
 const SMTP_PASSWORD = 'Sup3r-Secret-SMTP-pass';
 
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, error: res.body?.error }).toEqual({ status, error: code });
-  expect(res.body.success).toBe(false);
-}
-
-function expectOk(res: Res): void {
-  expect({ status: res.status, body: res.body?.success === true ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
-}
-
 const inDays = (days: number) => new Date(Date.now() + days * 86_400_000).toISOString();
-
-/** A port on 127.0.0.1 that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe('Portal: the operator', () => {
   let app: TestAppliance;
-  let operator: { agent: Agent; csrf: string };
+  let operator: FirstRun;
   const v1 = requestsAs(() => app);
 
   beforeAll(async () => {
     app = await startTestAppliance();
-    const agent = supertest.agent(app.origin);
-    const setup = await agent.post('/portal/api/setup').send(OPERATOR);
-    expectOk(setup);
-    expect(setup.body.data.account.is_operator).toBe(true);
-    operator = { agent, csrf: setup.body.data.csrf_token };
+    operator = await setUpPortal(app, OPERATOR);
+    expect(operator.session.account.is_operator).toBe(true);
   });
   afterAll(() => app.close());
 
-  const op = {
-    get: (path: string, query: Record<string, string | number> = {}) => operator.agent.get(`/portal/api/operator${path}`).query(query),
-    post: (path: string, body: unknown = {}) => operator.agent.post(`/portal/api/operator${path}`).set('X-CSRF-Token', operator.csrf).send(body as object),
-    put: (path: string, body: unknown) => operator.agent.put(`/portal/api/operator${path}`).set('X-CSRF-Token', operator.csrf).send(body as object),
-    del: (path: string) => operator.agent.delete(`/portal/api/operator${path}`).set('X-CSRF-Token', operator.csrf),
-  };
+  const op = portalRequests(
+    () => operator,
+    () => '/portal/api/operator',
+  );
 
   async function school(name: string): Promise<{ inst: TestInstitution; key: TestKey }> {
     const inst = await makeInstitution(app, { name });
@@ -279,14 +251,7 @@ describe('Portal: the operator', () => {
 
   it('refuses every operator route to an admin who is not the operator (403) and to no session (401)', async () => {
     const { inst } = await school('Cedar School');
-    const email = 'cedar.admin@cedar.test';
-    const password = 'cedar admin password';
-    const account = await app.ctx.db.models.PortalAccount.create({ id: newId('acc'), email, password_hash: await hashPassword(password), is_operator: false, status: 'active' });
-    await app.ctx.db.models.Membership.create({ id: newId('mem'), institution_id: inst.id, account_id: account.id, role: 'admin', status: 'active' });
-    const agent = supertest.agent(app.origin);
-    const login = await agent.post('/portal/api/login').send({ email, password });
-    expectOk(login);
-    const csrf = login.body.data.csrf_token as string;
+    const { agent, csrf } = await signedInMember(app, inst.id, 'admin', { email: 'cedar.admin@cedar.test' });
     // Admin of their own institution all the same.
     expectOk(await agent.get(`/portal/api/institutions/${inst.id}/settings`));
 

@@ -3,16 +3,9 @@
  * as /v1/institution, and the institution's mail outbox with masked recipients, over HTTP against
  * a real appliance (127.0.0.1, port 0, real SQLite file).
  */
-import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../server/commands/passwords.js';
-import { Tenant } from '../server/db/tenant.js';
-import { newId } from '../server/ids.js';
-import type { MembershipRole } from '../server/models/membership.js';
 import { makeInstitution, makeKey, requestsAs, startTestAppliance, type TestAppliance, type TestKey } from './helpers/appliance.js';
-
-type Res = supertest.Response;
-type Agent = ReturnType<typeof supertest.agent>;
+import { expectError, expectOk, institutionApi, setUpPortal, signedInMember, type Agent, type FirstRun } from './helpers/portal.js';
 
 const ADMIN = { institution: 'Lakeside School', admin_email: 'admin@lakeside.test', admin_password: 'correct horse battery' };
 const CONFIG = {
@@ -23,53 +16,21 @@ const CONFIG = {
   lms: { name: 'Moodle', base_url: 'https://lms.lakeside.example' },
 };
 
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, error: res.body?.error }).toEqual({ status, error: code });
-  expect(res.body.success).toBe(false);
-}
-
-function expectOk(res: Res): void {
-  expect({ status: res.status, body: res.body?.success === true ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
-}
-
 describe('Portal: institution settings and the mail outbox', () => {
   let app: TestAppliance;
-  let admin: { agent: Agent; csrf: string };
-  let institutionId: string;
+  let admin: FirstRun;
   let key: TestKey;
   const v1 = requestsAs(() => app);
 
   beforeAll(async () => {
     app = await startTestAppliance();
-    const agent = supertest.agent(app.origin);
-    const setup = await agent.post('/portal/api/setup').send(ADMIN);
-    expectOk(setup);
-    admin = { agent, csrf: setup.body.data.csrf_token };
-    institutionId = setup.body.data.memberships[0].institution.id;
-    key = await makeKey(app, { id: institutionId, name: ADMIN.institution, tenant: new Tenant(app.ctx.db, institutionId) });
+    admin = await setUpPortal(app, ADMIN);
+    key = await makeKey(app, admin.institution);
   });
   afterAll(() => app.close());
 
-  const path = (suffix: string, id = institutionId) => `/portal/api/institutions/${id}${suffix}`;
+  const path = (suffix: string, id = admin.institutionId) => `${institutionApi(id)}${suffix}`;
   const put = (agent: Agent, csrf: string, url: string, body: unknown) => agent.put(url).set('X-CSRF-Token', csrf).send(body as object);
-
-  /** A signed-in account (not the operator) with the given role in the institution. */
-  async function signedInMember(role: MembershipRole, id = institutionId) {
-    const email = `${role}-${Math.random().toString(36).slice(2, 8)}@lakeside.test`;
-    const password = 'member password 1';
-    const account = await app.ctx.db.models.PortalAccount.create({
-      id: newId('acc'),
-      email,
-      password_hash: await hashPassword(password),
-      is_operator: false,
-      status: 'active',
-    });
-    await app.ctx.db.models.Membership.create({ id: newId('mem'), institution_id: id, account_id: account.id, role, status: 'active' });
-    const agent = supertest.agent(app.origin);
-    const login = await agent.post('/portal/api/login').send({ email, password });
-    expectOk(login);
-    return { agent, csrf: login.body.data.csrf_token as string };
-  }
 
   it('shows the profile and counts exactly as GET /v1/institution does', async () => {
     const student = await v1.post(key, '/students', { full_name: 'Ada Lovelace', personal_email: 'ada.home@family.example' });
@@ -77,7 +38,7 @@ describe('Portal: institution settings and the mail outbox', () => {
 
     const res = await admin.agent.get(path('/settings'));
     expectOk(res);
-    expect(res.body.data).toMatchObject({ id: institutionId, name: ADMIN.institution, status: 'approved', counts: { students: 1, faculty: 0 } });
+    expect(res.body.data).toMatchObject({ id: admin.institutionId, name: ADMIN.institution, status: 'approved', counts: { students: 1, faculty: 0 } });
     const viaApi = await v1.get(key, '/institution');
     expectOk(viaApi);
     expect(res.body.data).toEqual(viaApi.body.data);
@@ -148,7 +109,7 @@ describe('Portal: institution settings and the mail outbox', () => {
     });
 
     // Nothing a reader could use: not the addresses, not the body with its accept link, not the sealed value.
-    const rows = await app.ctx.db.models.MailOutbox.findAll({ where: { institution_id: institutionId } });
+    const rows = await app.ctx.db.models.MailOutbox.findAll({ where: { institution_id: admin.institutionId } });
     expect(rows).toHaveLength(2);
     const text = JSON.stringify(res.body);
     for (const row of rows) {
@@ -199,14 +160,14 @@ describe('Portal: institution settings and the mail outbox', () => {
     const mine = await admin.agent.get(path('/outbox')).query({ limit: 200 });
     expect(mine.body.data.items.map((item: { to: string }) => item.to)).not.toContain('s•••@hillside.example');
 
-    const otherAdmin = await signedInMember('admin', other.id);
+    const otherAdmin = await signedInMember(app, other.id, 'admin');
     const theirs = await otherAdmin.agent.get(path('/outbox', other.id));
     expectOk(theirs);
     expect(theirs.body.data.items.map((item: { to: string }) => item.to)).toEqual(['s•••@hillside.example']);
   });
 
   it('is for admins: a developer gets 403, another institution 404, no session 401', async () => {
-    const developer = await signedInMember('developer');
+    const developer = await signedInMember(app, admin.institutionId, 'developer');
     // Developers still reach their own pages…
     expectOk(await developer.agent.get(path('/keys')));
     // …but not the settings.

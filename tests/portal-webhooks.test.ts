@@ -6,42 +6,20 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../server/commands/passwords.js';
 import { createEndpoint } from '../server/commands/webhook-endpoints.js';
 import { EVENT_TYPES } from '../server/events/catalog.js';
 import { newId } from '../server/ids.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-
-type Res = supertest.Response;
-type Agent = ReturnType<typeof supertest.agent>;
+import { expectError, institutionApi, ok, setUpPortal, signedInMember, type FirstRun, type SignedIn } from './helpers/portal.js';
+import { waitFor } from './helpers/wait.js';
 
 const WEBHOOKS = { allowPrivateHosts: true, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };
 const DEV = { email: 'dev@harbour.test', password: 'developer password 1' };
+/** Retries here are a second apart; receivers and the log are polled this long for their effect. */
+const DELIVERY_WAIT = { timeoutMs: 6_000, intervalMs: 30 };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function expectError(res: Res, status: number, code: string): void {
-  expect({ status: res.status, error: res.body?.error }).toEqual({ status, error: code });
-  expect(res.body.success).toBe(false);
-}
-
-/** The answer's `data`, after checking it is a success. */
-function ok<T = any>(res: Res): T {
-  expect({ status: res.status, body: res.body?.success === true ? 'ok' : res.body }).toEqual({ status: 200, body: 'ok' });
-  return res.body.data as T;
-}
-
-async function waitFor<T>(check: () => Promise<T | null | undefined | false>, what: string, timeoutMs = 6_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(30);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // A receiver on 127.0.0.1 that records what it gets and answers as told.
@@ -93,14 +71,11 @@ function signedBy(request: Received, secret: string): boolean {
 
 // ---------------------------------------------------------------------------------------------
 
-interface Member {
-  agent: Agent;
-  csrf: string;
-}
+type Member = Pick<SignedIn, 'agent' | 'csrf'>;
 
 describe('Portal: webhooks', () => {
   let app: TestAppliance;
-  let admin: Member;
+  let admin: FirstRun;
   let dev: Member;
   let institutionId: string;
   let other: { id: string; endpointId: string; deliveryId: string };
@@ -117,17 +92,11 @@ describe('Portal: webhooks', () => {
     good = await startReceiver(200, 'thanks');
     failing = await startReceiver(500, 'broken');
 
-    const adminAgent = supertest.agent(app.origin);
-    const setup = ok(await adminAgent.post('/portal/api/setup').send(ADMIN));
-    admin = { agent: adminAgent, csrf: setup.csrf_token };
-    institutionId = setup.memberships[0].institution.id;
+    admin = await setUpPortal(app, ADMIN);
+    institutionId = admin.institutionId;
 
     // A developer of this institution, signed in with a password like any portal user.
-    const { PortalAccount, Membership } = app.ctx.db.models;
-    const account = await PortalAccount.create({ id: newId('acc'), email: DEV.email, password_hash: await hashPassword(DEV.password), is_operator: false, status: 'active' });
-    await Membership.create({ id: newId('mem'), institution_id: institutionId, account_id: account.id, role: 'developer', status: 'active' });
-    const devAgent = supertest.agent(app.origin);
-    dev = { agent: devAgent, csrf: ok(await devAgent.post('/portal/api/login').send(DEV)).csrf_token };
+    dev = await signedInMember(app, institutionId, 'developer', DEV);
 
     // Another institution with an endpoint and a delivery of its own.
     const school = await makeInstitution(app, { name: 'Other School' });
@@ -160,7 +129,7 @@ describe('Portal: webhooks', () => {
     await failing.close();
   });
 
-  const base = (institution = institutionId) => `/portal/api/institutions/${institution}`;
+  const base = (institution = institutionId) => institutionApi(institution);
   const get = (who: Member, path: string, query: Record<string, string | number> = {}) => who.agent.get(`${base()}${path}`).query(query);
   const post = (who: Member, path: string, body?: object) => {
     const req = who.agent.post(`${base()}${path}`).set('X-CSRF-Token', who.csrf);
@@ -203,12 +172,12 @@ describe('Portal: webhooks', () => {
     }
 
     studentId = await newStudent('Ada Lovelace');
-    const request = await waitFor(async () => good.requests.find((r) => JSON.parse(r.body).type === 'student.created'), 'the delivery');
+    const request = await waitFor(async () => good.requests.find((r) => JSON.parse(r.body).type === 'student.created'), 'the delivery', DELIVERY_WAIT);
     expect(signedBy(request, endpoint.secret)).toBe(true);
     const event = JSON.parse(request.body);
     expect(event.data).toMatchObject({ student_id: studentId });
 
-    const delivered = await waitFor(async () => (await deliveries()).items.find((d: any) => d.status === 'succeeded'), 'the log to show it succeeded');
+    const delivered = await waitFor(async () => (await deliveries()).items.find((d: any) => d.status === 'succeeded'), 'the log to show it succeeded', DELIVERY_WAIT);
     expect(delivered).toMatchObject({ endpoint_id: endpoint.id, event_id: event.id, event_type: 'student.created', attempt_count: 1, response_status: 200, response_body: 'thanks', replay_of: null });
     firstDeliveryId = delivered.id;
 
@@ -233,7 +202,7 @@ describe('Portal: webhooks', () => {
     const detail = await waitFor(async () => {
       const d = ok(await get(dev, `/webhooks/deliveries/${replay.id}`));
       return d.status === 'succeeded' && d;
-    }, 'the replay to be delivered');
+    }, 'the replay to be delivered', DELIVERY_WAIT);
     expect(detail.attempts).toEqual([expect.objectContaining({ response_status: 200, response_body: 'thanks' })]);
     expect(good.requests.length).toBe(before + 1);
     expect(JSON.parse(good.requests.at(-1)!.body).id).toBe(detail.payload.id);
@@ -250,8 +219,8 @@ describe('Portal: webhooks', () => {
   it('filters the log by endpoint, status and event type, and pages it', async () => {
     const broken = ok(await post(admin, '/webhooks/endpoints', { url: failing.url, description: 'Broken', events: ['*'] }));
     await newStudent('Grace Hopper');
-    await waitFor(async () => (await deliveries({ endpoint_id: broken.id, status: 'failed' })).items.length > 0, 'a failed delivery');
-    await waitFor(async () => (await deliveries({ endpoint_id: endpoint.id, status: 'pending' })).total === 0 && (await deliveries({ endpoint_id: endpoint.id, status: 'delivering' })).total === 0, 'the good endpoint to settle');
+    await waitFor(async () => (await deliveries({ endpoint_id: broken.id, status: 'failed' })).items.length > 0, 'a failed delivery', DELIVERY_WAIT);
+    await waitFor(async () => (await deliveries({ endpoint_id: endpoint.id, status: 'pending' })).total === 0 && (await deliveries({ endpoint_id: endpoint.id, status: 'delivering' })).total === 0, 'the good endpoint to settle', DELIVERY_WAIT);
 
     const all = await deliveries();
     expect(all.total).toBeGreaterThanOrEqual(5);
@@ -293,14 +262,14 @@ describe('Portal: webhooks', () => {
     expect(paused.status).toBe('paused');
     const before = good.requests.length;
     await newStudent('Alan Turing');
-    const queued = await waitFor(async () => (await deliveries({ endpoint_id: endpoint.id, status: 'pending' })).items[0], 'a queued delivery');
+    const queued = await waitFor(async () => (await deliveries({ endpoint_id: endpoint.id, status: 'pending' })).items[0], 'a queued delivery', DELIVERY_WAIT);
     expectError(await post(dev, `/webhooks/endpoints/${endpoint.id}/test`), 409, 'endpoint_inactive');
     expectError(await post(dev, `/webhooks/deliveries/${firstDeliveryId}/replay`, {}), 409, 'endpoint_inactive');
     await sleep(300);
     expect(good.requests.length).toBe(before);
 
     expect(ok(await patch(dev, `/webhooks/endpoints/${endpoint.id}`, { status: 'active' })).status).toBe('active');
-    await waitFor(async () => ok(await get(dev, `/webhooks/deliveries/${queued.id}`)).status === 'succeeded', 'the queued delivery after resume');
+    await waitFor(async () => ok(await get(dev, `/webhooks/deliveries/${queued.id}`)).status === 'succeeded', 'the queued delivery after resume', DELIVERY_WAIT);
     expect(good.requests.length).toBe(before + 1);
   });
 
@@ -438,16 +407,14 @@ describe('Portal: webhooks', () => {
 
 describe('Portal: webhook URL rules come from the appliance settings', () => {
   let app: TestAppliance;
-  let admin: Member;
+  let admin: FirstRun;
   let base: string;
 
   beforeAll(async () => {
     // The default: private hosts and plain http refused.
     app = await startTestAppliance();
-    const agent = supertest.agent(app.origin);
-    const setup = ok(await agent.post('/portal/api/setup').send(ADMIN));
-    admin = { agent, csrf: setup.csrf_token };
-    base = `/portal/api/institutions/${setup.memberships[0].institution.id}/webhooks/endpoints`;
+    admin = await setUpPortal(app, ADMIN);
+    base = `${institutionApi(admin.institutionId)}/webhooks/endpoints`;
   });
   afterAll(() => app.close());
 

@@ -1,12 +1,11 @@
 // The real process of contract §1: `node dist/server/main.js` with HOST/PORT/DATA_DIR, the start
 // line, the CLI acting on a running server's DATA_DIR, and a clean stop on SIGTERM.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tempDataDirs } from './helpers/appliance.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN_BUNDLE = path.join(root, 'dist', 'server', 'main.js');
@@ -15,18 +14,11 @@ const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const START_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 10_000;
 
-const dataDirs: string[] = [];
 const children = new Set<ChildProcess>();
-
-function makeDataDir(): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'campusbridge-proc-'));
-  dataDirs.push(dir);
-  return dir;
-}
+const makeDataDir = tempDataDirs('campusbridge-proc-');
 
 afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 /** This process's environment without appliance settings that could leak in, plus the given ones. */

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitFor } from './helpers/wait.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MAIN_BUNDLE = path.join(root, 'dist', 'server', 'main.js');
@@ -61,19 +62,10 @@ async function startServer(dataDir: string): Promise<Server> {
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const origin = await waitFor(() => out.match(LISTENING)?.[1], 'the start line', 20_000, () => out);
+  const origin = await waitFor(() => out.match(LISTENING)?.[1], 'the start line', { timeoutMs: 20_000, intervalMs: 50, context: () => out });
   return { child, origin, output: () => out, exited };
 }
 
-async function waitFor<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs: number, context = () => ''): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${context()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 async function call(origin: string, key: string, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> {
   const res = await fetch(`${origin}/v1${pathname}`, {
@@ -125,7 +117,7 @@ describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
     const student = await call(first.origin, key, 'POST', '/students', { full_name: 'Ada Lovelace' });
     expect(student.status).toBe(200);
 
-    await waitFor(() => received.length === 1, 'the first request to be in flight', 10_000, first.output);
+    await waitFor(() => received.length === 1, 'the first request to be in flight', { timeoutMs: 10_000, intervalMs: 50, context: first.output });
     const inFlight = await call(first.origin, key, 'GET', `/webhooks/deliveries/${received[0]!.deliveryId}`);
     expect(inFlight.body.data).toMatchObject({ status: 'delivering', attempt_count: 0 });
 
@@ -135,15 +127,14 @@ describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
     const second = await startServer(dataDir);
     try {
       // The orphaned claim is returned to due once older than the timeout plus the margin, and sent again.
-      await waitFor(() => received.length >= 2, 'the delivery to be sent again after the restart', 20_000, second.output);
+      await waitFor(() => received.length >= 2, 'the delivery to be sent again after the restart', { timeoutMs: 20_000, intervalMs: 50, context: second.output });
       const done = await waitFor(
         async () => {
           const res = await call(second.origin, key, 'GET', `/webhooks/deliveries/${received[0]!.deliveryId}`);
           return res.body.data?.status === 'succeeded' && res.body.data;
         },
         'the delivery to be recorded as succeeded',
-        10_000,
-        second.output,
+        { timeoutMs: 10_000, intervalMs: 50, context: second.output },
       );
       expect(done).toMatchObject({ attempt_count: 1, response_status: 200, response_body: 'got it' });
       expect(done.attempts).toHaveLength(1);

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setInstitutionStatus } from '../server/commands/institutions.js';
 import { connectDatabase } from '../server/db/index.js';
 import { makeDataDir, makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
+import { waitFor } from './helpers/wait.js';
 
 const WEBHOOKS = { allowPrivateHosts: true, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -77,16 +78,6 @@ async function startReceiver(respond: Respond = answer(200)): Promise<Receiver> 
   return receiver;
 }
 
-/** Polls until `check` returns something truthy; fails after the deadline. */
-async function waitFor<T>(check: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Signatures, verified from the contract's words alone.

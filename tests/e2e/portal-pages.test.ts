@@ -3,12 +3,10 @@
  * error alert, at a laptop's size and at a narrow one; roles that may not see a page are told so.
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../server/commands/passwords.js';
-import { newId } from '../../server/ids.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+import { createAccount, setUpPortal } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Hillcrest Academy', admin_email: 'admin@hillcrest.test', admin_password: 'hillcrest admin pw' };
 const DEVELOPER = { email: 'dev@hillcrest.test', password: 'hillcrest developer pw' };
@@ -41,17 +39,8 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
 
   beforeAll(async () => {
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
-    const setup = await supertest(app.origin).post('/portal/api/setup').send(ADMIN).expect(200);
-    institutionId = setup.body.data.memberships[0].institution.id;
-    const { PortalAccount, Membership } = app.ctx.db.models;
-    const developer = await PortalAccount.create({
-      id: newId('acc'),
-      email: DEVELOPER.email,
-      password_hash: await hashPassword(DEVELOPER.password),
-      is_operator: false,
-      status: 'active',
-    });
-    await Membership.create({ id: newId('mem'), institution_id: institutionId, account_id: developer.id, role: 'developer', status: 'active' });
+    ({ institutionId } = await setUpPortal(app, ADMIN));
+    await createAccount(app, institutionId, 'developer', DEVELOPER);
   });
   afterAll(async () => {
     await browser?.close();

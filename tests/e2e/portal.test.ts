@@ -12,6 +12,7 @@ import { setSmtpSettings } from '../../server/mail/smtp-settings.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
 import { startSmtpServer } from '../helpers/smtp.js';
+import { waitFor } from '../helpers/wait.js';
 
 const OPERATOR = { email: 'it@lakeside.test', password: 'lakeside operator pw' };
 const DEVELOPER = { email: 'dev@lakeside.test', password: 'developer password 1' };
@@ -39,15 +40,6 @@ async function startReceiver() {
   return { received, url: `http://127.0.0.1:${port}/campusbridge`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-async function waitFor<T>(check: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
   let app: TestAppliance;
@@ -173,7 +165,7 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
       body: JSON.stringify({ full_name: 'Ada Lovelace', student_id: 'S-1' }),
     });
     expect(created.status).toBe(200);
-    await waitFor(() => receiver.received.find((request) => request.body.includes('student.created')), 'the first delivery');
+    await waitFor(() => receiver.received.find((request) => request.body.includes('student.created')), 'the first delivery', 15_000);
 
     await nav('Deliveries').click();
     const deliveryRow = page.getByRole('row').filter({ hasText: 'student.created' }).first();
@@ -184,7 +176,7 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
     await shot(page, 'delivery-detail');
     const before = receiver.received.length;
     await page.getByRole('button', { name: 'Replay' }).click();
-    await waitFor(() => receiver.received.length > before, 'the replayed delivery');
+    await waitFor(() => receiver.received.length > before, 'the replayed delivery', 15_000);
     const replayed = receiver.received.at(-1)!;
     expect(replayed.body).toContain('student.created');
     await shot(page, 'delivery-replayed');
@@ -198,7 +190,7 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
     await page.getByRole('row').filter({ hasText: DEVELOPER.email }).waitFor();
     await shot(page, 'invitation-sent');
 
-    const mail = await waitFor(() => smtp.received.find((message) => message.to.includes(DEVELOPER.email)), 'the invitation mail');
+    const mail = await waitFor(() => smtp.received.find((message) => message.to.includes(DEVELOPER.email)), 'the invitation mail', 15_000);
     // The mail is quoted-printable: undo soft line breaks and =XX escapes before reading the link.
     const text = mail.raw.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     const link = /https?:\/\/[^\s"<>]+#\/accept-invite\?token=[A-Za-z0-9]+/.exec(text)?.[0];

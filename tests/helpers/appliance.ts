@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import supertest from 'supertest';
+import { afterAll } from 'vitest';
 import { startAppliance, type Appliance } from '../../server/appliance.js';
 import { createApiKey } from '../../server/commands/api-keys.js';
 import { createInstitution } from '../../server/commands/institutions.js';
@@ -24,8 +25,26 @@ export interface TestAppliance extends Appliance {
   close: () => Promise<void>;
 }
 
-export function makeDataDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'campusbridge-test-'));
+/** A fresh, empty temp folder; whoever makes it removes it (as `startTestAppliance`'s `close` does). */
+export function makeDataDir(prefix = 'campusbridge-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * `makeDataDir` for a suite that makes folders of its own (CLI runs, backups): every folder it
+ * makes is removed after the suite's tests. Call it at the top of a file or a `describe`, where
+ * its `afterAll` belongs.
+ */
+export function tempDataDirs(prefix = 'campusbridge-test-'): () => string {
+  const made: string[] = [];
+  afterAll(() => {
+    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = makeDataDir(prefix);
+    made.push(dir);
+    return dir;
+  };
 }
 
 /** A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder. */

@@ -107,6 +107,41 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
     await context.close();
   });
 
+  it('makes a key with the keyboard alone', async () => {
+    const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password);
+    await visit(page, `/i/${institutionId}/keys`, /API keys/);
+    const focusedLabel = () =>
+      page.evaluate(() => {
+        const element = document.activeElement as HTMLInputElement | null;
+        return element?.labels?.[0]?.textContent?.trim() ?? element?.textContent?.trim() ?? '';
+      });
+    /** Presses `key` until the focused element's label starts with `label` (a form a mouse never touches). */
+    const moveFocusTo = async (label: string, key: 'Tab' | 'Shift+Tab') => {
+      for (let presses = 0; presses < 60; presses += 1) {
+        if ((await focusedLabel()).startsWith(label)) return;
+        await page.keyboard.press(key);
+      }
+      throw new Error(`focus never reached "${label}"`);
+    };
+
+    await moveFocusTo('Create key', 'Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('dialog').waitFor();
+    expect(await focusedLabel()).toMatch(/^Name/);
+    await page.keyboard.type('Keyboard key');
+    await moveFocusTo('groups:read', 'Tab');
+    await page.keyboard.press('Space');
+    await moveFocusTo('Name', 'Shift+Tab');
+    await page.keyboard.press('Enter');
+    const secret = await page.getByRole('dialog').getByTestId('secret-value').textContent();
+    expect(secret).toMatch(/^cb_live_/);
+    await shot(page, 'keyboard-key-created');
+    await page.keyboard.press('Escape');
+    await page.getByRole('row').filter({ hasText: 'Keyboard key' }).filter({ hasText: 'groups:read' }).waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('fits a narrow window: the navigation folds behind a menu button', async () => {
     const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password, 760);
     await visit(page, `/i/${institutionId}/keys`, /API keys/);

@@ -3,16 +3,12 @@ import { createCurriculum, listAllCurricula, newCurriculumSchema, publishCurricu
 import { approveBatch, rejectBatch } from '../commands/coupons.js';
 import { createInstitution, findInstitution, institutionNameSchema, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { MAX_ALLOWANCE_CENTS, readAllowance, setAllowance, type Allowance } from '../commands/merits.js';
-import type { AppContext } from '../context.js';
 import type { Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
-import { AppError } from '../errors.js';
 import { pageOf, pageQuery } from '../http/schemas.js';
 import { z } from '../http/zod.js';
-import { newId } from '../ids.js';
-import { sendQueuedMail } from '../mail/mailer.js';
-import { maskEmail, sealRecipient } from '../mail/outbox.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings, smtpSettingsInput } from '../mail/smtp-settings.js';
+import { sendTestMessage } from '../mail/test-message.js';
 import type { CouponBatchRow } from '../models/coupon.js';
 import type { InstitutionRow } from '../models/institution.js';
 import { presentCurriculum } from '../presenters/alpha.js';
@@ -144,46 +140,6 @@ async function presentOperatorCurricula(db: Database, list: CurriculumWithConcep
 // The test message
 // ---------------------------------------------------------------------------------------------
 
-/**
- * Sends one message through the real path: an appliance-level outbox row (no institution) sent by
- * the mailer with the saved settings, so a test that passes means invitations will go out too.
- * A failed test is not retried: the operator is waiting for this answer, not for a message that
- * turns up minutes later.
- */
-async function sendTestMail(ctx: AppContext, to: string): Promise<z.input<typeof testMailSchema>> {
-  const { db } = ctx;
-  if (!(await getSmtpSettings(db))) throw new AppError('conflict', 'No mail server is configured yet; save the settings first.');
-  const address = to.trim().toLowerCase();
-  const row = await db.sequelize.transaction((transaction) =>
-    db.models.MailOutbox.create(
-      {
-        id: newId('mail'),
-        institution_id: null,
-        to_sealed: sealRecipient(db, address),
-        to_masked: maskEmail(address),
-        subject: 'CampusBridge test message',
-        text_body: [
-          'Hello,',
-          '',
-          `This is a test message from the CampusBridge appliance at ${ctx.portalUrl}.`,
-          'Its mail server settings work: invitations and reports will reach their recipients.',
-        ].join('\n'),
-        kind: 'smtp_test',
-        status: 'queued',
-        last_error: null,
-        sent_at: null,
-      },
-      { transaction },
-    ),
-  );
-  await sendQueuedMail(db, ctx.logger, { retries: false });
-  await row.reload();
-  if (row.status === 'queued' && row.attempts > 0) {
-    await db.sequelize.transaction((transaction) => db.models.MailOutbox.update({ status: 'failed' }, { where: { id: row.id, status: 'queued' }, transaction }));
-    await row.reload();
-  }
-  return { mail_id: row.id, to: row.to_masked, status: row.status, error: row.last_error };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Operations
@@ -216,6 +172,7 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/institutions/{id}/approve',
+    auditInstitution: ({ params }) => params.id,
     summary: 'Approve an institution (or lift its suspension)',
     access: 'operator',
     params: institutionParams,
@@ -225,6 +182,7 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/institutions/{id}/suspend',
+    auditInstitution: ({ params }) => params.id,
     summary: 'Suspend an approved institution: its keys stop working at once',
     access: 'operator',
     params: institutionParams,
@@ -267,7 +225,7 @@ export const operatorRoutes: PortalRoute[] = [
     access: 'operator',
     body: testMailBody,
     response: testMailSchema,
-    handler: async ({ ctx, body }) => sendTestMail(ctx, body.to),
+    handler: async ({ ctx, body }) => sendTestMessage(ctx.db, ctx.logger, ctx.portalUrl, body.to),
   }),
 
   definePortalRoute({
@@ -282,6 +240,7 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/coupon-batches/{batchId}/approve',
+    auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Approve a pending batch (as `coupons approve`): its codes are generated now',
     access: 'operator',
     params: batchParams,
@@ -291,6 +250,7 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/coupon-batches/{batchId}/reject',
+    auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Reject a pending batch (as `coupons reject`); it never gets codes',
     access: 'operator',
     params: batchParams,
@@ -309,6 +269,7 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'put',
     path: '/operator/allowances/{id}',
+    auditInstitution: ({ params }) => params.id,
     summary: 'Set what an institution may credit in total (as `merits allowance`); never below what it already credited',
     access: 'operator',
     params: institutionParams,
@@ -332,6 +293,7 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/curricula',
+    auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Create a curriculum (as `curriculum create`): shared unless `institution_id`, a draft unless `publish`',
     access: 'operator',
     body: newCurriculumSchema,
@@ -341,6 +303,7 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/curricula/{curriculumId}/publish',
+    auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Publish a draft curriculum (as `curriculum publish`)',
     access: 'operator',
     params: curriculumParams,

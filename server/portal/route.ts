@@ -42,6 +42,11 @@ interface PortalRouteBase<P extends z.ZodType, B extends z.ZodType, R extends z.
   /** Query-string parameters (filters, paging); unknown ones are refused (422). */
   query?: Q;
   response: R;
+  /**
+   * For operator actions on one institution (approving it, its batch, its allowance): which one,
+   * so the entry also appears in that institution's audit log. Member routes need none.
+   */
+  auditInstitution?: (call: { params: z.output<P>; result: z.input<R> }) => string | null;
 }
 
 type Out<R extends z.ZodType> = Promise<z.input<R>>;
@@ -67,15 +72,6 @@ export function definePortalRoute<P extends z.ZodType = Empty, B extends z.ZodTy
 
 const strictEmpty = z.strictObject({});
 
-/** The institution an operator action concerned: in its path, or named by what it answered. */
-function institutionNamedBy(path: string, params: Record<string, unknown>, result: unknown): string | null {
-  if (path.startsWith('/operator/institutions/{id}') && typeof params.id === 'string') return params.id;
-  if (!result || typeof result !== 'object') return null;
-  const answer = result as { institution_id?: unknown; institution?: { id?: unknown } };
-  if (typeof answer.institution_id === 'string') return answer.institution_id;
-  if (typeof answer.institution?.id === 'string') return answer.institution.id;
-  return null;
-}
 const jsonBody = express.json({ limit: '100kb', type: ['application/json', 'application/*+json'] });
 
 /**
@@ -118,8 +114,7 @@ export function mountPortalRoutes(router: Router, ctx: AppContext, routes: reado
         } else {
           if (route.access === 'operator') requireOperator(auth);
           data = await route.handler({ ...common, params, ...input(), auth });
-          // Operator actions on one institution (approving it, its coupon batch, its allowance) belong in its log too.
-          institutionId = institutionNamedBy(route.path, params, data);
+          institutionId = route.auditInstitution?.({ params, result: data }) ?? null;
         }
         if (route.method !== 'get') {
           await recordPortalAction(ctx, {

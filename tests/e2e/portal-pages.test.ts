@@ -107,6 +107,30 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
     await context.close();
   });
 
+  it('adds a student and a faculty member through their forms', async () => {
+    const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password);
+    for (const [area, button, idLabel, name, externalId] of [
+      ['students', 'Add student', 'Student ID', 'Ada Lovelace', 'S-100'],
+      ['faculty', 'Add faculty member', 'Faculty ID', 'Grace Hopper', 'F-100'],
+    ] as const) {
+      await visit(page, `/i/${institutionId}/${area}`, area === 'students' ? /Students/ : /Faculty/);
+      await page.getByRole('main').getByRole('button', { name: button }).first().click();
+      const dialog = page.getByRole('dialog');
+      await dialog.getByLabel(/^Full name/).fill(name);
+      await dialog.getByLabel(idLabel).fill(externalId);
+      await dialog.getByRole('button', { name: button }).click();
+      await page.getByRole('row').filter({ hasText: name }).waitFor();
+    }
+    // Made in the portal, stored as the API stores them.
+    const people = await app.ctx.db.models.Person.findAll({ where: { institution_id: institutionId }, order: [['role', 'ASC']] });
+    expect(people.map((person) => [person.role, person.full_name, person.external_id])).toEqual([
+      ['faculty', 'Grace Hopper', 'F-100'],
+      ['student', 'Ada Lovelace', 'S-100'],
+    ]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('makes a key with the keyboard alone', async () => {
     const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password);
     await visit(page, `/i/${institutionId}/keys`, /API keys/);

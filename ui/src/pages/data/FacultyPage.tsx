@@ -1,47 +1,13 @@
-import { Button, Select, Text, TextInput } from '@mantine/core';
+import { Button, Select } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
-import { api } from '../../api/client';
-import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation, useUrlFilters } from '../../components';
+import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { LICENSE_DAYS, LicenseDaysInput, SearchBox } from './common';
-import { areaKey, dataPath, usePagedList, type Faculty } from './data';
-
-function CreateFacultyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
-  const institution = useInstitution();
-  const [fullName, setFullName] = useState('');
-  const [facultyId, setFacultyId] = useState('');
-  const [licenseDays, setLicenseDays] = useState<number>(LICENSE_DAYS.default);
-  const close = () => {
-    setFullName('');
-    setFacultyId('');
-    setLicenseDays(LICENSE_DAYS.default);
-    onClose();
-  };
-  const create = useApiMutation({
-    mutationFn: () =>
-      api.post<Faculty>(dataPath(institution.id, '/faculty'), {
-        full_name: fullName.trim(),
-        ...(facultyId.trim() ? { faculty_id: facultyId.trim() } : {}),
-        license_days: licenseDays,
-      }),
-    invalidate: [areaKey(institution.id, 'faculty'), areaKey(institution.id, 'licenses')],
-    success: (teacher) => `${teacher.full_name} can sign in as ${teacher.login_email}.`,
-    onSuccess: close,
-  });
-  return (
-    <FormModal opened={opened} title="Add a faculty member" submitLabel="Add faculty member" loading={create.isPending} disabled={!fullName.trim()} onSubmit={() => create.mutate()} onClose={close}>
-      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-      <TextInput label="Faculty ID" description="Your school's own identifier; optional, unique." maxLength={100} value={facultyId} onChange={(event) => setFacultyId(event.currentTarget.value)} />
-      <LicenseDaysInput value={licenseDays} onChange={setLicenseDays} />
-      <Text size="xs" c="dimmed">
-        The generated login email is what groups and exams name as their owner.
-      </Text>
-    </FormModal>
-  );
-}
+import { AddPersonModal } from './AddPersonModal';
+import { SearchBox } from './common';
+import { usePagedList, type Faculty } from './data';
 
 const FILTERS = ['email', 'status'] as const;
 
@@ -96,7 +62,7 @@ export function FacultyPage() {
             : { title: 'No faculty yet', description: 'Groups and exams need an owning teacher: add one first.', action: <Button onClick={create.open}>Add faculty member</Button> }
         }
       />
-      <CreateFacultyModal opened={creating} onClose={create.close} />
+      <AddPersonModal area="faculty" opened={creating} onClose={create.close} />
     </>
   );
 }

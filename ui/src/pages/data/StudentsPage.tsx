@@ -1,4 +1,4 @@
-import { Alert, Button, Select, Table, Text, Textarea, TextInput } from '@mantine/core';
+import { Alert, Button, Select, Table, Text, Textarea } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
@@ -7,55 +7,11 @@ import { useNavigate } from 'react-router';
 import { api, type Page } from '../../api/client';
 import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { LICENSE_DAYS, LicenseDaysInput, Mono, SearchBox } from './common';
+import { AddPersonModal } from './AddPersonModal';
+import { Mono, SearchBox } from './common';
 import { areaKey, dataPath, PICKER_LIMIT, usePagedList, type BulkResult, type Group as GroupRow, type Student } from './data';
 
 const MAX_BULK = 200;
-
-function CreateStudentModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
-  const institution = useInstitution();
-  const [fullName, setFullName] = useState('');
-  const [studentId, setStudentId] = useState('');
-  const [personalEmail, setPersonalEmail] = useState('');
-  const [licenseDays, setLicenseDays] = useState<number>(LICENSE_DAYS.default);
-  const close = () => {
-    setFullName('');
-    setStudentId('');
-    setPersonalEmail('');
-    setLicenseDays(LICENSE_DAYS.default);
-    onClose();
-  };
-  const create = useApiMutation({
-    mutationFn: () =>
-      api.post<Student>(dataPath(institution.id, '/students'), {
-        full_name: fullName.trim(),
-        ...(studentId.trim() ? { student_id: studentId.trim() } : {}),
-        ...(personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
-        license_days: licenseDays,
-      }),
-    invalidate: [areaKey(institution.id, 'students'), areaKey(institution.id, 'licenses')],
-    success: (student) => `${student.full_name} can sign in as ${student.login_email}.`,
-    onSuccess: close,
-  });
-  return (
-    <FormModal opened={opened} title="Add a student" submitLabel="Add student" loading={create.isPending} disabled={!fullName.trim()} onSubmit={() => create.mutate()} onClose={close}>
-      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-      <TextInput label="Student ID" description="Your school's own identifier; optional, unique." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
-      <TextInput
-        label="Personal email"
-        description="Guardian-facing; used for mail, stored sealed and never shown again."
-        type="email"
-        maxLength={320}
-        value={personalEmail}
-        onChange={(event) => setPersonalEmail(event.currentTarget.value)}
-      />
-      <LicenseDaysInput value={licenseDays} onChange={setLicenseDays} />
-      <Text size="xs" c="dimmed">
-        The login email is generated from the name and never changes. A license starts today.
-      </Text>
-    </FormModal>
-  );
-}
 
 /** One student per line: `Full name, student ID, personal email` (the last two optional). */
 function parseBulk(text: string) {
@@ -255,7 +211,7 @@ export function StudentsPage() {
               }
         }
       />
-      <CreateStudentModal opened={creating} onClose={create.close} />
+      <AddPersonModal area="students" opened={creating} onClose={create.close} />
       <BulkImportModal opened={importing} onClose={importer.close} />
     </>
   );

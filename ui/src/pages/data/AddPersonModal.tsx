@@ -1,0 +1,81 @@
+import { Text, TextInput } from '@mantine/core';
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { FormModal, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { LICENSE_DAYS, LicenseDaysInput } from './common';
+import { areaKey, dataPath } from './data';
+
+/** What differs between adding a student and adding a faculty member: the API's own fields. */
+const ROLES = {
+  students: {
+    title: 'Add a student',
+    submitLabel: 'Add student',
+    idField: 'student_id',
+    idLabel: 'Student ID',
+    personalEmail: true,
+    note: 'The login email is generated from the name and never changes. A license starts today.',
+  },
+  faculty: {
+    title: 'Add a faculty member',
+    submitLabel: 'Add faculty member',
+    idField: 'faculty_id',
+    idLabel: 'Faculty ID',
+    personalEmail: false,
+    note: 'The generated login email is what groups and exams name as their owner.',
+  },
+} as const;
+
+interface Created {
+  full_name: string;
+  login_email: string;
+}
+
+/** POST /students or /faculty: name, the school's own id, (students) a personal email, license length. */
+export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof ROLES; opened: boolean; onClose(): void }) {
+  const institution = useInstitution();
+  const role = ROLES[area];
+  const [fullName, setFullName] = useState('');
+  const [externalId, setExternalId] = useState('');
+  const [personalEmail, setPersonalEmail] = useState('');
+  const [licenseDays, setLicenseDays] = useState<number>(LICENSE_DAYS.default);
+  const close = () => {
+    setFullName('');
+    setExternalId('');
+    setPersonalEmail('');
+    setLicenseDays(LICENSE_DAYS.default);
+    onClose();
+  };
+  const create = useApiMutation({
+    mutationFn: () =>
+      api.post<Created>(dataPath(institution.id, `/${area}`), {
+        full_name: fullName.trim(),
+        ...(externalId.trim() ? { [role.idField]: externalId.trim() } : {}),
+        ...(role.personalEmail && personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
+        license_days: licenseDays,
+      }),
+    invalidate: [areaKey(institution.id, area), areaKey(institution.id, 'licenses')],
+    success: (person) => `${person.full_name} can sign in as ${person.login_email}.`,
+    onSuccess: close,
+  });
+  return (
+    <FormModal opened={opened} title={role.title} submitLabel={role.submitLabel} loading={create.isPending} disabled={!fullName.trim()} onSubmit={() => create.mutate()} onClose={close}>
+      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+      <TextInput label={role.idLabel} description="Your school's own identifier; optional, unique." maxLength={100} value={externalId} onChange={(event) => setExternalId(event.currentTarget.value)} />
+      {role.personalEmail ? (
+        <TextInput
+          label="Personal email"
+          description="Guardian-facing; used for mail, stored sealed and never shown again."
+          type="email"
+          maxLength={320}
+          value={personalEmail}
+          onChange={(event) => setPersonalEmail(event.currentTarget.value)}
+        />
+      ) : null}
+      <LicenseDaysInput value={licenseDays} onChange={setLicenseDays} />
+      <Text size="xs" c="dimmed">
+        {role.note}
+      </Text>
+    </FormModal>
+  );
+}

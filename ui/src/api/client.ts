@@ -1,16 +1,7 @@
 /** The portal's one typed client for its own API at /portal/api (session cookie + CSRF header). */
+import { ApiError } from './errors';
 
-/** A refusal of the portal API: HTTP status, the specification's error code and its message. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
-}
+export { ApiError };
 
 type Query = Record<string, string | number | boolean | null | undefined>;
 

@@ -1,4 +1,7 @@
 /** The learner side of the API (/v1/sso/exchange and /v1/app/*), typed for the /launch page. */
+import { ApiError } from '../api/errors';
+
+export { ApiError };
 
 export type Role = 'student' | 'faculty';
 export type SubmissionStatus = 'submitted' | 'graded' | 'resubmission_requested' | 'voided';
@@ -47,18 +50,6 @@ export interface SubmissionReceipt {
   attempt_id: string;
   status: SubmissionStatus;
   submitted_at: string;
-}
-
-/** A refusal of the API: its status, its code (`LAUNCH_TOKEN_INVALID`, `conflict`, …) and message. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
 }
 
 export interface Timed<T> {

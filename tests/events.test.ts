@@ -4,7 +4,7 @@ import type { EventType } from '../server/events/catalog.js';
 import { emit } from '../server/events/emit.js';
 import { isEventPattern, matchesPattern } from '../server/events/patterns.js';
 import type { EventRow } from '../server/models/event.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
+import { makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type WireEvent } from './helpers/appliance.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -40,13 +40,6 @@ const CONTRACT_EVENT_TYPES = [
   'alpha.points.awarded',
 ];
 
-interface WireEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
 describe('event store', () => {
   let app: TestAppliance;
   beforeAll(async () => {
@@ -54,11 +47,7 @@ describe('event store', () => {
   });
   afterAll(() => app.close());
 
-  async function institutionWithKey(scopes: Parameters<typeof makeKey>[2] = { scopes: ['webhooks:read'] }) {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, scopes);
-    return { inst, key };
-  }
+  const institutionWithKey = () => makeSchool(app, { scopes: ['webhooks:read'] });
 
   /** Emits one event per type, each in its own committed transaction. */
   async function emitEach(inst: TestInstitution, types: string[], data: (i: number) => Record<string, unknown> = (i) => ({ n: i })) {

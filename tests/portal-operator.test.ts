@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tenant } from '../server/db/tenant.js';
-import { makeInstitution, makeKey, requestsAs, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
+import { makeKey, makeSchool, requestsAs, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { closedPort } from './helpers/net.js';
 import { expectError, expectOk, portalRequests, setUpPortal, signedInMember, type FirstRun } from './helpers/portal.js';
 import { startSmtpServer } from './helpers/smtp.js';
@@ -33,10 +33,7 @@ describe('Portal: the operator', () => {
     () => '/portal/api/operator',
   );
 
-  async function school(name: string): Promise<{ inst: TestInstitution; key: TestKey }> {
-    const inst = await makeInstitution(app, { name });
-    return { inst, key: await makeKey(app, inst) };
-  }
+  const school = (name: string) => makeSchool(app, { name });
 
   it('creates, approves and suspends institutions; suspension stops their keys at once and approval restores them', async () => {
     const created = await op.post('/institutions', { name: 'Pinewood High' });

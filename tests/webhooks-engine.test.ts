@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setInstitutionStatus } from '../server/commands/institutions.js';
 import { connectDatabase } from '../server/db/index.js';
-import { makeDataDir, makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
+import { makeDataDir, makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { waitFor } from './helpers/wait.js';
 
 const WEBHOOKS = { allowPrivateHosts: true, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
@@ -128,15 +128,9 @@ describe('webhook engine', () => {
     await app.ctx.db.models.WebhookEndpoint.update({ status: 'disabled', disabled_reason: 'test_over' }, { where: { id: endpointsMade.splice(0) } });
   });
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-  }
+  type School = TestSchool;
 
-  async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    return { inst, key: await makeKey(app, inst, { scopes: ['all'] }) };
-  }
+  const school = () => makeSchool(app);
 
   const get = (s: School, path: string, query: Record<string, string | number> = {}) => app.http.get(`/v1${path}`).query(query).set('Authorization', s.key.auth);
   const post = (s: School, path: string, body: unknown = {}) => app.http.post(`/v1${path}`).set('Authorization', s.key.auth).send(body as object);

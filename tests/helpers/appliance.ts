@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import supertest from 'supertest';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { startAppliance, type Appliance } from '../../server/appliance.js';
 import { createApiKey } from '../../server/commands/api-keys.js';
 import { createInstitution } from '../../server/commands/institutions.js';
@@ -113,6 +113,71 @@ export async function makeKey(
     rate_limit_per_min: options.rateLimit ?? 6000,
   });
   return { id: row.id, key, auth: `Bearer ${key}` };
+}
+
+/** An institution and a key on it; `eventsKey` adds a separate `webhooks:read` key for reading the event stream. */
+export interface TestSchool {
+  inst: TestInstitution;
+  key: TestKey;
+}
+
+export async function makeSchool(app: Appliance, options: { scopes?: Array<Scope | 'all'>; name?: string; eventsKey: true }): Promise<TestSchool & { eventsKey: TestKey }>;
+export async function makeSchool(app: Appliance, options?: { scopes?: Array<Scope | 'all'>; name?: string; eventsKey?: false }): Promise<TestSchool>;
+export async function makeSchool(
+  app: Appliance,
+  options: { scopes?: Array<Scope | 'all'>; name?: string; eventsKey?: boolean } = {},
+): Promise<TestSchool & { eventsKey?: TestKey }> {
+  const inst = await makeInstitution(app, { name: options.name });
+  const key = await makeKey(app, inst, { scopes: options.scopes ?? ['all'] });
+  if (!options.eventsKey) return { inst, key };
+  return { inst, key, eventsKey: await makeKey(app, inst, { scopes: ['webhooks:read'] }) };
+}
+
+/** An event as GET /v1/events returns it. */
+export interface WireEvent {
+  id: string;
+  type: string;
+  created_at: string;
+  data: Record<string, unknown>;
+}
+
+/** The key's institution's events of `type` (a pattern such as `exam.*`), oldest first, up to 200. */
+export async function readEvents(app: TestAppliance, key: TestKey, type = '*'): Promise<WireEvent[]> {
+  const res = await app.http.get('/v1/events').query({ type, limit: 200 }).set('Authorization', key.auth);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.items as WireEvent[];
+}
+
+/** A student or faculty member as the API returns them. */
+export interface TestPerson {
+  id: string;
+  login_email: string;
+  full_name: string;
+}
+
+/** A person made over HTTP, as an institution would (their license is granted on the way). */
+export async function makePerson(app: TestAppliance, key: TestKey, role: 'students' | 'faculty', fullName: string, extra: Record<string, unknown> = {}): Promise<TestPerson> {
+  const res = await app.http.post(`/v1/${role}`).set('Authorization', key.auth).send({ full_name: fullName, ...extra });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data as TestPerson;
+}
+
+/**
+ * A learner session token, got the way the portal's /launch page gets it: mint a launch token,
+ * then exchange it. `mint` adds to the token request, `exchange` to the exchange request.
+ */
+export async function learnerSession(
+  app: TestAppliance,
+  key: TestKey,
+  who: { login_email: string },
+  options: { mint?: Record<string, unknown>; exchange?: Record<string, unknown> } = {},
+): Promise<string> {
+  const minted = await app.http.post('/v1/sso/tokens').set('Authorization', key.auth).send({ email: who.login_email, app: 'learning', ...options.mint });
+  expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+  const token = new URL(minted.body.data.launch_url as string).searchParams.get('token');
+  const exchanged = await app.http.post('/v1/sso/exchange').send({ token, ...options.exchange });
+  expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+  return exchanged.body.data.session_token as string;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA_RULES, nextMastery, utcDay } from '../../commands/alpha.js';
 import { newId } from '../../ids.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { learnerSession, makeKey, makePerson, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
 import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -13,11 +13,7 @@ const MASTERY_FIELDS = ['attempts', 'concept_id', 'concept_name', 'correct', 'cu
 const DAY_MS = 86_400_000;
 const round4 = (value: number) => Math.round(value * 10_000) / 10_000;
 
-interface Person {
-  id: string;
-  login_email: string;
-  full_name: string;
-}
+type Person = TestPerson;
 
 interface Curriculum {
   id: string;
@@ -39,13 +35,6 @@ interface Enrollment {
   updated_at: string;
 }
 
-interface WireEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
 describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
   let app: TestAppliance;
   beforeAll(async () => {
@@ -65,11 +54,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
   };
   const patch = (key: TestKey, path: string, body: unknown) => app.http.patch(`/v1${path}`).set('Authorization', key.auth).send(body as object);
 
-  async function person(key: TestKey, role: 'students' | 'faculty', fullName: string): Promise<Person> {
-    const res = await post(key, `/${role}`, { full_name: fullName });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.data as Person;
-  }
+  const person = (key: TestKey, role: 'students' | 'faculty', fullName: string) => makePerson(app, key, role, fullName);
 
   const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
 
@@ -84,9 +69,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
     return JSON.parse(result.stdout) as Curriculum;
   }
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
+  interface School extends TestSchool {
     teacher: Person;
     ada: Person;
     alan: Person;
@@ -94,8 +77,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
   }
 
   async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, { scopes: ['all'] });
+    const { inst, key } = await makeSchool(app);
     return {
       inst,
       key,
@@ -112,22 +94,11 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
     return res.body.data.items as Enrollment[];
   }
 
-  async function sessionOf(key: TestKey, who: Person): Promise<string> {
-    const minted = await post(key, '/sso/tokens', { email: who.login_email, app: 'learning' });
-    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
-    const token = new URL(minted.body.data.launch_url as string).searchParams.get('token');
-    const exchanged = await app.http.post('/v1/sso/exchange').send({ token });
-    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    return exchanged.body.data.session_token as string;
-  }
+  const sessionOf = (key: TestKey, who: Person) => learnerSession(app, key, who);
 
   const activity = (session: string, body: unknown) => app.http.post('/v1/app/alpha/activity').set('Authorization', `Bearer ${session}`).send(body as object);
 
-  async function events(key: TestKey, type: string): Promise<WireEvent[]> {
-    const res = await get(key, '/events', { type, limit: 200 });
-    expect(res.status).toBe(200);
-    return res.body.data.items as WireEvent[];
-  }
+  const events = (key: TestKey, type: string) => readEvents(app, key, type);
 
   const award = (s: School, student: string, body: Record<string, unknown>) => post(s.key, `/alpha/students/${student}/points`, body);
 

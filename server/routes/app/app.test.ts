@@ -6,7 +6,7 @@ import { storeExamKey } from '../../commands/exam-secrets.js';
 import { newId } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
 import { portalDir } from '../../paths.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { learnerSession, makePerson, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MINUTE_MS = 60_000;
@@ -15,11 +15,7 @@ const ATTEMPT_FIELDS = ['exam_id', 'expires_at', 'hidden_released_at', 'id', 'st
 const SUBMISSION_FIELDS = ['attempt_id', 'exam_id', 'id', 'status', 'student_id', 'submitted_at'];
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
-interface Person {
-  id: string;
-  login_email: string;
-  full_name: string;
-}
+type Person = TestPerson;
 
 interface WireAttempt {
   id: string;
@@ -29,13 +25,6 @@ interface WireAttempt {
   expires_at: string | null;
   submitted_at: string | null;
   hidden_released_at: string | null;
-}
-
-interface WireEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
 }
 
 describe('Learner side: /v1/app/*', () => {
@@ -50,9 +39,7 @@ describe('Learner side: /v1/app/*', () => {
   // area), and learner sessions obtained the way the portal's /launch page obtains them.
   // -------------------------------------------------------------------------------------------
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
+  interface School extends TestSchool {
     teacher: Person;
     /** In the group. */
     student: Person;
@@ -66,15 +53,10 @@ describe('Learner side: /v1/app/*', () => {
     return body === undefined ? req : req.send(body as object);
   };
 
-  async function person(key: TestKey, role: 'students' | 'faculty', fullName: string): Promise<Person> {
-    const res = await post(key, `/${role}`, { full_name: fullName });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.data as Person;
-  }
+  const person = (key: TestKey, role: 'students' | 'faculty', fullName: string) => makePerson(app, key, role, fullName);
 
   async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, { scopes: ['all'] });
+    const { inst, key } = await makeSchool(app);
     const teacher = await person(key, 'faculty', 'Grace Hopper');
     const student = await person(key, 'students', 'Ada Lovelace');
     const outsider = await person(key, 'students', 'Alan Turing');
@@ -122,14 +104,8 @@ describe('Learner side: /v1/app/*', () => {
   }
 
   /** Mint and exchange: the session token of a person, as the learner page gets it. */
-  async function sessionOf(key: TestKey, who: Person, extra: Record<string, unknown> = {}): Promise<string> {
-    const minted = await post(key, '/sso/tokens', { email: who.login_email, app: 'learning', ...extra });
-    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
-    const token = new URL(minted.body.data.launch_url as string).searchParams.get('token');
-    const exchanged = await app.http.post('/v1/sso/exchange').send({ token, device: { id: `device-${who.id}`, name: 'Test browser' } });
-    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    return exchanged.body.data.session_token as string;
-  }
+  const sessionOf = (key: TestKey, who: Person, extra: Record<string, unknown> = {}) =>
+    learnerSession(app, key, who, { mint: extra, exchange: { device: { id: `device-${who.id}`, name: 'Test browser' } } });
 
   const as = (session: string) => `Bearer ${session}`;
   const appGet = (session: string, path: string) => app.http.get(`/v1/app${path}`).set('Authorization', as(session));
@@ -148,11 +124,7 @@ describe('Learner side: /v1/app/*', () => {
     return res.body.data as WireAttempt;
   }
 
-  async function events(key: TestKey, type = 'submission.*'): Promise<WireEvent[]> {
-    const res = await app.http.get('/v1/events').query({ type, limit: 200 }).set('Authorization', key.auth);
-    expect(res.status).toBe(200);
-    return res.body.data.items as WireEvent[];
-  }
+  const events = (key: TestKey, type = 'submission.*') => readEvents(app, key, type);
 
   // -------------------------------------------------------------------------------------------
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUPON_CODE_PATTERN } from '../../commands/coupons.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
-import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
+import { learnerSession, makeKey, makePerson, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
+import { cliFails, runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const BATCH_FIELDS = ['created_at', 'description', 'expiry_date', 'id', 'name', 'redeemed_count', 'status', 'total_coupons', 'value_cents'];
@@ -10,11 +10,7 @@ const REDEMPTION_FIELDS = ['batch_id', 'code', 'id', 'login_email', 'redeemed_at
 const DAY_MS = 24 * 60 * 60 * 1000;
 const inDays = (days: number) => new Date(Date.now() + days * DAY_MS).toISOString();
 
-interface Person {
-  id: string;
-  login_email: string;
-  full_name: string;
-}
+type Person = TestPerson;
 
 interface WireBatch {
   id: string;
@@ -29,13 +25,6 @@ interface WireBatch {
   codes?: Array<{ code: string; status: string; redeemed_at: string | null }>;
 }
 
-interface WireEvent {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-}
-
-
 describe('Coupons', () => {
   let app: TestAppliance;
   beforeAll(async () => {
@@ -43,44 +32,21 @@ describe('Coupons', () => {
   });
   afterAll(() => app.close());
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-    student: Person;
-  }
+  type School = TestSchool & { eventsKey: TestKey; student: Person };
 
   const { get, post } = requestsAs(() => app);
 
   /** The operator's command line on the running appliance's data folder (its own database connection). */
   const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
 
-  function cliFails(result: CliResult, code: string) {
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(code);
-    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-  }
-
-  async function person(key: TestKey, role: 'students' | 'faculty', fullName: string): Promise<Person> {
-    const res = await post(key, `/${role}`, { full_name: fullName });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.data as Person;
-  }
+  const person = (key: TestKey, role: 'students' | 'faculty', fullName: string) => makePerson(app, key, role, fullName);
 
   async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, { scopes: ['all'] });
-    return { inst, key, student: await person(key, 'students', 'Ada Lovelace') };
+    const base = await makeSchool(app, { eventsKey: true });
+    return { ...base, student: await person(base.key, 'students', 'Ada Lovelace') };
   }
 
-  async function sessionOf(key: TestKey, who: Person): Promise<string> {
-    const minted = await post(key, '/sso/tokens', { email: who.login_email, app: 'learning' });
-    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
-    const token = new URL(minted.body.data.launch_url as string).searchParams.get('token');
-    const exchanged = await app.http.post('/v1/sso/exchange').send({ token });
-    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    return exchanged.body.data.session_token as string;
-  }
+  const sessionOf = (key: TestKey, who: Person) => learnerSession(app, key, who);
 
   const redeem = (session: string, code: unknown) =>
     app.http.post('/v1/app/coupons/redeem').set('Authorization', `Bearer ${session}`).send({ code } as object);
@@ -112,12 +78,7 @@ describe('Coupons', () => {
     return { batch, codes: batch.codes!.map((c) => c.code) };
   }
 
-  async function events(s: School, type: string): Promise<WireEvent[]> {
-    const key = await makeKey(app, s.inst, { scopes: ['webhooks:read'] });
-    const res = await get(key, '/events', { type, limit: 200 });
-    expect(res.status).toBe(200);
-    return res.body.data.items as WireEvent[];
-  }
+  const events = (s: School, type: string) => readEvents(app, s.eventsKey, type);
 
   const expectError = (res: { status: number; body: Record<string, unknown> }, status: number, code: string) => {
     expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -7,7 +7,7 @@ import { releaseHiddenKeyToAttempt, validateCodeSpec } from '../../commands/codi
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const sha256 = (data: Buffer) => createHash('sha256').update(data).digest('hex');
@@ -23,9 +23,7 @@ interface WireFile {
 
 describe('Exams (coding)', () => {
   let app: TestAppliance;
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
+  interface School extends TestSchool {
     facultyId: string;
   }
   let A: School;
@@ -38,8 +36,7 @@ describe('Exams (coding)', () => {
     app.http.post(`/v1/exams/${examId}/files`).set('Authorization', key.auth).attach(field, content, name);
 
   async function school(name: string): Promise<School> {
-    const inst = await makeInstitution(app, { name });
-    const key = await makeKey(app, inst, { scopes: ['all'] });
+    const { inst, key } = await makeSchool(app, { name });
     const res = await post(key, '/faculty', { full_name: 'Grace Hopper' });
     expect(res.status).toBe(200);
     return { inst, key, facultyId: res.body.data.id };

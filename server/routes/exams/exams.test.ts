@@ -9,7 +9,7 @@ import { openRecipient } from '../../mail/outbox.js';
 import type { MailOutboxRow } from '../../models/mail.js';
 import type { SubmissionStatus } from '../../models/submission.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
+import { makeKey, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EXAM_FIELDS = [
@@ -53,12 +53,6 @@ interface WireExam {
   [field: string]: unknown;
 }
 
-interface WireEvent {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-}
-
 describe('Exams', () => {
   let app: TestAppliance;
   beforeAll(async () => {
@@ -66,16 +60,8 @@ describe('Exams', () => {
   });
   afterAll(() => app.close());
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-    eventsKey: TestKey;
-  }
-
-  async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    return { inst, key: await makeKey(app, inst, { scopes: ['all'] }), eventsKey: await makeKey(app, inst, { scopes: ['webhooks:read'] }) };
-  }
+  type School = TestSchool & { eventsKey: TestKey };
+  const school = () => makeSchool(app, { eventsKey: true });
 
   const { get, post, patch, put, del } = requestsAs(() => app);
 
@@ -109,11 +95,7 @@ describe('Exams', () => {
     return res.body.data;
   }
 
-  async function examEvents(s: School): Promise<WireEvent[]> {
-    const res = await get(s.eventsKey, '/events', { type: 'exam.*', limit: 200 });
-    expect(res.status).toBe(200);
-    return res.body.data.items;
-  }
+  const examEvents = (s: School) => readEvents(app, s.eventsKey, 'exam.*');
 
   /** Mail rows of one institution, oldest first. */
   function outbox(inst: TestInstitution, kind?: string): Promise<MailOutboxRow[]> {

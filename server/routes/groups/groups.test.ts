@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
+import { makeKey, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GROUP_FIELDS = ['created_at', 'description', 'faculty_id', 'id', 'name', 'student_count', 'updated_at'];
@@ -24,13 +24,6 @@ interface WireGroup {
   [extra: string]: unknown;
 }
 
-interface WireEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
 describe('Groups', () => {
   let app: TestAppliance;
   beforeAll(async () => {
@@ -39,16 +32,8 @@ describe('Groups', () => {
   afterAll(() => app.close());
 
   /** An institution with a key holding every scope and a separate webhooks:read key for the event stream. */
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-    eventsKey: TestKey;
-  }
-
-  async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    return { inst, key: await makeKey(app, inst, { scopes: ['all'] }), eventsKey: await makeKey(app, inst, { scopes: ['webhooks:read'] }) };
-  }
+  type School = TestSchool & { eventsKey: TestKey };
+  const school = () => makeSchool(app, { eventsKey: true });
 
   const { get, post, patch, del } = requestsAs(() => app);
 
@@ -76,11 +61,7 @@ describe('Groups', () => {
     return res.body.data;
   }
 
-  async function groupEvents(s: School): Promise<WireEvent[]> {
-    const res = await get(s.eventsKey, '/events', { type: 'group.*', limit: 200 });
-    expect(res.status).toBe(200);
-    return res.body.data.items;
-  }
+  const groupEvents = (s: School) => readEvents(app, s.eventsKey, 'group.*');
 
   async function memberIds(key: TestKey, groupId: string): Promise<string[]> {
     const res = await get(key, `/groups/${groupId}`);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateSeat, type DeviceActivation } from '../../commands/licenses.js';
 import { AppError } from '../../errors.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeKey, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type WireEvent } from '../../../tests/helpers/appliance.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -33,13 +33,6 @@ interface WirePerson {
   login_email: string;
 }
 
-interface WireEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 describe('Licenses', () => {
@@ -53,11 +46,7 @@ describe('Licenses', () => {
   // Helpers: people are provisioned over HTTP, which grants their licenses.
   // -------------------------------------------------------------------------------------------
 
-  async function school(scopes: Array<Scope | 'all'> = ['all']): Promise<{ inst: TestInstitution; key: TestKey }> {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, { scopes });
-    return { inst, key };
-  }
+  const school = (scopes?: Array<Scope | 'all'>) => makeSchool(app, { scopes });
 
   async function createPerson(key: TestKey, role: 'students' | 'faculty', body: Record<string, unknown> = {}): Promise<WirePerson> {
     const res = await app.http
@@ -104,9 +93,7 @@ describe('Licenses', () => {
   }
 
   async function licenseEvents(key: TestKey, licenseId?: string): Promise<WireEvent[]> {
-    const res = await app.http.get('/v1/events').query({ type: 'license.*', limit: 200 }).set('Authorization', key.auth);
-    expect(res.status).toBe(200);
-    const items = res.body.data.items as WireEvent[];
+    const items = await readEvents(app, key, 'license.*');
     return licenseId ? items.filter((event) => event.data.license_id === licenseId) : items;
   }
 
@@ -716,8 +703,7 @@ describe('expire-licenses job', () => {
   afterAll(() => app.close());
 
   async function schoolWithPeople(n: number) {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, { scopes: ['all'] });
+    const { inst, key } = await makeSchool(app);
     const licenses: WireLicense[] = [];
     for (let i = 0; i < n; i += 1) {
       const person = await app.http.post('/v1/students').set('Authorization', key.auth).send({ full_name: `Learner ${i}` });

@@ -1,19 +1,15 @@
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, requestsAs } from '../../../tests/helpers/appliance.js';
-import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
+import { learnerSession, makeKey, makePerson, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
+import { cliFails, runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CREDIT_FIELDS = ['amount_cents', 'balance_cents', 'credit_id', 'email', 'ref', 'replayed'];
 const LEDGER_FIELDS = ['amount_cents', 'created_at', 'email', 'id', 'kind', 'reason', 'ref'];
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-interface Person {
-  id: string;
-  login_email: string;
-  full_name: string;
-}
+type Person = TestPerson;
 
 interface LedgerRow {
   id: string;
@@ -25,13 +21,6 @@ interface LedgerRow {
   created_at: string;
 }
 
-interface WireEvent {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-}
-
-
 type Res = Response;
 
 describe('Merits', () => {
@@ -41,22 +30,11 @@ describe('Merits', () => {
   });
   afterAll(() => app.close());
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-    student: Person;
-  }
+  type School = TestSchool & { eventsKey: TestKey; student: Person };
 
   const { get, post } = requestsAs(() => app);
 
   const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
-
-  function cliFails(result: CliResult, code: string) {
-    expect(result.code, result.stderr).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(code);
-    expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
-  }
 
   async function setAllowance(s: School, cents: number) {
     const result = await cli('merits', 'allowance', '--institution', s.inst.id, '--cents', String(cents));
@@ -64,28 +42,16 @@ describe('Merits', () => {
     return JSON.parse(result.stdout) as { total_cents: number; used_cents: number; remaining_cents: number };
   }
 
-  async function person(key: TestKey, role: 'students' | 'faculty', fullName: string): Promise<Person> {
-    const res = await post(key, `/${role}`, { full_name: fullName });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.data as Person;
-  }
+  const person = (key: TestKey, role: 'students' | 'faculty', fullName: string) => makePerson(app, key, role, fullName);
 
   async function school(allowance?: number): Promise<School> {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, { scopes: ['all'] });
-    const s = { inst, key, student: await person(key, 'students', 'Ada Lovelace') };
+    const base = await makeSchool(app, { eventsKey: true });
+    const s = { ...base, student: await person(base.key, 'students', 'Ada Lovelace') };
     if (allowance !== undefined) await setAllowance(s, allowance);
     return s;
   }
 
-  async function sessionOf(key: TestKey, who: Person): Promise<string> {
-    const minted = await post(key, '/sso/tokens', { email: who.login_email, app: 'learning' });
-    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
-    const token = new URL(minted.body.data.launch_url as string).searchParams.get('token');
-    const exchanged = await app.http.post('/v1/sso/exchange').send({ token });
-    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
-    return exchanged.body.data.session_token as string;
-  }
+  const sessionOf = (key: TestKey, who: Person) => learnerSession(app, key, who);
 
   const spend = (session: string, body: unknown) => app.http.post('/v1/app/ai/usage').set('Authorization', `Bearer ${session}`).send(body as object);
 
@@ -101,12 +67,7 @@ describe('Merits', () => {
     return res.body.data as { email: string; balance_cents: number; ledger: LedgerRow[] };
   };
 
-  async function events(s: School, type: string): Promise<WireEvent[]> {
-    const key = await makeKey(app, s.inst, { scopes: ['webhooks:read'] });
-    const res = await get(key, '/events', { type, limit: 200 });
-    expect(res.status).toBe(200);
-    return res.body.data.items as WireEvent[];
-  }
+  const events = (s: School, type: string) => readEvents(app, s.eventsKey, type);
 
   const expectError = (res: Res, status: number, code: string) => {
     expect(res.status, JSON.stringify(res.body)).toBe(status);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../ids.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SESSION_PATTERN = /^cb_sess_[A-Za-z0-9]{32}$/;
@@ -27,15 +27,9 @@ describe('SSO: launch tokens and their exchange', () => {
   });
   afterAll(() => app.close());
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-  }
+  type School = TestSchool;
 
-  async function school(scopes: Array<Scope | 'all'> = ['all']): Promise<School> {
-    const inst = await makeInstitution(app);
-    return { inst, key: await makeKey(app, inst, { scopes }) };
-  }
+  const school = (scopes?: Array<Scope | 'all'>) => makeSchool(app, { scopes });
 
   const post = (key: TestKey, path: string, body?: unknown) => {
     const req = app.http.post(`/v1${path}`).set('Authorization', key.auth);

@@ -9,7 +9,7 @@ import type { ExamRow } from '../../models/exam.js';
 import type { FileKind, StoredFileRow } from '../../models/stored-file.js';
 import type { SubmissionRow, SubmissionStatus } from '../../models/submission.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeKey, makePerson, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MINUTE_MS = 60_000;
@@ -31,11 +31,7 @@ const SUBMISSION_FIELDS = [
 const DETAIL_FIELDS = [...SUBMISSION_FIELDS, 'ai_usage', 'answers', 'attachments', 'proctoring'];
 const FILE_LINK_FIELDS = ['expires_at', 'name', 'ref', 'sha256', 'size', 'url'];
 
-interface Person {
-  id: string;
-  login_email: string;
-  full_name: string;
-}
+type Person = TestPerson;
 
 interface WireFileLink {
   ref: string;
@@ -63,13 +59,6 @@ interface WireSubmission {
   [extra: string]: unknown;
 }
 
-interface WireEvent {
-  id: string;
-  type: string;
-  created_at: string;
-  data: Record<string, unknown>;
-}
-
 type Res = { status: number; body: Record<string, unknown>; headers: Record<string, string> };
 
 /** Collects a response body as bytes, whatever its content type; the JSON error envelope is parsed. */
@@ -95,10 +84,7 @@ describe('Submissions', () => {
   // submissions are rows written directly (the exams and learner areas make them in production).
   // -------------------------------------------------------------------------------------------
 
-  interface School {
-    inst: TestInstitution;
-    /** Every scope. */
-    key: TestKey;
+  interface School extends TestSchool {
     reader: TestKey;
     eventsKey: TestKey;
     teacher: Person;
@@ -116,21 +102,14 @@ describe('Submissions', () => {
     expect(typeof res.body.message).toBe('string');
   };
 
-  async function person(key: TestKey, kind: 'students' | 'faculty', fullName: string, extra: Record<string, unknown> = {}): Promise<Person> {
-    const res = await post(key, `/${kind}`, { full_name: fullName, ...extra });
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return res.body.data;
-  }
+  const person = (key: TestKey, kind: 'students' | 'faculty', fullName: string, extra: Record<string, unknown> = {}) => makePerson(app, key, kind, fullName, extra);
 
   async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    const key = await makeKey(app, inst, { scopes: ['all'] });
+    const base = await makeSchool(app, { eventsKey: true });
     return {
-      inst,
-      key,
-      reader: await makeKey(app, inst, { scopes: ['submissions:read'] }),
-      eventsKey: await makeKey(app, inst, { scopes: ['webhooks:read'] }),
-      teacher: await person(key, 'faculty', 'Grace Hopper'),
+      ...base,
+      reader: await makeKey(app, base.inst, { scopes: ['submissions:read'] }),
+      teacher: await person(base.key, 'faculty', 'Grace Hopper'),
     };
   }
 
@@ -247,11 +226,7 @@ describe('Submissions', () => {
     return { exam, attemptId, submission };
   }
 
-  async function events(s: School, type = '*'): Promise<WireEvent[]> {
-    const res = await get(s.eventsKey, '/events', { type, limit: 200 });
-    expect(res.status).toBe(200);
-    return res.body.data.items;
-  }
+  const events = (s: School, type = '*') => readEvents(app, s.eventsKey, type);
 
   async function list(key: TestKey, query: Record<string, string | number> = {}) {
     const res = await get(key, '/submissions', query);

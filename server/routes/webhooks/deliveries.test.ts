@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../config.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
 import { waitFor } from '../../../tests/helpers/wait.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -49,15 +49,9 @@ describe('Webhook deliveries API', () => {
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
   });
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-  }
+  type School = TestSchool;
 
-  async function school(): Promise<School> {
-    const inst = await makeInstitution(app);
-    return { inst, key: await makeKey(app, inst, { scopes: ['all'] }) };
-  }
+  const school = () => makeSchool(app);
 
   const get = (key: TestKey, path: string, query: Record<string, string | number> = {}) => app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
   const post = (key: TestKey, path: string, body?: unknown) => {

@@ -7,7 +7,7 @@ import { createEndpoint, endpointSecrets } from '../../commands/webhook-endpoint
 import type { Config } from '../../config.js';
 import type { Scope } from '../../policies/scopes.js';
 import type { Resolver } from '../../webhooks/address.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ENDPOINT_FIELDS = ['consecutive_failures', 'created_at', 'description', 'disabled_reason', 'events', 'id', 'status', 'updated_at', 'url'];
@@ -91,15 +91,9 @@ describe('Webhook endpoints', () => {
   });
   afterAll(() => app.close());
 
-  interface School {
-    inst: TestInstitution;
-    key: TestKey;
-  }
+  type School = TestSchool;
 
-  async function school(scopes: Array<Scope | 'all'> = ['webhooks:write']): Promise<School> {
-    const inst = await makeInstitution(app);
-    return { inst, key: await makeKey(app, inst, { scopes }) };
-  }
+  const school = (scopes: Array<Scope | 'all'> = ['webhooks:write']) => makeSchool(app, { scopes });
 
   const get = (key: TestKey, path: string) => app.http.get(`/v1${path}`).set('Authorization', key.auth);
   const post = (key: TestKey, path: string, body?: unknown) => {

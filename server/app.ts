@@ -9,6 +9,7 @@ import { buildOpenApiDocument } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { mountRoutes } from './http/route.js';
+import { meterUnrouted } from './http/unrouted.js';
 import { portalDir } from './paths.js';
 import { createPortalRouter } from './portal/routes.js';
 import { guardianAcceptRouter } from './routes/guardians/accept.js';
@@ -57,7 +58,9 @@ export function createApp(ctx: AppContext): Express {
     }),
   );
   mountRoutes(v1, ctx, apiRoutes);
-  v1.use(notFoundHandler);
+  const unrouted = meterUnrouted(ctx);
+  v1.use(unrouted.request, notFoundHandler);
+  v1.use(unrouted.error);
   app.use('/v1', v1);
 
   // The portal's API (session cookie + CSRF header), before the static portal so no file can shadow it.

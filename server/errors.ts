@@ -1,6 +1,8 @@
 /** Error codes of the specification, with the HTTP status each one answers with. */
 export const ERROR_STATUS = {
   institution_required: 400,
+  /** The request itself is malformed before any route can read it (a bad `%` escape in the path). */
+  bad_request: 400,
   unauthorized: 401,
   invalid_api_key: 401,
   LAUNCH_TOKEN_INVALID: 401,
@@ -29,6 +31,8 @@ export const ERROR_STATUS = {
   endpoint_limit: 422,
   key_limit: 422,
   file_too_large: 422,
+  /** A `Content-Encoding` or charset the appliance does not decode. */
+  unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
   rate_limiter_unavailable: 503,

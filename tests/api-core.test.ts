@@ -765,11 +765,25 @@ describe('API core wire rules (contract §3, §7)', () => {
       expectNoRateHeaders(res);
     });
 
-    it.each(unknown)('%s %s with a valid key → 404 not_found envelope, no rate-limit headers', async (method, path) => {
+    it.each(unknown)('%s %s with a valid key → 404 not_found envelope, with the rate-limit headers, counted', async (method, path) => {
       const { key } = await newKey({ scopes: ['all'] });
-      const res = await app.http[method as 'get'](path).set('Authorization', key.auth);
-      expectPlainError(res, 404, 'not_found');
-      expectNoRateHeaders(res);
+      const first = await app.http[method as 'get'](path).set('Authorization', key.auth);
+      expectPlainError(first, 404, 'not_found');
+      expect(first.get('X-RateLimit-Limit')).toMatch(/^\d+$/);
+      expect(first.get('X-RateLimit-Reset')).toMatch(/^\d+$/);
+      const second = await app.http[method as 'get'](path).set('Authorization', key.auth);
+      expectPlainError(second, 404, 'not_found');
+      // The same window (or a fresh one at a boundary): the hit was counted.
+      const [a, b] = [Number(first.get('X-RateLimit-Remaining')), Number(second.get('X-RateLimit-Remaining'))];
+      expect(first.get('X-RateLimit-Reset') === second.get('X-RateLimit-Reset') ? b : a - 1).toBe(a - 1);
+    });
+
+    it.each(unknown)('%s %s with an unknown or malformed key → 404 not_found, no rate-limit headers', async (method, path) => {
+      for (const auth of [`Bearer cb_live_${alnum(32)}`, 'Bearer nonsense', `Bearer cb_sess_${alnum(32)}`]) {
+        const res = await app.http[method as 'get'](path).set('Authorization', auth);
+        expectPlainError(res, 404, 'not_found');
+        expectNoRateHeaders(res);
+      }
     });
 
     it('an unknown route with a malformed or oversized JSON body is still 404, not 422', async () => {

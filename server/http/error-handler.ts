@@ -3,12 +3,24 @@ import { ForeignKeyConstraintError, UniqueConstraintError, ValidationError as Se
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
 
-interface BodyParserError extends Error {
+/** What body-parser, zlib, the router and `send` attach to the errors they throw (http-errors). */
+interface HttpLibraryError extends Error {
   type?: string;
   status?: number;
+  code?: string;
+  expose?: boolean;
 }
 
-/** Turns anything thrown into the envelope; unknown failures are logged with the request id and answered `500 internal_error`. */
+const unreadableBody = (reason: string) =>
+  new AppError('validation_error', 'The request body could not be read.', { details: [{ path: '', message: reason }] });
+
+/**
+ * Turns anything thrown into an AppError for the envelope, or null for a failure of ours
+ * (answered `500 internal_error`). Client errors raised by the libraries before a handler runs
+ * keep their 4xx: the body's content is `422 validation_error` (as malformed JSON is in the
+ * contract), an encoding or charset we do not decode `415 unsupported_media_type`, and a request
+ * line no route can read (a bad `%` escape) `400 bad_request`. See docs/decisions.md.
+ */
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
   if (error instanceof UniqueConstraintError) {
@@ -22,21 +34,32 @@ export function toAppError(error: unknown): AppError | null {
       details: error.errors.map((item) => ({ path: item.path ?? '', message: item.message })),
     });
   }
-  const parserError = error as BodyParserError;
-  switch (parserError?.type) {
+  const libraryError = error as HttpLibraryError | null;
+  switch (libraryError?.type) {
     case 'entity.parse.failed':
       return new AppError('validation_error', 'The request body is not valid JSON.', { details: [{ path: '', message: 'Malformed JSON.' }] });
     case 'entity.too.large':
       return new AppError('validation_error', 'The request body is larger than 2 MB.', { details: [{ path: '', message: 'Body over 2 MB.' }] });
     case 'encoding.unsupported':
+      return new AppError('unsupported_media_type', 'The request body\'s Content-Encoding is not supported; send it plain, gzip or deflate.');
     case 'charset.unsupported':
+      return new AppError('unsupported_media_type', 'The request body\'s charset is not supported; send UTF-8.');
     case 'request.aborted':
     case 'request.size.invalid':
-    case 'stream.encoding.set':
-      return new AppError('validation_error', 'The request body could not be read.', { details: [{ path: '', message: parserError.message }] });
+      return unreadableBody(libraryError.message);
     default:
-      return null;
+      break;
   }
+  // zlib: a body declared gzip or deflate that does not inflate.
+  if (libraryError?.code?.startsWith('Z_')) return unreadableBody(`The body does not match its Content-Encoding (${libraryError.message}).`);
+  if (error instanceof URIError && libraryError?.status === 400) {
+    return new AppError('bad_request', 'The URL holds a malformed percent-escape (such as "%ZZ").');
+  }
+  const status = libraryError?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500 && libraryError?.expose !== false) {
+    return status === 404 ? new AppError('not_found', 'No such route.') : new AppError('bad_request', 'The request could not be read.');
+  }
+  return null;
 }
 
 export function errorHandler(logger: Logger) {

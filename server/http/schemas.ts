@@ -4,9 +4,24 @@ import { z } from './zod.js';
 
 export const timestamp = z.string().openapi({ format: 'date-time', example: '2026-09-14T10:00:00.000Z' });
 
+/**
+ * A whole number in a query string, written in decimal digits only: `1e2`, `0x10`, ` 5` and `5.0`
+ * are refused (422) rather than read as something the caller may not have meant.
+ */
+export function queryInt(bounds: { min: number; max: number; default: number }) {
+  return z
+    .string()
+    .regex(/^\d{1,9}$/, 'A whole number in decimal digits.')
+    .transform(Number)
+    .pipe(z.number().int().min(bounds.min).max(bounds.max))
+    .optional()
+    .transform((value) => value ?? bounds.default)
+    .openapi({ type: 'integer', minimum: bounds.min, maximum: bounds.max, default: bounds.default });
+}
+
 export const pageQuery = {
-  page: z.coerce.number().int().min(1).default(1).openapi({ description: 'Page number, from 1.', example: 1 }),
-  limit: z.coerce.number().int().min(1).max(200).default(50).openapi({ description: 'Items per page, 1 to 200.', example: 50 }),
+  page: queryInt({ min: 1, max: 1_000_000, default: 1 }).openapi({ description: 'Page number, from 1.', example: 1 }),
+  limit: queryInt({ min: 1, max: 200, default: 50 }).openapi({ description: 'Items per page, 1 to 200.', example: 50 }),
 };
 
 export function pageOf<T extends z.ZodType>(item: T) {

@@ -2,8 +2,9 @@ import { Op, type WhereOptions } from 'sequelize';
 import { countInstitution, replaceIntegrationConfig } from '../commands/institution-profile.js';
 import type { Tenant } from '../db/tenant.js';
 import { validationError } from '../errors.js';
+import { queryInt } from '../http/schemas.js';
 import { z } from '../http/zod.js';
-import type { MailOutboxRow, MailStatus } from '../models/mail.js';
+import { MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../models/mail.js';
 import { iso } from '../presenters/common.js';
 import { presentInstitution, presentIntegrationConfig } from '../presenters/institution.js';
 import { institutionResponse, integrationConfig } from '../routes/institution/schema.js';
@@ -15,13 +16,13 @@ import { definePortalRoute, type PortalRoute } from './route.js';
 
 const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
 
-const mailStatus = z.enum(['queued', 'sent', 'failed']);
+const mailStatus = z.enum(MAIL_STATUSES);
 
 const outboxQuery = z.strictObject({
   status: mailStatus.optional(),
   /** `next_cursor` of the previous page; absent for the newest mail. */
   cursor: z.string().min(1).max(200).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryInt({ min: 1, max: 200, default: 50 }),
 });
 
 const outboxItemSchema = z.object({

@@ -1,5 +1,5 @@
 import { ALPHA_RULES, BADGES } from '../../commands/alpha.js';
-import { pageOf, pageQuery, timestamp } from '../../http/schemas.js';
+import { pageOf, pageQuery, queryInt, timestamp } from '../../http/schemas.js';
 import { z } from '../../http/zod.js';
 import { MAX_STUDENT_IDS } from '../groups/schema.js';
 import { studentStatus } from '../students/schema.js';
@@ -194,7 +194,7 @@ export const ledgerEntrySchema = z
   .openapi('AlphaLedgerEntry');
 
 export const pointsQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(200).default(20).openapi({ description: 'Ledger rows to return, newest first; 1 to 200, default 20.', example: 20 }),
+  limit: queryInt({ min: 1, max: 200, default: 20 }).openapi({ description: 'Ledger rows to return, newest first; 1 to 200, default 20.', example: 20 }),
 });
 
 export const pointsSummarySchema = z
@@ -242,7 +242,7 @@ export const awardSchema = z
 // ------------------------------------------------------------------------------------------------
 
 export const leaderboardQuery = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(10).openapi({ description: 'Entries, 1 to 100, default 10.', example: 10 }),
+  limit: queryInt({ min: 1, max: 100, default: 10 }).openapi({ description: 'Entries, 1 to 100, default 10.', example: 10 }),
 });
 
 export const leaderboardSchema = z.object({

@@ -1,5 +1,5 @@
 import { isEventPattern } from '../../events/patterns.js';
-import { isoDateTime, timestamp } from '../../http/schemas.js';
+import { isoDateTime, queryInt, timestamp } from '../../http/schemas.js';
 import { z } from '../../http/zod.js';
 
 export const listEventsQuery = z.strictObject({
@@ -13,7 +13,7 @@ export const listEventsQuery = z.strictObject({
     .refine(isEventPattern, 'Use "*", a family such as "exam.*", or an exact type such as "exam.graded".')
     .optional()
     .openapi({ example: 'exam.*' }),
-  limit: z.coerce.number().int().min(1).max(200).default(50),
+  limit: queryInt({ min: 1, max: 200, default: 50 }),
 });
 
 export const eventSchema = z

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import type { MasterKeyStore } from './crypto/master-key.js';
 import { connectDatabase } from './db/index.js';
+import { sweepTempFiles } from './files/temp.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
 import { jobs } from './jobs/registry.js';
 import { startScheduler, type Scheduler } from './jobs/scheduler.js';
@@ -41,6 +42,9 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   const logger = options.logger ?? createLogger(config.logLevel);
   const db = await connectDatabase(config.databaseFile, options.masterKeyStore);
   if (db.migrationsApplied.length) logger.info({ migrations: db.migrationsApplied }, 'database migrated');
+  // Before the first request: whatever is in the temp folder was left by an earlier run (a crash mid-upload).
+  const sweptTempFiles = await sweepTempFiles(config.dataDir, 0);
+  if (sweptTempFiles > 0) logger.info({ removed: sweptTempFiles }, 'removed temporary files of an earlier run');
 
   const ctx: AppContext = {
     config,

@@ -156,6 +156,11 @@ export function examFileKind(name: string): ExamFileKind | null {
  * Stores an uploaded exam file under DATA_DIR. Each upload is a new `ref`, even under a name
  * uploaded before: refs already named in a `code_spec` keep working until the spec is changed.
  */
+/** Before an upload's body is received: the exam is this institution's (else `404 not_found`). */
+export async function checkExamTakesFiles(tenant: Tenant, examId: string): Promise<void> {
+  await findExam(tenant, examId);
+}
+
 export async function uploadExamFile(tenant: Tenant, dataDir: string, examId: string, upload: UploadedFile): Promise<StoredFileRow> {
   const kind = examFileKind(upload.name);
   if (!kind) {

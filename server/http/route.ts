@@ -55,14 +55,24 @@ interface RouteBase<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodTyp
   params?: P;
   query?: Q;
   body?: B;
-  /** A multipart upload with one `file` field instead of a JSON body. */
-  upload?: { maxBytes: number };
   /** The response's media type when it is not the JSON envelope (the handler returns a RawResponse). */
   produces?: string;
   response: R;
   /** Codes this operation answers besides the ones every operation can (401, 403, 422, 429). */
   errors?: ErrorCode[];
 }
+
+/**
+ * A multipart upload with one `file` field instead of a JSON body. `before` checks the route's
+ * ids and the caller's right to upload there before a byte of the body is received, so nobody
+ * can make the appliance store 50 MB against an id that does not exist or is not theirs.
+ */
+export interface UploadOptions<I> {
+  maxBytes: number;
+  before: (input: I) => Promise<void>;
+}
+
+type BeforeUpload<I> = Omit<I, 'body' | 'file'>;
 
 /** An integration operation, called with an API key. */
 export interface RouteDefinition<
@@ -74,6 +84,7 @@ export interface RouteDefinition<
   auth?: 'key';
   /** `any` = any valid key (`/me`, `/scopes`). */
   scope: Scope | 'any';
+  upload?: UploadOptions<BeforeUpload<HandlerInput<z.output<P>, z.output<Q>, never>>>;
   handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
 }
 
@@ -81,6 +92,7 @@ export interface RouteDefinition<
 export interface LearnerRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>
   extends RouteBase<P, Q, B, R> {
   auth: 'session';
+  upload?: UploadOptions<BeforeUpload<LearnerHandlerInput<z.output<P>, z.output<Q>, never>>>;
   handler: (input: LearnerHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
 }
 
@@ -88,6 +100,7 @@ export interface LearnerRouteDefinition<P extends z.ZodType, Q extends z.ZodType
 export interface PublicRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>
   extends RouteBase<P, Q, B, R> {
   auth: 'none';
+  upload?: never;
   handler: (input: PublicHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
 }
 
@@ -138,11 +151,37 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
     ];
     if (route.auth === 'session') chain.push(authenticate.session, limit);
     else if (route.auth !== 'none') chain.push(authenticate.key, limit, requireScope(route.scope));
-    if (route.upload) chain.push(receiveUpload(ctx, route.upload.maxBytes));
+    if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
     else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody);
     chain.push(handle(ctx, route));
     router[route.method](expressPath(route.path), ...chain);
   }
+}
+
+/** Runs an upload route's `before` with its parsed params and query, ahead of the body. */
+function checkBeforeUpload(ctx: AppContext, route: AnyRoute): RequestHandler {
+  const check = async (req: Request) => {
+    const params = route.params ? parseInput(route.params, req.params) : {};
+    const query = parseInput(route.query ?? strictEmpty, { ...req.query });
+    const common = { params, query, requestId: req.requestId, ctx };
+    if (route.auth === 'session') {
+      if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
+      await route.upload?.before({ ...common, tenant: req.learner.tenant, learner: req.learner });
+    } else if (route.auth !== 'none') {
+      if (!req.auth) throw new AppError('unauthorized', 'Authentication is required.');
+      await route.upload?.before({ ...common, tenant: req.auth.tenant, auth: req.auth });
+    }
+  };
+  return async (req, res, next) => {
+    try {
+      await check(req);
+    } catch (error) {
+      // The body is never read: close the connection after the answer rather than drain it.
+      res.setHeader('Connection', 'close');
+      throw error;
+    }
+    next();
+  };
 }
 
 function handle(ctx: AppContext, route: AnyRoute) {

@@ -1,4 +1,4 @@
-import { hiddenKeyStatus, releaseHiddenKey, storeHiddenKey, uploadExamFile } from '../../commands/coding-exams.js';
+import { checkExamTakesFiles, hiddenKeyStatus, releaseHiddenKey, storeHiddenKey, uploadExamFile } from '../../commands/coding-exams.js';
 import { validationError } from '../../errors.js';
 import { MAX_UPLOAD_BYTES } from '../../files/storage.js';
 import { defineRoute } from '../../http/route.js';
@@ -27,7 +27,7 @@ export const codingExamRoutes = [
     tag: TAG,
     scope: 'exams:write',
     params: codingExamParams,
-    upload: { maxBytes: MAX_UPLOAD_BYTES },
+    upload: { maxBytes: MAX_UPLOAD_BYTES, before: ({ tenant, params }) => checkExamTakesFiles(tenant, params.id) },
     response: examFileSchema,
     errors: ['not_found', 'file_too_large'],
     handler: async ({ tenant, params, file, ctx }) => {

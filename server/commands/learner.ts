@@ -119,15 +119,31 @@ async function findOwnAttempt(tenant: Tenant, student: PersonRow, attemptId: str
   return attempt;
 }
 
-function assertNotSubmitted(attempt: AttemptRow): void {
-  if (attempt.submitted_at) throw new AppError('conflict', 'This attempt has already been submitted.');
+/**
+ * Whether an attempt still takes work (files, proctoring events, the hidden key, a submit). It does
+ * while it is unsubmitted and the student has no submission for the exam, or one sent back for
+ * resubmission; and, once submitted, when its own submission is the one sent back (the student
+ * resubmits on the same attempt). Anything else is `409 conflict`, so one resubmission request
+ * yields at most one new submission, whichever attempt it comes from.
+ */
+async function assertTakesWork(tenant: Tenant, student: PersonRow, attempt: AttemptRow): Promise<{ resubmitting: boolean }> {
+  const latest = (await latestSubmissions(tenant, student, [attempt.exam_id])).get(attempt.exam_id);
+  if (!latest || latest.status === 'resubmission_requested') {
+    if (!attempt.submitted_at) return { resubmitting: false };
+    if (latest?.attempt_id === attempt.id) return { resubmitting: true };
+  }
+  throw new AppError('conflict', attempt.submitted_at ? 'This attempt has already been submitted.' : `You already submitted this exam (submission ${latest?.status}).`);
 }
 
-/** Work on an attempt's answer (files, hidden key, submit) needs it unsubmitted, in time, and its exam still published. */
-async function openAttemptExam(tx: TenantTx, attempt: AttemptRow, now: Date): Promise<ExamRow> {
-  assertNotSubmitted(attempt);
-  if (isExpired(attempt, now)) throw new AppError('conflict', 'The time for this attempt has run out.');
-  const exam = await tx.exams.findById(attempt.exam_id);
+/**
+ * Work on an attempt's answer needs it to take work, its exam still published, and (for a first
+ * submission) its time not run out. A resubmission the teacher asked for is not held to the
+ * original time limit: the attempt's clock ended with its first submission.
+ */
+async function openAttemptExam(tenant: Tenant, student: PersonRow, attempt: AttemptRow, now: Date): Promise<ExamRow> {
+  const { resubmitting } = await assertTakesWork(tenant, student, attempt);
+  if (!resubmitting && isExpired(attempt, now)) throw new AppError('conflict', 'The time for this attempt has run out.');
+  const exam = await tenant.exams.findById(attempt.exam_id);
   if (!exam) throw notFound('exam');
   if (exam.status !== 'published') throw new AppError('conflict', `This exam is ${exam.status}; it no longer accepts work.`);
   return exam;
@@ -136,7 +152,8 @@ async function openAttemptExam(tx: TenantTx, attempt: AttemptRow, now: Date): Pr
 export interface ProctoringEventInput {
   type: string;
   at: Date;
-  detail?: Record<string, unknown> | undefined;
+  /** Any JSON value the client sent about the event. */
+  detail?: unknown;
 }
 
 /**
@@ -147,7 +164,7 @@ export function recordProctoringEvents(learner: LearnerAuth, attemptId: string, 
   const student = studentOf(learner);
   return learner.tenant.inTransaction(async (tx) => {
     const attempt = await findOwnAttempt(tx, student, attemptId);
-    assertNotSubmitted(attempt);
+    await assertTakesWork(tx, student, attempt);
     await tx.proctoringEvents.bulkCreate(
       events.map((event) => ({
         id: newId('pev'),
@@ -171,7 +188,7 @@ export function releaseHiddenKey(learner: LearnerAuth, attemptId: string, now = 
   const student = studentOf(learner);
   return learner.tenant.inTransaction(async (tx) => {
     const attempt = await findOwnAttempt(tx, student, attemptId);
-    await openAttemptExam(tx, attempt, now);
+    await openAttemptExam(tx, student, attempt, now);
     const { hidden_key_b64 } = await releaseHiddenKeyToAttempt(tx, attempt);
     return hidden_key_b64;
   });
@@ -184,6 +201,16 @@ function plainFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
   const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
   return cleaned || 'file';
+}
+
+/**
+ * Before a byte of an upload is received: the attempt is the student's and takes files. Checked
+ * again when the file is stored, in the transaction.
+ */
+export async function checkAttemptTakesFiles(learner: LearnerAuth, attemptId: string, now = new Date()): Promise<void> {
+  const student = studentOf(learner);
+  const attempt = await findOwnAttempt(learner.tenant, student, attemptId);
+  await openAttemptExam(learner.tenant, student, attempt, now);
 }
 
 /** POST /app/attempts/{id}/files: a file of an open attempt, stored as the attempt's `submission` or `recording`. */
@@ -199,7 +226,7 @@ export function storeAttemptFile(
   if (!upload) throw validationError([{ path: 'file', message: 'Required.' }]);
   return learner.tenant.inTransaction(async (tx) => {
     const attempt = await findOwnAttempt(tx, student, attemptId);
-    await openAttemptExam(tx, attempt, now);
+    await openAttemptExam(tx, student, attempt, now);
     return storeUpload(tx, dataDir, upload, { type: 'attempt', id: attempt.id, kind, name: plainFileName(upload.name) });
   });
 }
@@ -214,14 +241,14 @@ export interface SubmitInput {
  * POST /app/attempts/{id}/submit: the attempt's one submission, with `submission.created`.
  * `files` must be `submission` files uploaded to this very attempt (recordings stay out of the
  * attachments, which keys without `submissions:write` can read). Submitting twice, after the time
- * ran out, or once the exam is closed is `409 conflict`. A second chance comes only from a
- * resubmission request, and then on a new attempt (see `startAttempt`).
+ * ran out, or once the exam is closed is `409 conflict`. After a resubmission request the student
+ * submits again on the same attempt, or on a new one (see `startAttempt`); not both.
  */
 export function submitAttempt(learner: LearnerAuth, attemptId: string, input: SubmitInput, now = new Date()): Promise<SubmissionRow> {
   const student = studentOf(learner);
   return learner.tenant.inTransaction(async (tx) => {
     const attempt = await findOwnAttempt(tx, student, attemptId);
-    const exam = await openAttemptExam(tx, attempt, now);
+    const exam = await openAttemptExam(tx, student, attempt, now);
 
     const refs = [...new Set(input.files ?? [])];
     if (refs.length > 0) {
@@ -238,8 +265,8 @@ export function submitAttempt(learner: LearnerAuth, attemptId: string, input: Su
       }
     }
 
-    // Conditional, so two concurrent submits of one attempt cannot both pass.
-    const claimed = await tx.attempts.update({ submitted_at: now }, { id: attempt.id, submitted_at: null });
+    // Conditional on the value read, so two concurrent submits of one attempt cannot both pass.
+    const claimed = await tx.attempts.update({ submitted_at: now }, { id: attempt.id, submitted_at: attempt.submitted_at });
     if (claimed !== 1) throw new AppError('conflict', 'This attempt has already been submitted.');
     const submission = await tx.submissions.create({
       id: newId('sub'),

@@ -22,7 +22,7 @@ export interface ProctoringEventRow extends Model<InferAttributes<ProctoringEven
   /** `focus_lost`, `recorder_error`, … */
   type: string;
   at: Date;
-  detail: Record<string, unknown> | null;
+  detail: unknown;
   created_at: Date;
 }
 

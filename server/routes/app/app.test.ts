@@ -279,7 +279,34 @@ describe('Learner side: /v1/app/*', () => {
       expect(listed?.submission).toEqual({ id: submission.id, status: 'submitted', score: null });
     });
 
-    it('after a resubmission request the student submits again on a new attempt; then 409 again', async () => {
+    it('after a resubmission request the student submits again on the same attempt; then 409 again', async () => {
+      const s = await school();
+      const examId = await insertExam(s);
+      const session = await sessionOf(s.key, s.student);
+      const attempt = await start(session, examId);
+      const first = await appPost(session, `/attempts/${attempt.id}/submit`, { answers: { text: 'one' } });
+      expect(first.status).toBe(200);
+      expect((await appPost(session, `/attempts/${attempt.id}/submit`, {})).status).toBe(409);
+
+      // The grading API's score -1 sends it back: the same attempt takes files and a submit again.
+      const sentBack = await post(s.key, `/submissions/${first.body.data.id}/grade`, { score: -1 });
+      expect(sentBack.status, JSON.stringify(sentBack.body)).toBe(200);
+      const file = await upload(session, attempt.id, Buffer.from('print(2)'), 'answer.py');
+      expect(file.status, JSON.stringify(file.body)).toBe(200);
+      const again = await appPost(session, `/attempts/${attempt.id}/submit`, { answers: { text: 'two' }, files: [file.body.data.ref] });
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body.data.attempt_id).toBe(attempt.id);
+      expect(again.body.data.id).not.toBe(first.body.data.id);
+
+      // Once resubmitted: neither the same attempt nor a new one takes another submission.
+      expect((await appPost(session, `/attempts/${attempt.id}/submit`, {})).status).toBe(409);
+      expect((await appPost(session, `/exams/${examId}/attempts`)).status).toBe(409);
+      const listed = (await appGet(session, '/exams')).body.data.items[0];
+      expect(listed.submission).toEqual({ id: again.body.data.id, status: 'submitted', score: null });
+      expect((await events(s.key)).filter((event) => event.type === 'submission.created')).toHaveLength(2);
+    });
+
+    it('after a resubmission request the student may start a new attempt instead; then the old one is closed', async () => {
       const s = await school();
       const examId = await insertExam(s);
       const session = await sessionOf(s.key, s.student);
@@ -290,23 +317,20 @@ describe('Learner side: /v1/app/*', () => {
       // A graded submission does not reopen the exam.
       await app.ctx.db.models.Submission.update({ status: 'graded', score: 40, graded_at: new Date() }, { where: { id: firstSubmission.body.data.id } });
       expect((await appPost(session, `/exams/${examId}/attempts`)).status).toBe(409);
+      expect((await appPost(session, `/attempts/${first.id}/submit`, {})).status).toBe(409);
       const graded = (await appGet(session, '/exams')).body.data.items[0];
       expect(graded.submission).toEqual({ id: firstSubmission.body.data.id, status: 'graded', score: 40 });
 
-      // Resubmission requested (the grading API's score -1): a new attempt, a new submission.
       await app.ctx.db.models.Submission.update({ status: 'resubmission_requested', score: null }, { where: { id: firstSubmission.body.data.id } });
-      // The old attempt stays submitted.
-      expect((await appPost(session, `/attempts/${first.id}/submit`, {})).status).toBe(409);
       const second = await start(session, examId);
       expect(second.id).not.toBe(first.id);
       expect(second.submitted_at).toBeNull();
       const secondSubmission = await appPost(session, `/attempts/${second.id}/submit`, { answers: { text: 'two' } });
       expect(secondSubmission.status).toBe(200);
       expect(secondSubmission.body.data.attempt_id).toBe(second.id);
-      expect(secondSubmission.body.data.id).not.toBe(firstSubmission.body.data.id);
 
-      const listed = (await appGet(session, '/exams')).body.data.items[0];
-      expect(listed.submission).toEqual({ id: secondSubmission.body.data.id, status: 'submitted', score: null });
+      // One resubmission request, one new submission: the first attempt cannot add another.
+      expect((await appPost(session, `/attempts/${first.id}/submit`, {})).status).toBe(409);
       expect((await appPost(session, `/attempts/${second.id}/submit`, {})).status).toBe(409);
       expect((await appPost(session, `/exams/${examId}/attempts`)).status).toBe(409);
       expect((await events(s.key)).filter((event) => event.type === 'submission.created')).toHaveLength(2);
@@ -482,7 +506,6 @@ describe('Learner side: /v1/app/*', () => {
         { events: [{ type: 'Focus Lost', at }] },
         { events: [{ type: 'focus_lost' }] },
         { events: [{ type: 'focus_lost', at: 'yesterday' }] },
-        { events: [{ type: 'focus_lost', at, detail: 'text' }] },
         { events: [{ type: 'focus_lost', at, detail: { blob: 'x'.repeat(5000) } }] },
         { events: [{ type: 'focus_lost', at, extra: 1 }] },
       ];
@@ -493,6 +516,9 @@ describe('Learner side: /v1/app/*', () => {
       }
       const fiveHundred = await appPost(session, `/attempts/${attempt.id}/events`, { events: Array.from({ length: 500 }, () => ({ type: 'focus_lost', at })) });
       expect(fiveHundred.body.data).toEqual({ accepted: 500 });
+      // `detail` is any JSON value: a string, a number, an array, null.
+      const anyDetail = [{ type: 'focus_lost', at, detail: 'alt-tab' }, { type: 'focus_lost', at, detail: 3 }, { type: 'focus_lost', at, detail: ['a'] }, { type: 'focus_lost', at, detail: null }];
+      expect((await appPost(session, `/attempts/${attempt.id}/events`, { events: anyDetail })).body.data).toEqual({ accepted: 4 });
 
       const badKind = await upload(session, attempt.id, Buffer.from('x'), 'x.txt', 'starter');
       expect(badKind.status).toBe(422);

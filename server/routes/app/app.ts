@@ -1,4 +1,5 @@
 import {
+  checkAttemptTakesFiles,
   listAssignedExams,
   recordProctoringEvents,
   releaseHiddenKey,
@@ -101,7 +102,7 @@ export const learnerRoutes: AnyRoute[] = [
     tag: 'SSO',
     params: attemptParams,
     query: fileQuery,
-    upload: { maxBytes: MAX_UPLOAD_BYTES },
+    upload: { maxBytes: MAX_UPLOAD_BYTES, before: ({ learner, params }) => checkAttemptTakesFiles(learner, params.id) },
     response: attemptFileSchema,
     errors: ['forbidden', 'not_found', 'conflict', 'file_too_large'],
     handler: async ({ learner, params, query, file, ctx }) =>
@@ -114,7 +115,7 @@ export const learnerRoutes: AnyRoute[] = [
     summary: 'Learner: submit the attempt',
     description:
       'Creates the submission and emits `submission.created`. Already submitted, time run out, or exam closed: `409 conflict`. ' +
-      'After a resubmission request the student starts a new attempt and submits that one. ' +
+      'After a resubmission request the student submits again on the same attempt (its time limit no longer applies), or starts a new one; not both. ' +
       STUDENTS_ONLY,
     tag: 'SSO',
     params: attemptParams,

@@ -70,10 +70,13 @@ const proctoringEvent = z.strictObject({
     .openapi({ description: 'What happened, for example `focus_lost` or `recorder_error`.', example: 'focus_lost' }),
   at: isoDateTime.transform((value) => new Date(value)).openapi({ description: 'When it happened, on the device.' }),
   detail: z
-    .record(z.string(), z.unknown())
-    .refine((detail) => jsonBytes(detail) <= MAX_EVENT_DETAIL_BYTES, `At most ${MAX_EVENT_DETAIL_BYTES} bytes as JSON.`)
+    .unknown()
+    .refine((detail) => detail === undefined || jsonBytes(detail) <= MAX_EVENT_DETAIL_BYTES, `At most ${MAX_EVENT_DETAIL_BYTES} bytes as JSON.`)
     .optional()
-    .openapi({ description: `Free-form facts about the event, at most ${MAX_EVENT_DETAIL_BYTES} bytes as JSON.`, example: { duration_ms: 5400 } }),
+    .openapi({
+      description: `Free-form facts about the event: any JSON value (an object, a string such as "alt-tab", …), at most ${MAX_EVENT_DETAIL_BYTES} bytes as JSON.`,
+      example: { duration_ms: 5400 },
+    }),
 });
 
 export const eventsBody = z

@@ -3,10 +3,18 @@
  * keys, over HTTP against a real appliance (127.0.0.1, port 0, real SQLite file). A supertest
  * agent keeps the session cookie the way a browser would.
  */
+import http from 'node:http';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, MAX_ACTIVE_KEYS } from '../server/commands/api-keys.js';
-import { LoginThrottle, LOGIN_WINDOW_MS } from '../server/portal/login-throttle.js';
+import {
+  ADDRESS_FREE_FAILURES,
+  FAILURE_MEMORY_MS,
+  FIRST_WAIT_MS,
+  LoginThrottle,
+  MAX_WAIT_MS,
+  PAIR_FREE_FAILURES,
+} from '../server/portal/login-throttle.js';
 import { requireMember } from '../server/portal/policies.js';
 import { hashCsrfToken } from '../server/portal/session.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
@@ -171,40 +179,77 @@ describe('Portal: failed sign-ins are rate limited', () => {
   });
   afterAll(() => app.close());
 
-  it('refuses the 6th attempt after 5 failures with 429 and Retry-After, even with the right password', async () => {
+  /** A sign-in sent to 127.0.0.1 from another loopback source address: another machine, as the server sees it. */
+  function loginFrom(sourceAddress: string, body: { email: string; password: string }) {
+    return new Promise<{ status: number; body: { error?: string }; retryAfter: string | undefined }>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const request = http.request(
+        `${app.origin}/portal/api/login`,
+        { method: 'POST', localAddress: sourceAddress, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } },
+        (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { error?: string }, retryAfter: res.headers['retry-after'] as string | undefined }));
+        },
+      );
+      request.on('error', reject);
+      request.end(payload);
+    });
+  }
+
+  it('someone else failing five times with the admin’s email does not lock the admin out', async () => {
     for (let i = 0; i < 5; i += 1) {
-      expectError(await app.http.post('/portal/api/login').send({ email: ADMIN_EMAIL, password: `wrong ${i}` }), 401, 'unauthorized');
+      expect((await loginFrom('127.0.0.2', { email: ADMIN_EMAIL, password: `guess ${i}` })).status).toBe(401);
     }
-    const sixth = await app.http.post('/portal/api/login').send({ email: ADMIN_EMAIL, password: ADMIN.admin_password });
-    expectError(sixth, 429, 'rate_limited');
-    expect(sixth.get('Set-Cookie')).toBeUndefined();
-    const retryAfter = Number(sixth.get('Retry-After'));
-    expect(retryAfter).toBeGreaterThan(14 * 60);
-    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
-    // The same address trying another account is refused too (per-IP count).
-    expectError(await app.http.post('/portal/api/login').send({ email: 'other@riverside.test', password: 'whatever' }), 429, 'rate_limited');
+    const guesser = await loginFrom('127.0.0.2', { email: ADMIN_EMAIL, password: ADMIN.admin_password });
+    expect(guesser.status).toBe(429);
+    expect(guesser.body.error).toBe('rate_limited');
+    expect(Number(guesser.retryAfter)).toBeGreaterThan(50);
+    expect(Number(guesser.retryAfter)).toBeLessThanOrEqual(60);
+    // The owner, from their own machine, signs in as usual.
+    const owner = await loginFrom('127.0.0.1', { email: ADMIN_EMAIL, password: ADMIN.admin_password });
+    expect(owner.status).toBe(200);
   });
 
-  it('counts failures over a sliding 15-minute window per subject; success clears the email', () => {
+  it('refuses the 6th attempt of one email from one address with 429 and Retry-After, even with the right password', async () => {
+    const email = 'second@riverside.test';
+    for (let i = 0; i < 5; i += 1) {
+      expectError(await app.http.post('/portal/api/login').send({ email, password: `wrong ${i}` }), 401, 'unauthorized');
+    }
+    const sixth = await app.http.post('/portal/api/login').send({ email, password: 'still wrong' });
+    expectError(sixth, 429, 'rate_limited');
+    expect(sixth.get('Set-Cookie')).toBeUndefined();
+    expect(Number(sixth.get('Retry-After'))).toBeGreaterThan(50);
+  });
+
+  it('backs off exponentially per email and address, and per address over many emails', () => {
     let now = 1_000_000;
     const throttle = new LoginThrottle(() => now);
-    const subjects = ['email:a@x.test', 'ip:10.0.0.1'];
-    for (let i = 0; i < 4; i += 1) {
-      throttle.recordFailure(subjects);
-      now += 60_000;
-    }
-    expect(throttle.retryAfterSeconds(subjects)).toBe(0);
-    throttle.recordFailure(subjects);
-    expect(throttle.retryAfterSeconds(subjects)).toBe((LOGIN_WINDOW_MS - 4 * 60_000) / 1000);
-    expect(throttle.retryAfterSeconds(['email:b@x.test'])).toBe(0);
-    expect(throttle.retryAfterSeconds(['email:b@x.test', 'ip:10.0.0.1'])).toBeGreaterThan(0);
-    now += LOGIN_WINDOW_MS - 4 * 60_000 + 1; // the oldest failure leaves the window
-    expect(throttle.retryAfterSeconds(subjects)).toBe(0);
-    throttle.recordFailure(subjects);
-    expect(throttle.retryAfterSeconds(subjects)).toBeGreaterThan(0);
-    throttle.clear('email:a@x.test');
-    expect(throttle.retryAfterSeconds(['email:a@x.test'])).toBe(0);
-    expect(throttle.retryAfterSeconds(['ip:10.0.0.1'])).toBeGreaterThan(0);
+    for (let i = 0; i < PAIR_FREE_FAILURES - 1; i += 1) throttle.recordFailure('a@x.test', '10.0.0.1');
+    expect(throttle.retryAfterSeconds('a@x.test', '10.0.0.1')).toBe(0);
+    throttle.recordFailure('a@x.test', '10.0.0.1');
+    expect(throttle.retryAfterSeconds('a@x.test', '10.0.0.1')).toBe(FIRST_WAIT_MS / 1000);
+    // The same email from elsewhere, and another email from here, are not held.
+    expect(throttle.retryAfterSeconds('a@x.test', '10.0.0.2')).toBe(0);
+    expect(throttle.retryAfterSeconds('b@x.test', '10.0.0.1')).toBe(0);
+    // Each further failure doubles the wait, up to the cap.
+    now += FIRST_WAIT_MS;
+    throttle.recordFailure('a@x.test', '10.0.0.1');
+    expect(throttle.retryAfterSeconds('a@x.test', '10.0.0.1')).toBe((2 * FIRST_WAIT_MS) / 1000);
+    now += 2 * FIRST_WAIT_MS;
+    throttle.recordFailure('a@x.test', '10.0.0.1');
+    expect(throttle.retryAfterSeconds('a@x.test', '10.0.0.1')).toBe((4 * FIRST_WAIT_MS) / 1000);
+    for (let i = 0; i < 10; i += 1) throttle.recordFailure('a@x.test', '10.0.0.1');
+    expect(throttle.retryAfterSeconds('a@x.test', '10.0.0.1')).toBe(MAX_WAIT_MS / 1000);
+    // A success clears the pair.
+    throttle.recordSuccess('a@x.test', '10.0.0.1');
+    expect(throttle.retryAfterSeconds('a@x.test', '10.0.0.1')).toBe(0);
+    // One address trying many accounts is held once it has failed often enough, whatever the email.
+    for (let i = 0; i < ADDRESS_FREE_FAILURES; i += 1) throttle.recordFailure(`user${i}@x.test`, '10.0.0.9');
+    expect(throttle.retryAfterSeconds('fresh@x.test', '10.0.0.9')).toBeGreaterThan(0);
+    // Failures are forgotten after a day.
+    now += FAILURE_MEMORY_MS + 1;
+    expect(throttle.retryAfterSeconds('fresh@x.test', '10.0.0.9')).toBe(0);
   });
 });
 

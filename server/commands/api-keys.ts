@@ -6,7 +6,7 @@ import { parseInput } from '../http/validate.js';
 import { z } from '../http/zod.js';
 import { newId, randomToken } from '../ids.js';
 import type { ApiKeyRow } from '../models/api-key.js';
-import { parseScopes } from '../policies/scopes.js';
+import { assertCanGrant, parseScopes, type KeyGranterRole } from '../policies/scopes.js';
 
 export const MAX_ACTIVE_KEYS = 25;
 export const KEY_PREFIX = 'cb_live_';
@@ -24,10 +24,15 @@ export interface CreatedApiKey {
   key: string;
 }
 
-/** Creates a live key for the tenant's institution; only its SHA-256 hash is stored. */
-export async function createApiKey(tenant: Tenant, input: z.input<typeof apiKeyInput>): Promise<CreatedApiKey> {
+/**
+ * Creates a live key for the tenant's institution; only its SHA-256 hash is stored. A key made
+ * by a portal member holds only scopes that member's role may grant (`grantedBy`); the CLI is
+ * the appliance's operator and may grant any.
+ */
+export async function createApiKey(tenant: Tenant, input: z.input<typeof apiKeyInput>, options: { grantedBy?: KeyGranterRole } = {}): Promise<CreatedApiKey> {
   const { name, scopes, rate_limit_per_min, created_by } = parseInput(apiKeyInput, input);
   const granted = parseScopes(scopes);
+  if (options.grantedBy) assertCanGrant(options.grantedBy, granted);
   return tenant.inTransaction(async (tx) => {
     const active = await tx.apiKeys.count({ where: { status: 'active' } });
     if (active >= MAX_ACTIVE_KEYS) {

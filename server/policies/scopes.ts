@@ -31,6 +31,29 @@ export const SCOPES = {
 
 export type Scope = keyof typeof SCOPES;
 
+/**
+ * Scopes only an institution's admins may put on a key: what the portal keeps from developers
+ * (licenses; the institution's own settings) and what spends the institution's money (merit
+ * credits from its allowance, coupon batches). A developer making a key cannot reach through
+ * `/v1` what their role cannot reach in the portal. See docs/decisions.md.
+ */
+export const ADMIN_ONLY_SCOPES: readonly Scope[] = ['licenses:read', 'licenses:write', 'institution:write', 'merits:write', 'coupons:write'];
+
+/** The portal roles that make keys. */
+export type KeyGranterRole = 'admin' | 'developer';
+
+export function canGrant(role: KeyGranterRole, scope: Scope): boolean {
+  return role === 'admin' || !ADMIN_ONLY_SCOPES.includes(scope);
+}
+
+/** `403 forbidden` naming the scopes the role may not put on a key. */
+export function assertCanGrant(role: KeyGranterRole, scopes: readonly Scope[]): void {
+  const refused = scopes.filter((scope) => !canGrant(role, scope));
+  if (refused.length > 0) {
+    throw new AppError('forbidden', `Only an admin can grant ${refused.join(', ')}.`, { refused });
+  }
+}
+
 export const ALL_SCOPES = Object.keys(SCOPES) as Scope[];
 
 export function isScope(value: string): value is Scope {

@@ -185,8 +185,8 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
       handler: async ({ ctx, req, res, body }) => {
         const invitation = await findUsableInvitation(ctx.db, body.token);
         // A wrong password here is a password guess like a failed login, and is throttled the same way.
-        const subjects = [`email:${invitation.email}`, `ip:${req.ip ?? 'unknown'}`];
-        const wait = throttle.retryAfterSeconds(subjects);
+        const address = req.ip ?? 'unknown';
+        const wait = throttle.retryAfterSeconds(invitation.email, address);
         if (wait > 0) {
           res.setHeader('Retry-After', String(wait));
           throw new AppError('rate_limited', 'Too many failed sign-ins; try again later.');
@@ -195,7 +195,7 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
         try {
           accepted = await acceptInvitation(ctx.db, body);
         } catch (error) {
-          if (error instanceof WrongInvitationPasswordError) throttle.recordFailure(subjects);
+          if (error instanceof WrongInvitationPasswordError) throttle.recordFailure(invitation.email, address);
           throw error;
         }
         const auth = await startSession(ctx.db, req, res, accepted.account);

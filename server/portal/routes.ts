@@ -7,7 +7,7 @@ import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { z } from '../http/zod.js';
 import { randomToken } from '../ids.js';
-import { SCOPES } from '../policies/scopes.js';
+import { ADMIN_ONLY_SCOPES, ALL_SCOPES, SCOPES } from '../policies/scopes.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
 import { auditRoutes } from './audit.js';
 import { institutionDataRoutes } from './data.js';
@@ -96,9 +96,8 @@ let dummyHash: Promise<string> | null = null;
 const unknownAccountHash = () => (dummyHash ??= hashPassword(randomToken(32)));
 
 async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, res: Response, email: string, password: string) {
-  // Per email (guessing one account's password) and per address (trying many accounts).
-  const subjects = [`email:${email}`, `ip:${req.ip ?? 'unknown'}`];
-  const wait = throttle.retryAfterSeconds(subjects);
+  const address = req.ip ?? 'unknown';
+  const wait = throttle.retryAfterSeconds(email, address);
   if (wait > 0) {
     res.setHeader('Retry-After', String(wait));
     throw new AppError('rate_limited', 'Too many failed sign-ins; try again later.');
@@ -107,12 +106,12 @@ async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, re
   const storedHash = account?.password_hash ?? (await unknownAccountHash());
   const matches = await verifyPassword(password, storedHash);
   if (!account || !account.password_hash || !matches) {
-    throttle.recordFailure(subjects);
+    throttle.recordFailure(email, address);
     throw new AppError('unauthorized', WRONG_CREDENTIALS);
   }
   // Told only to someone who knows the password, so it reveals nothing to a guesser.
   if (account.status !== 'active') throw new AppError('unauthorized', 'This account is suspended.');
-  throttle.clear(subjects[0]!);
+  throttle.recordSuccess(email, address);
   return startSession(ctx.db, req, res, account);
 }
 
@@ -186,14 +185,14 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/institutions/{id}/keys',
-      summary: 'Create an API key; the full key is in this answer only',
+      summary: 'Create an API key; the full key is in this answer only. Developers may not grant admin-only scopes (403 forbidden)',
       access: 'member',
       roles: KEY_ROLES,
       params: institutionParams,
       body: apiKeyInput.omit({ created_by: true }),
       response: createdApiKeySchema,
       handler: async ({ access, auth, body }) => {
-        const { row, key } = await createApiKey(access.tenant, { ...body, created_by: auth.account.id });
+        const { row, key } = await createApiKey(access.tenant, { ...body, created_by: auth.account.id }, { grantedBy: access.role });
         return presentCreatedApiKey(row, key);
       },
     }),
@@ -222,10 +221,11 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'get',
       path: '/scopes',
-      summary: 'The 25 scopes a key can hold, with what each grants (for the scope picker)',
+      summary: 'The 25 scopes a key can hold, with what each grants and whether only admins may grant it (for the scope picker)',
       access: 'session',
-      response: z.array(z.object({ scope: z.string(), description: z.string() })),
-      handler: async () => Object.entries(SCOPES).map(([scope, description]) => ({ scope, description })),
+      response: z.array(z.object({ scope: z.string(), description: z.string(), admin_only: z.boolean() })),
+      handler: async () =>
+        ALL_SCOPES.map((scope) => ({ scope, description: SCOPES[scope], admin_only: ADMIN_ONLY_SCOPES.includes(scope) })),
     }),
 
     ...developerRoutes(throttle),

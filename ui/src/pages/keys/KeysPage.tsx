@@ -67,7 +67,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
         onChange={setRateLimit}
         fallback={RATE_LIMIT.min}
       />
-      <ScopePicker value={scopes} onChange={setScopes} />
+      <ScopePicker value={scopes} onChange={setScopes} role={institution.role} />
     </FormModal>
   );
 }

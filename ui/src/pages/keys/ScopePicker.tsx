@@ -1,17 +1,27 @@
 import { Button, Checkbox, Fieldset, Group, SimpleGrid, Skeleton, Text } from '@mantine/core';
 import { QueryError } from '../../components';
-import { groupByArea, useScopes } from '../scopes/scopes';
+import type { MembershipRole } from '../../session';
+import { groupByArea, useScopes, type ScopeInfo } from '../scopes/scopes';
 
-/** Scopes grouped by area, read and write side by side, each with what it grants. */
-export function ScopePicker({ value, onChange }: { value: string[]; onChange(scopes: string[]): void }) {
+/**
+ * Scopes grouped by area, read and write side by side, each with what it grants. A developer
+ * sees the admin-only scopes but cannot pick them: the server refuses them too (403).
+ */
+export function ScopePicker({ value, onChange, role }: { value: string[]; onChange(scopes: string[]): void; role: MembershipRole }) {
   const scopes = useScopes();
   if (scopes.error) return <QueryError error={scopes.error} />;
   if (!scopes.data) return <Skeleton height={200} />;
   const toggle = (scope: string, checked: boolean) => onChange(checked ? [...value, scope] : value.filter((entry) => entry !== scope));
-  const all = scopes.data.map((entry) => entry.scope);
+  const grantable = (entry: ScopeInfo) => role === 'admin' || !entry.admin_only;
+  const all = scopes.data.filter(grantable).map((entry) => entry.scope);
   const reads = all.filter((scope) => scope.endsWith(':read'));
   return (
     <Fieldset legend={`Scopes (${value.length} selected)`} variant="unstyled">
+      {role !== 'admin' ? (
+        <Text size="xs" c="dimmed" mb="xs">
+          Scopes marked “admins only” (licenses, the institution’s settings, merit credits, coupon batches) can be granted only by an admin of this institution.
+        </Text>
+      ) : null}
       <Group gap="xs" mb="sm">
         <Button size="compact-xs" variant="light" onClick={() => onChange(reads)}>
           All read
@@ -30,8 +40,9 @@ export function ScopePicker({ value, onChange }: { value: string[]; onChange(sco
               <Checkbox
                 key={entry.scope}
                 mb={6}
-                label={entry.scope}
+                label={grantable(entry) ? entry.scope : `${entry.scope} (admins only)`}
                 description={<Text size="xs" c="dimmed" component="span">{entry.description}</Text>}
+                disabled={!grantable(entry)}
                 checked={value.includes(entry.scope)}
                 onChange={(event) => toggle(entry.scope, event.currentTarget.checked)}
               />

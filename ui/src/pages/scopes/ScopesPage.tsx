@@ -11,6 +11,11 @@ const columns: ColumnDef<ScopeInfo>[] = [
     cell: ({ row }) => (row.original.scope.endsWith(':read') ? <Badge variant="light">read</Badge> : <Badge variant="light" color="orange">write</Badge>),
   },
   { header: 'What it grants', accessorKey: 'description' },
+  {
+    header: 'Granted by',
+    id: 'granted_by',
+    cell: ({ row }) => (row.original.admin_only ? <Badge variant="light" color="grape">admins only</Badge> : 'admins and developers'),
+  },
 ];
 
 export function ScopesPage() {

@@ -4,6 +4,8 @@ import { api } from '../../api/client';
 export interface ScopeInfo {
   scope: string;
   description: string;
+  /** Only an institution's admins may put it on a key. */
+  admin_only: boolean;
 }
 
 export interface ScopeArea {

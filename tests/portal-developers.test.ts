@@ -7,7 +7,7 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../server/commands/api-keys.js';
 import { DEVELOPER_INVITE_TTL_MS, hashInvitationToken } from '../server/commands/developers.js';
-import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
+import { makeInstitution, outboxText, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { createAccount, expectError, expectOk, setUpPortal, type Agent, type FirstRun } from './helpers/portal.js';
 
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };
@@ -42,7 +42,7 @@ describe('Portal: developers and the operator', () => {
   async function tokenOfNewMail(): Promise<string> {
     const mails = await newInviteMails();
     expect(mails).toHaveLength(1);
-    const token = TOKEN_IN_LINK.exec(mails[0]!.text_body)?.[1];
+    const token = TOKEN_IN_LINK.exec(outboxText(app, mails[0]!))?.[1];
     expect(token).toBeDefined();
     return token!;
   }
@@ -79,8 +79,8 @@ describe('Portal: developers and the operator', () => {
     const mails = await newInviteMails();
     expect(mails).toHaveLength(1);
     expect(mails[0]!).toMatchObject({ kind: 'developer_invite', institution_id: institutionId, to_masked: 'd•••@example.test' });
-    expect(mails[0]!.text_body).toContain(`${app.ctx.portalUrl}/#/accept-invite?token=`);
-    const token = TOKEN_IN_LINK.exec(mails[0]!.text_body)![1]!;
+    expect(outboxText(app, mails[0]!)).toContain(`${app.ctx.portalUrl}/#/accept-invite?token=`);
+    const token = TOKEN_IN_LINK.exec(outboxText(app, mails[0]!))![1]!;
     // Only the hash is stored.
     const row = await app.ctx.db.models.Invitation.findByPk(invited.body.data.invitation_id);
     expect(row!.token_hash).toBe(hashInvitationToken(token));
@@ -187,7 +187,7 @@ describe('Portal: developers and the operator', () => {
     expect(again.body.data.invitation_id).toBe(first.body.data.invitation_id);
     const mails = await newInviteMails();
     expect(mails).toHaveLength(2);
-    expectError(await accept(app.http, TOKEN_IN_LINK.exec(mails[0]!.text_body)![1]!), 401, 'unauthorized');
+    expectError(await accept(app.http, TOKEN_IN_LINK.exec(outboxText(app, mails[0]!))![1]!), 401, 'unauthorized');
     expectError(await invite('not an email'), 422, 'validation_error');
   });
 

@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
 import type { LearnerAuth } from '../http/session-auth.js';
-import { openRecipient } from '../mail/outbox.js';
+import { openBody, openRecipient } from '../mail/outbox.js';
 import type { ExamApp, ExamRow, ExamType } from '../models/exam.js';
 import type { GuardianType } from '../models/guardian.js';
 import type { InstitutionRow } from '../models/institution.js';
@@ -270,7 +270,7 @@ async function nextDemoName(db: Database): Promise<string> {
 async function acceptInvitationFromMail(db: Database, tenant: Tenant, guardianEmail: string): Promise<void> {
   const mails = await tenant.mailOutbox.findAll({ where: { kind: 'guardian_invite' }, order: [['created_at', 'DESC']] });
   const mail = mails.find((row) => openRecipient(db, row) === guardianEmail);
-  const token = mail ? /[?&]token=([A-Za-z0-9]+)/.exec(mail.text_body)?.[1] : undefined;
+  const token = mail ? /[?&]token=([A-Za-z0-9]+)/.exec(openBody(db, mail) ?? '')?.[1] : undefined;
   if (!token) throw new Error(`demo seed: no invitation mail for ${guardianEmail}`);
   if (!(await acceptGuardianInvite(db, token))) throw new Error(`demo seed: the invitation of ${guardianEmail} was refused`);
 }

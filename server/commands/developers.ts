@@ -85,10 +85,8 @@ export async function listDevelopers(tenant: Tenant): Promise<Team> {
 async function sendInvitation(tx: TenantTx, invitation: InvitationRow, portalUrl: string): Promise<void> {
   const token = randomToken(TOKEN_LENGTH);
   const now = new Date();
-  await invitation.update(
-    { token_hash: hashInvitationToken(token), expires_at: new Date(now.getTime() + DEVELOPER_INVITE_TTL_MS), sent_at: now },
-    { transaction: tx.tx },
-  );
+  const expiresAt = new Date(now.getTime() + DEVELOPER_INVITE_TTL_MS);
+  await invitation.update({ token_hash: hashInvitationToken(token), expires_at: expiresAt, sent_at: now }, { transaction: tx.tx });
   const institution = await tx.institution();
   await queueMail(tx, {
     to: invitation.email,
@@ -104,6 +102,7 @@ async function sendInvitation(tx: TenantTx, invitation: InvitationRow, portalUrl
       'If you did not expect this message, you can ignore it; nothing happens unless you open the link.',
     ].join('\n'),
     kind: 'developer_invite',
+    expiresAt,
   });
 }
 

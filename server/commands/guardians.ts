@@ -93,16 +93,15 @@ export interface InviteOptions {
 async function sendInvitation(tx: TenantTx, link: GuardianLinkRow, student: PersonRow, options: InviteOptions): Promise<void> {
   const token = randomToken(INVITE_TOKEN_LENGTH);
   const now = new Date();
-  await link.update(
-    { invite_token_hash: hashInviteToken(token), invite_expires_at: new Date(now.getTime() + INVITE_TTL_MS), invited_at: now },
-    { transaction: tx.tx },
-  );
+  const expiresAt = new Date(now.getTime() + INVITE_TTL_MS);
+  await link.update({ invite_token_hash: hashInviteToken(token), invite_expires_at: expiresAt, invited_at: now }, { transaction: tx.tx });
   const institution = await tx.institution();
   await queueMail(tx, {
     to: link.guardian_email,
     subject: `${institution.name}: please confirm you are ${firstName(student.full_name)}'s guardian`,
     text: renderInvitationText({ institution, student, link, url: guardianAcceptUrl(options.portalUrl, token) }),
     kind: 'guardian_invite',
+    expiresAt,
   });
 }
 

@@ -55,6 +55,7 @@ export async function connectDatabase(
   let migrationsApplied: string[];
   try {
     migrationsApplied = await migrate(sequelize, {
+      fieldCrypto,
       to: options.migrateTo,
       beforeMigrating: async ({ executed, pending }) => {
         if (existed && executed.length) preMigrationBackup = await backupBeforeMigrating(databaseFile, pending[0]!);

@@ -1,10 +1,13 @@
 import type { QueryInterface, Sequelize, Transaction } from 'sequelize';
 import { SequelizeStorage, Umzug } from 'umzug';
+import type { FieldCrypto } from '../crypto/field-crypto.js';
 import { migrations } from './migrations/index.js';
 
 export interface MigrationContext {
   queryInterface: QueryInterface;
   transaction: Transaction;
+  /** The master key's field encryption, for migrations that seal data written in clear before. */
+  fieldCrypto: FieldCrypto;
 }
 
 export interface Migration {
@@ -20,6 +23,7 @@ export interface MigrationState {
 }
 
 export interface MigrateOptions {
+  fieldCrypto: FieldCrypto;
   /** Apply migrations up to and including this one only (tests build older databases this way). */
   to?: string;
   /** Runs before the first pending migration, only when there is one; throwing stops the upgrade. */
@@ -27,13 +31,13 @@ export interface MigrateOptions {
 }
 
 /** Applies pending migrations, each in its own transaction. Returns the names applied. */
-export async function migrate(sequelize: Sequelize, options: MigrateOptions = {}): Promise<string[]> {
+export async function migrate(sequelize: Sequelize, options: MigrateOptions): Promise<string[]> {
   const umzug = new Umzug({
     migrations: migrations.map((migration) => ({
       name: migration.name,
       up: () =>
         sequelize.transaction((transaction) =>
-          migration.up({ queryInterface: sequelize.getQueryInterface(), transaction }),
+          migration.up({ queryInterface: sequelize.getQueryInterface(), transaction, fieldCrypto: options.fieldCrypto }),
         ),
     })),
     storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),

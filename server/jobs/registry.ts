@@ -4,8 +4,10 @@ import type { Job } from './job.js';
 import { pruneAuditLogJob } from './prune-audit-log.js';
 import { pruneDeliveriesJob } from './prune-deliveries.js';
 import { pruneEventsJob } from './prune-events.js';
+import { pruneMailJob } from './prune-mail.js';
 import { pruneSessionsJob } from './prune-sessions.js';
 import { sendMailJob } from './send-mail.js';
+import { sweepTempFilesJob } from './sweep-temp-files.js';
 import { webhookSweepJob } from './webhook-sweep.js';
 
 /** Every cron job of the appliance. */
@@ -14,8 +16,10 @@ export const jobs: Job[] = [
   pruneDeliveriesJob,
   pruneSessionsJob,
   pruneAuditLogJob,
+  pruneMailJob,
   expireLicensesJob,
   guardianReportsJob,
   sendMailJob,
+  sweepTempFilesJob,
   webhookSweepJob,
 ];

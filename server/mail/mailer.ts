@@ -5,7 +5,7 @@ import { Op, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { MailOutboxRow } from '../models/mail.js';
-import { openRecipient } from './outbox.js';
+import { openBody, openRecipient } from './outbox.js';
 import { loadSmtpConnection, type SmtpConnectionSettings } from './smtp-settings.js';
 
 /** Attempts before a message is given up as `failed`. */
@@ -22,6 +22,8 @@ export interface MailRunResult {
   retrying: number;
   /** Messages given up on this run after MAX_MAIL_ATTEMPTS. */
   failed: number;
+  /** Messages dropped unsent because what they offered had expired. */
+  expired: number;
 }
 
 export interface SendOptions {
@@ -74,7 +76,7 @@ export function describeMailError(error: unknown): string {
 }
 
 async function sendBatches(db: Database, logger: Logger, options: SendOptions): Promise<MailRunResult> {
-  const result: MailRunResult = { configured: false, sent: 0, retrying: 0, failed: 0 };
+  const result: MailRunResult = { configured: false, sent: 0, retrying: 0, failed: 0, expired: 0 };
   const smtp = await loadSmtpConnection(db);
   if (!smtp) return result;
   result.configured = true;
@@ -119,23 +121,33 @@ async function sendOne(
   row: MailOutboxRow,
   result: MailRunResult,
 ): Promise<void> {
+  const text = openBody(db, row);
+  if (text === null || (row.expires_at && row.expires_at.getTime() <= Date.now())) {
+    // What it offered has ended (an invitation link): sending it now would only confuse.
+    await db.sequelize.transaction((transaction) => row.update({ status: 'expired', body_sealed: null }, { transaction }));
+    result.expired += 1;
+    return;
+  }
   try {
     await transport.sendMail({
       from: smtp.from,
       to: openRecipient(db, row),
       subject: row.subject,
-      text: row.text_body,
+      text,
       headers: { 'Auto-Submitted': 'auto-generated' },
     });
     // Writes go through a transaction: this process's writers queue there (server/db/sequelize.ts).
-    await db.sequelize.transaction((transaction) => row.update({ status: 'sent', sent_at: new Date(), last_error: null }, { transaction }));
+    // The body is erased once sent: a delivered invitation link is not kept to be read again.
+    await db.sequelize.transaction((transaction) => row.update({ status: 'sent', sent_at: new Date(), last_error: null, body_sealed: null }, { transaction }));
     result.sent += 1;
     logger.info({ mail_id: row.id, kind: row.kind }, 'mail sent');
   } catch (error) {
     const attempts = row.attempts + 1;
     const lastError = describeMailError(error);
     const status = attempts >= MAX_MAIL_ATTEMPTS ? 'failed' : 'queued';
-    await db.sequelize.transaction((transaction) => row.update({ attempts, last_error: lastError, status }, { transaction }));
+    // A message given up on is never retried: its body goes with it.
+    const erase = status === 'failed' ? { body_sealed: null } : {};
+    await db.sequelize.transaction((transaction) => row.update({ attempts, last_error: lastError, status, ...erase }, { transaction }));
     if (status === 'failed') result.failed += 1;
     else result.retrying += 1;
     logger.warn({ mail_id: row.id, kind: row.kind, attempts, status, error: lastError }, 'mail not sent');

@@ -1,10 +1,12 @@
+import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { TenantTx } from '../db/tenant.js';
 import { newId } from '../ids.js';
 import type { MailOutboxRow } from '../models/mail.js';
 
-/** Encryption context of outbox recipients; the same string must be used to seal and open them. */
+/** Encryption contexts of outbox recipients and bodies; the same string must be used to seal and open them. */
 const MAIL_RECIPIENT = 'mail_outbox.to';
+export const MAIL_BODY = 'mail_outbox.body';
 
 export interface OutgoingMail {
   to: string;
@@ -12,6 +14,8 @@ export interface OutgoingMail {
   text: string;
   /** What the mail is for (`guardian_invite`, `guardian_report`, …); shown in the portal's outbox. */
   kind: string;
+  /** When what the mail offers ends (an invitation link): after that it is dropped, never sent. */
+  expiresAt?: Date | null;
 }
 
 /** `a•••@example.org`: enough for a person to recognise the recipient, useless to harvest. */
@@ -29,10 +33,16 @@ export function openRecipient(db: Database, row: Pick<MailOutboxRow, 'to_sealed'
   return db.fieldCrypto.decrypt(row.to_sealed, MAIL_RECIPIENT);
 }
 
+/** The text of a mail still waiting to be sent; null once sent or dropped (the body is erased then). */
+export function openBody(db: Database, row: Pick<MailOutboxRow, 'body_sealed'>): string | null {
+  return row.body_sealed === null ? null : db.fieldCrypto.decrypt(row.body_sealed, MAIL_BODY);
+}
+
 /**
  * Writes the mail as an outbox row in the caller's transaction (so it exists exactly when the
  * change that caused it does) and, once that transaction commits, tells the mailer to send.
- * The recipient is stored encrypted: it may be a personal address.
+ * Recipient and body are sealed with the master key: the recipient may be a personal address,
+ * the body a live invitation link. The body is erased once the message is sent or dropped.
  */
 export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailOutboxRow> {
   const to = mail.to.trim().toLowerCase();
@@ -41,7 +51,8 @@ export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailO
     to_sealed: sealRecipient(tx.db, to),
     to_masked: maskEmail(to),
     subject: mail.subject.slice(0, 300),
-    text_body: mail.text,
+    body_sealed: tx.db.fieldCrypto.encrypt(mail.text, MAIL_BODY),
+    expires_at: mail.expiresAt ?? null,
     kind: mail.kind,
     status: 'queued',
     last_error: null,
@@ -54,4 +65,31 @@ export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailO
     });
   }
   return row;
+}
+
+/** Sent, expired and failed mail is listed in the portal this long, then deleted. */
+export const MAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Keeps nothing replayable: waiting mail whose link has expired is dropped (`expired`, body
+ * erased), failed mail loses its body (it is never retried), and settled mail older than the
+ * retention period is deleted.
+ */
+export async function pruneMail(db: Database, now = new Date()): Promise<{ expired: number; erased: number; deleted: number }> {
+  const { MailOutbox } = db.models;
+  return db.sequelize.transaction(async (transaction) => {
+    const [expired] = await MailOutbox.update(
+      { status: 'expired', body_sealed: null },
+      { where: { status: { [Op.in]: ['queued', 'failed'] }, expires_at: { [Op.lte]: now } }, transaction },
+    );
+    const [erased] = await MailOutbox.update(
+      { body_sealed: null },
+      { where: { status: { [Op.ne]: 'queued' }, body_sealed: { [Op.ne]: null } }, transaction },
+    );
+    const deleted = await MailOutbox.destroy({
+      where: { status: { [Op.ne]: 'queued' }, created_at: { [Op.lt]: new Date(now.getTime() - MAIL_RETENTION_MS) } },
+      transaction,
+    });
+    return { expired, erased, deleted };
+  });
 }

@@ -2,8 +2,9 @@ import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
+import type { MailStatus } from '../models/mail.js';
 import { sendQueuedMail } from './mailer.js';
-import { maskEmail, sealRecipient } from './outbox.js';
+import { MAIL_BODY, maskEmail, sealRecipient } from './outbox.js';
 import { getSmtpSettings } from './smtp-settings.js';
 
 export interface TestMessageResult {
@@ -11,7 +12,7 @@ export interface TestMessageResult {
   /** Masked, as the outbox shows recipients. */
   to: string;
   /** `sent`: the server accepted it; `failed`: it refused or could not be reached (see `error`); `queued`: older mail is still ahead of it. */
-  status: 'sent' | 'failed' | 'queued';
+  status: MailStatus;
   error: string | null;
 }
 
@@ -32,12 +33,16 @@ export async function sendTestMessage(db: Database, logger: Logger, portalUrl: s
         to_sealed: sealRecipient(db, address),
         to_masked: maskEmail(address),
         subject: 'CampusBridge test message',
-        text_body: [
-          'Hello,',
-          '',
-          `This is a test message from the CampusBridge appliance at ${portalUrl}.`,
-          'Its mail server settings work: invitations and reports will reach their recipients.',
-        ].join('\n'),
+        body_sealed: db.fieldCrypto.encrypt(
+          [
+            'Hello,',
+            '',
+            `This is a test message from the CampusBridge appliance at ${portalUrl}.`,
+            'Its mail server settings work: invitations and reports will reach their recipients.',
+          ].join('\n'),
+          MAIL_BODY,
+        ),
+        expires_at: null,
         kind: 'smtp_test',
         status: 'queued',
         last_error: null,

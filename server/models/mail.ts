@@ -1,6 +1,8 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
 
-export type MailStatus = 'queued' | 'sent' | 'failed';
+/** `expired`: dropped unsent, as what it offered (an invitation link) had ended. */
+export const MAIL_STATUSES = ['queued', 'sent', 'failed', 'expired'] as const;
+export type MailStatus = (typeof MAIL_STATUSES)[number];
 
 export interface MailOutboxRow extends Model<InferAttributes<MailOutboxRow>, InferCreationAttributes<MailOutboxRow>> {
   id: string;
@@ -11,7 +13,10 @@ export interface MailOutboxRow extends Model<InferAttributes<MailOutboxRow>, Inf
   /** What the portal shows: `a•••@example.org`. */
   to_masked: string;
   subject: string;
-  text_body: string;
+  /** The text, sealed with the master key; null once sent or dropped. */
+  body_sealed: string | null;
+  /** Past this, a waiting message is dropped (`expired`) instead of sent. */
+  expires_at: Date | null;
   kind: string;
   status: MailStatus;
   attempts: CreationOptional<number>;
@@ -37,7 +42,8 @@ export function defineMailOutbox(sequelize: Sequelize) {
       to_sealed: { type: DataTypes.TEXT, allowNull: false },
       to_masked: { type: DataTypes.STRING(320), allowNull: false },
       subject: { type: DataTypes.STRING(300), allowNull: false },
-      text_body: { type: DataTypes.TEXT, allowNull: false },
+      body_sealed: { type: DataTypes.TEXT, allowNull: true },
+      expires_at: { type: DataTypes.DATE, allowNull: true },
       kind: { type: DataTypes.STRING(50), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
       attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },

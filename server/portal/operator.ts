@@ -11,6 +11,7 @@ import { clearSmtpSettings, getSmtpSettings, setSmtpSettings, smtpSettingsInput 
 import { sendTestMessage } from '../mail/test-message.js';
 import type { CouponBatchRow } from '../models/coupon.js';
 import type { InstitutionRow } from '../models/institution.js';
+import { MAIL_STATUSES } from '../models/mail.js';
 import { presentCurriculum } from '../presenters/alpha.js';
 import { iso } from '../presenters/common.js';
 import { presentBatch } from '../presenters/coupon.js';
@@ -59,7 +60,7 @@ const testMailSchema = z.object({
   mail_id: z.string(),
   to: z.string(),
   /** `sent`: the server accepted it; `failed`: it refused or could not be reached (see `error`); `queued`: older mail is still ahead of it. */
-  status: z.enum(['sent', 'failed', 'queued']),
+  status: z.enum(MAIL_STATUSES),
   error: z.string().nullable(),
 });
 

@@ -12,6 +12,8 @@ import { Tenant } from '../../server/db/tenant.js';
 import type { RateLimitStore } from '../../server/http/rate-limit.js';
 import { createLogger } from '../../server/logger.js';
 import type { InstitutionStatus } from '../../server/models/institution.js';
+import type { MailOutboxRow } from '../../server/models/mail.js';
+import { openBody } from '../../server/mail/outbox.js';
 import type { Scope } from '../../server/policies/scopes.js';
 
 export interface TestAppliance extends Appliance {
@@ -196,4 +198,9 @@ export function requestsAs(app: () => TestAppliance) {
     put: (key: TestKey, path: string, body: unknown) => send(app().http.put(`/v1${path}`), key, body),
     del: (key: TestKey, path: string) => send(app().http.delete(`/v1${path}`), key),
   };
+}
+
+/** A mail's text as it waits in the outbox, where it is sealed; '' when there is none (or it was sent). */
+export function outboxText(app: Appliance, row: MailOutboxRow | undefined): string {
+  return row ? (openBody(app.ctx.db, row) ?? '') : '';
 }

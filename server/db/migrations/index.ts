@@ -8,6 +8,7 @@ import { alpha } from './20260918100000-alpha.js';
 import { portal } from './20260919000000-portal.js';
 import { invitations } from './20260919100000-invitations.js';
 import { portalAudit } from './20261121000000-portal-audit.js';
+import { sealedMail } from './20261125000000-sealed-mail.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
-export const migrations: Migration[] = [foundation, people, exams, webhooks, couponsMerits, alpha, portal, invitations, portalAudit];
+export const migrations: Migration[] = [foundation, people, exams, webhooks, couponsMerits, alpha, portal, invitations, portalAudit, sealedMail];

@@ -17,8 +17,8 @@ export interface IntegrationConfig {
   lms: Record<string, unknown>;
 }
 
-export type MailStatus = 'queued' | 'sent' | 'failed';
-export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed'];
+export type MailStatus = 'queued' | 'sent' | 'failed' | 'expired';
+export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed', 'expired'];
 
 export interface OutboxMail {
   id: string;

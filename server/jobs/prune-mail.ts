@@ -1,0 +1,9 @@
+import { pruneMail } from '../mail/outbox.js';
+import type { Job } from './job.js';
+
+/** Hourly: expired invitations are dropped unsent, and settled mail past its retention deleted. */
+export const pruneMailJob: Job = {
+  name: 'prune-mail',
+  schedule: () => '17 * * * *',
+  run: async (ctx) => pruneMail(ctx.db),
+};

@@ -1,0 +1,173 @@
+// The real bundles (`node dist/server/main.js`, `node dist/server/cli.js`, built by the global
+// setup) as child processes on a DATA_DIR, for tests that kill the server (SIGKILL), restart it on
+// the same folder, or read everything it prints. Everything listens on 127.0.0.1 only.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import sqlite3 from 'sqlite3';
+import { waitFor } from './wait.js';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const MAIN_BUNDLE = path.join(repoRoot, 'dist', 'server', 'main.js');
+export const CLI_BUNDLE = path.join(repoRoot, 'dist', 'server', 'cli.js');
+const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
+
+/** Settings a developer's shell could leak into a child; the tests set what they need. */
+const APPLIANCE_VARIABLES = [
+  'DATABASE_URL',
+  'RATE_LIMIT_STORE',
+  'HOST',
+  'PORT',
+  'LOG_LEVEL',
+  'DATA_DIR',
+  'PUBLIC_URL',
+  'WEBHOOK_ALLOW_PRIVATE_HOSTS',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_SWEEP_SECONDS',
+  'WEBHOOK_TIMEOUT_MS',
+  'SMTP_PASSWORD',
+];
+
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of APPLIANCE_VARIABLES) delete env[name];
+  return { ...env, ...extra };
+}
+
+export interface CliRun {
+  stdout: string;
+  stderr: string;
+  /** stdout parsed (one JSON value). */
+  json: any;
+}
+
+/** `node dist/server/cli.js …` on the data folder; a non-zero exit throws with stderr. */
+export function cliBundle(dataDir: string, ...argv: string[]): CliRun {
+  const result = spawnSync(process.execPath, [CLI_BUNDLE, ...argv], { cwd: repoRoot, env: childEnv({ DATA_DIR: dataDir }), encoding: 'utf8', timeout: 30_000 });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`cli ${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return { stdout: result.stdout, stderr: result.stderr, json: JSON.parse(result.stdout) };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface BundleServer {
+  child: ChildProcess;
+  origin: string;
+  stdout: () => string;
+  stderr: () => string;
+  /** stdout and stderr interleaved, for failure messages. */
+  output: () => string;
+  exited: Promise<Exit>;
+  alive: () => boolean;
+  /** SIGKILL, resolved once the process is gone. */
+  kill: () => Promise<Exit>;
+  /** SIGTERM, resolved with the exit (SIGKILL after `timeoutMs`). */
+  stop: (timeoutMs?: number) => Promise<Exit>;
+}
+
+const running = new Set<ChildProcess>();
+
+/** Kills whatever bundle servers are still running (for `afterAll`). */
+export function killBundles(): void {
+  for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/** Starts `node dist/server/main.js` on 127.0.0.1, port 0, and waits for its start line. */
+export async function startBundle(dataDir: string, env: Record<string, string> = {}): Promise<BundleServer> {
+  const child = spawn(process.execPath, [MAIN_BUNDLE], {
+    cwd: repoRoot,
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  let out = '';
+  let err = '';
+  let both = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+    both += chunk;
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+    err += chunk;
+    both += chunk;
+  });
+  const exited = new Promise<Exit>((resolve) =>
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve({ code, signal });
+    }),
+  );
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const kill = async () => {
+    if (alive()) child.kill('SIGKILL');
+    return exited;
+  };
+  const stop = async (timeoutMs = 12_000) => {
+    if (alive()) child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  try {
+    const origin = await waitFor(
+      () => {
+        if (!alive()) throw new Error(`the server exited before its start line:\n${both}`);
+        return out.match(LISTENING)?.[1];
+      },
+      'the start line',
+      { timeoutMs: 30_000, intervalMs: 25, context: () => both },
+    );
+    return { child, origin, stdout: () => out, stderr: () => err, output: () => both, exited, alive, kill, stop };
+  } catch (error) {
+    await kill();
+    throw error;
+  }
+}
+
+/** `PRAGMA integrity_check` of a SQLite file, through the sqlite3 package: `['ok']` when sound. */
+export function integrityCheck(file: string, options: { readonly?: boolean } = {}): Promise<string[]> {
+  const mode = options.readonly ? sqlite3.OPEN_READONLY : sqlite3.OPEN_READWRITE;
+  return new Promise((resolve, reject) => {
+    const db = new sqlite3.Database(file, mode, (openError) => {
+      if (openError) return reject(openError);
+      db.configure('busyTimeout', 10_000);
+      db.all('PRAGMA integrity_check', (queryError, rows: Array<Record<string, string>>) => {
+        db.close(() => (queryError ? reject(queryError) : resolve(rows.map((row) => String(Object.values(row)[0])))));
+      });
+    });
+  });
+}
+
+export interface JsonAnswer {
+  status: number;
+  body: any;
+  text: string;
+  headers: Headers;
+}
+
+/** One JSON request to the server (a key's `Authorization` when given). */
+export async function callJson(origin: string, method: string, pathname: string, options: { auth?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<JsonAnswer> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.auth) headers.Authorization = `Bearer ${options.auth}`;
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  const res = await fetch(`${origin}${pathname}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  return { status: res.status, body, text, headers: res.headers };
+}

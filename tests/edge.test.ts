@@ -123,7 +123,7 @@ describe('1. uploads: checked before the body, nothing left behind', () => {
 describe('3. client errors from the parsers are 4xx in the envelope, never 500', () => {
   it('a malformed % escape in a path is 400 bad_request, with or without a key', async () => {
     for (const target of ['/v1/students/%ZZ', '/v1/files/%ZZ', `/portal/api/institutions/%ZZ/keys`, '/v1/exams/%E0%A4%A/files']) {
-      for (const headers of [{}, { Authorization: school.key.auth }]) {
+      for (const headers of [{}, { Authorization: school.key.auth }] as Array<Record<string, string>>) {
         const res = await raw('GET', target, headers);
         expect(res.status, target).toBe(400);
         expect(res.json).toMatchObject({ success: false, error: 'bad_request' });

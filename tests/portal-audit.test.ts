@@ -134,7 +134,7 @@ describe('Portal: audit log', () => {
     const res = await admin.agent.get('/portal/api/scopes');
     expect(res.status).toBe(200);
     expect(res.body.data).toHaveLength(25);
-    expect(res.body.data[0]).toEqual({ scope: 'students:read', description: expect.stringContaining('students') });
+    expect(res.body.data[0]).toEqual({ scope: 'students:read', description: expect.stringContaining('students'), admin_only: false });
     expect((await supertest(app.origin).get('/portal/api/scopes')).status).toBe(401);
   });
 });

@@ -234,5 +234,17 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
       return [list.status, ((await list.json()) as { error: string }).error, invite.status];
     }, institutionId);
     expect(answers).toEqual([403, 'forbidden', 403]);
+
+    // The scope picker shows the admin-only scopes but will not let a developer pick them.
+    await page.goto(`${app.origin}/#/i/${institutionId}/keys`);
+    await page.getByRole('button', { name: 'Create key' }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('can be granted only by an admin').waitFor();
+    await expect(dialog.getByRole('checkbox', { name: 'licenses:write (admins only)' }).isDisabled()).resolves.toBe(true);
+    await expect(dialog.getByRole('checkbox', { name: 'institution:write (admins only)' }).isDisabled()).resolves.toBe(true);
+    await expect(dialog.getByRole('checkbox', { name: 'students:write' }).isDisabled()).resolves.toBe(false);
+    await dialog.getByRole('button', { name: 'Everything' }).click();
+    await expect(dialog.getByRole('checkbox', { name: 'licenses:write (admins only)' }).isChecked()).resolves.toBe(false);
+    await shot(page, 'developer-scope-picker');
   });
 });

@@ -6,6 +6,7 @@ import type { AppContext } from './context.js';
 import type { MasterKeyStore } from './crypto/master-key.js';
 import { connectDatabase } from './db/index.js';
 import { sweepTempFiles } from './files/temp.js';
+import { answerClientError } from './http/client-error.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
 import { jobs } from './jobs/registry.js';
 import { startScheduler, type Scheduler } from './jobs/scheduler.js';
@@ -56,6 +57,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   };
 
   const server = http.createServer(createApp(ctx));
+  server.on('clientError', answerClientError);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

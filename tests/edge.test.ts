@@ -3,6 +3,7 @@
 // 127.0.0.1, real SQLite file.
 import fs from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -161,6 +162,30 @@ describe('3. client errors from the parsers are 4xx in the envelope, never 500',
       expect(res.status, target).toBe(422);
       expect(res.json.error).toBe('validation_error');
     }
+    expectOk(await app.http.get('/v1/me').set('Authorization', school.key.auth));
+  });
+
+  /** Writes raw bytes on a socket to 127.0.0.1 and reads everything until the server closes it. */
+  function rawSocket(bytes: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(app.port, '127.0.0.1');
+      let text = '';
+      socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.end(bytes);
+    });
+  }
+
+  it.each([
+    ['a control character in a header', 'GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n', 400],
+    ['both Transfer-Encoding and Content-Length', 'POST /v1/sso/exchange HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    ['a header block over 16 KB', `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`, 431],
+  ])('malformed HTTP (%s) gets the envelope and an X-Request-Id', async (_name, request, status) => {
+    const answer = await rawSocket(request);
+    expect(answer.startsWith(`HTTP/1.1 ${status} `), answer.slice(0, 80)).toBe(true);
+    expect(answer).toMatch(/\r\nX-Request-Id: req_[A-Za-z0-9]+\r\n/);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ success: false, error: 'bad_request' });
     expectOk(await app.http.get('/v1/me').set('Authorization', school.key.auth));
   });
 

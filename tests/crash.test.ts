@@ -6,11 +6,10 @@
 // Everything listens on 127.0.0.1.
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { callJson, cliBundle, integrityCheck, killBundles, startBundle, type BundleServer, type JsonAnswer } from './helpers/bundle.js';
+import { callJson, cliBundle, integrityCheck, killBundles, listenOnLoopback, startBundle, type BundleServer, type JsonAnswer } from './helpers/bundle.js';
 import { closedPort } from './helpers/net.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -272,15 +271,9 @@ describe('crash: SIGKILL during a webhook burst', () => {
         }, 120);
       });
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          receiver.closeAllConnections();
-          receiver.close(() => resolve());
-        }),
-    );
-    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const listening = await listenOnLoopback(receiver);
+    cleanups.push(listening.close);
+    const receiverUrl = listening.url;
 
     let server = await startBundle(dataDir, SERVER_ENV);
     const before = new Set((await allEvents(server, key, '*')).map((event) => event.id));

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cliBundle, killBundles, startBundle, type BundleServer } from './helpers/bundle.js';
+import { cliBundle, killBundles, listenOnLoopback, startBundle, type BundleServer } from './helpers/bundle.js';
 import { waitFor } from './helpers/wait.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -255,15 +255,9 @@ describe('secrets: never in a log line, a response or the database in clear', ()
         res.writeHead(200, { 'Content-Type': 'text/plain' }).end('ok');
       });
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          receiver.closeAllConnections();
-          receiver.close(() => resolve());
-        }),
-    );
-    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const listening = await listenOnLoopback(receiver);
+    cleanups.push(listening.close);
+    const receiverUrl = listening.url;
 
     const server: BundleServer = await startBundle(dataDir, {
       LOG_LEVEL: 'trace',

@@ -1,20 +1,14 @@
 // Crash safety of webhook deliveries with the real bundle (`node dist/server/main.js`): the server
 // is killed (SIGKILL) while a delivery is in flight, restarted on the same DATA_DIR, and the
 // delivery still completes. Deliveries are rows before they are requests (style pattern 6).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { callJson, cliBundle, killBundles, listenOnLoopback, startBundle } from './helpers/bundle.js';
 import { waitFor } from './helpers/wait.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const MAIN_BUNDLE = path.join(root, 'dist', 'server', 'main.js');
-const CLI_BUNDLE = path.join(root, 'dist', 'server', 'cli.js');
-const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const TIMEOUT_MS = 3000;
 const WEBHOOK_ENV = {
   WEBHOOK_ALLOW_PRIVATE_HOSTS: '1',
@@ -23,58 +17,14 @@ const WEBHOOK_ENV = {
   WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
 };
 
-const children = new Set<ChildProcess>();
 const cleanups: Array<() => Promise<void> | void> = [];
 
 afterAll(async () => {
-  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  killBundles();
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['DATABASE_URL', 'RATE_LIMIT_STORE', 'HOST', 'PORT', 'LOG_LEVEL', 'DATA_DIR', 'PUBLIC_URL', ...Object.keys(WEBHOOK_ENV)]) delete env[name];
-  return { ...env, ...extra };
-}
-
-function cli(dataDir: string, ...argv: string[]): any {
-  const result = spawnSync(process.execPath, [CLI_BUNDLE, ...argv], { cwd: root, env: childEnv({ DATA_DIR: dataDir }), encoding: 'utf8', timeout: 30_000 });
-  if (result.error) throw result.error;
-  if (result.status !== 0) throw new Error(`cli ${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return JSON.parse(result.stdout);
-}
-
-interface Server {
-  child: ChildProcess;
-  origin: string;
-  output: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-async function startServer(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, [MAIN_BUNDLE], {
-    cwd: root,
-    env: childEnv({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...WEBHOOK_ENV }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const origin = await waitFor(() => out.match(LISTENING)?.[1], 'the start line', { timeoutMs: 20_000, intervalMs: 50, context: () => out });
-  return { child, origin, output: () => out, exited };
-}
-
-
-async function call(origin: string, key: string, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${origin}/v1${pathname}`, {
-    method,
-    headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: res.status, body: await res.json() };
-}
+const call = (origin: string, key: string, method: string, pathname: string, body?: unknown) => callJson(origin, method, `/v1${pathname}`, { auth: key, body });
 
 interface Received {
   eventId: string;
@@ -98,20 +48,14 @@ describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
         res.writeHead(200, { 'Content-Type': 'text/plain' }).end('got it');
       });
     });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-    cleanups.push(
-      () =>
-        new Promise<void>((resolve) => {
-          receiver.closeAllConnections();
-          receiver.close(() => resolve());
-        }),
-    );
-    const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+    const listening = await listenOnLoopback(receiver);
+    cleanups.push(listening.close);
+    const receiverUrl = listening.url;
 
-    const setup = cli(dataDir, 'setup', '--institution', 'Crash School', '--admin-email', 'ops@crash.example', '--admin-password', 'correct horse battery');
-    const { key } = cli(dataDir, 'key', 'create', '--institution', setup.institution.id, '--name', 'crash', '--scopes', 'all');
+    const setup = cliBundle(dataDir, 'setup', '--institution', 'Crash School', '--admin-email', 'ops@crash.example', '--admin-password', 'correct horse battery');
+    const { key } = cliBundle(dataDir, 'key', 'create', '--institution', setup.json.institution.id, '--name', 'crash', '--scopes', 'all').json;
 
-    const first = await startServer(dataDir);
+    const first = await startBundle(dataDir, WEBHOOK_ENV);
     const created = await call(first.origin, key, 'POST', '/webhooks/endpoints', { url: receiverUrl, events: ['student.created'] });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const student = await call(first.origin, key, 'POST', '/students', { full_name: 'Ada Lovelace' });
@@ -124,7 +68,7 @@ describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
     first.child.kill('SIGKILL');
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
 
-    const second = await startServer(dataDir);
+    const second = await startBundle(dataDir, WEBHOOK_ENV);
     try {
       // The orphaned claim is returned to due once older than the timeout plus the margin, and sent again.
       await waitFor(() => received.length >= 2, 'the delivery to be sent again after the restart', { timeoutMs: 20_000, intervalMs: 50, context: second.output });

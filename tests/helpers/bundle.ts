@@ -2,6 +2,8 @@
 // setup) as child processes on a DATA_DIR, for tests that kill the server (SIGKILL), restart it on
 // the same folder, or read everything it prints. Everything listens on 127.0.0.1 only.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sqlite3 from 'sqlite3';
@@ -170,4 +172,23 @@ export async function callJson(origin: string, method: string, pathname: string,
     body = null;
   }
   return { status: res.status, body, text, headers: res.headers };
+}
+
+export interface LoopbackReceiver {
+  /** `http://127.0.0.1:<port>/hooks` */
+  url: string;
+  close: () => Promise<void>;
+}
+
+/** Starts an HTTP server (a webhook receiver) on 127.0.0.1, port 0. */
+export async function listenOnLoopback(server: http.Server): Promise<LoopbackReceiver> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }

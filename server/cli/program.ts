@@ -1,8 +1,8 @@
 import { Command, CommanderError, Option } from 'commander';
-import { createCurriculum, publishCurriculum } from '../commands/alpha.js';
+import { createCurriculum, publishCurriculum } from '../commands/alpha/curricula.js';
 import { createApiKey, institutionOfKey, listApiKeys, revokeApiKey } from '../commands/api-keys.js';
 import { approveBatch, rejectBatch } from '../commands/coupons.js';
-import { seedDemo } from '../commands/demo.js';
+import { seedDemo } from '../commands/demo/seed.js';
 import { generateWeeklyReports } from '../commands/guardians.js';
 import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { readAllowance, setAllowance } from '../commands/merits.js';
@@ -29,7 +29,7 @@ const USAGE_ERROR = 2;
 
 /**
  * The command line works on DATA_DIR directly, through the same commands as the API. Each
- * command prints one JSON value; a failure prints one line with the specification's code.
+ * command prints one JSON value; a failure prints one line with its error code (docs/api.md#error-codes).
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Database | null = null;

@@ -1,7 +1,8 @@
 import { Op } from 'sequelize';
 import type { Page, PageRequest, Tenant } from '../db/tenant.js';
 import type { AttemptRow } from '../models/attempt.js';
-import { assignedStudentIds, findExam, latestLiveSubmissions, type LiveSubmissionStatus } from './exams.js';
+import { assignedStudentIds } from './exam-audience.js';
+import { findExam, latestLiveSubmissions, type LiveSubmissionStatus } from './exams.js';
 
 /** GET /exams/{id}/attempts: oldest first. */
 export async function listExamAttempts(tenant: Tenant, examId: string, request: PageRequest): Promise<Page<AttemptRow>> {

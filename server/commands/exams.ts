@@ -1,21 +1,24 @@
 import fs from 'node:fs';
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
-import { AppError, notFound, validationError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { absolutePath } from '../files/storage.js';
 import { newId } from '../ids.js';
-import { queueMail } from '../mail/outbox.js';
 import type { ExamApp, ExamRow, ExamStatus, ExamType } from '../models/exam.js';
-import type { InstitutionRow } from '../models/institution.js';
-import type { PersonRow } from '../models/person.js';
 import type { SubmissionRow, SubmissionStatus } from '../models/submission.js';
 import { validateCodeSpec } from './coding-exams.js';
+import {
+  assignedStudentIds,
+  assignmentsOf,
+  createAssignments,
+  notifyAssigned,
+  resolveGroups,
+  studentsOfGroups,
+  type ExamAssignmentView,
+} from './exam-audience.js';
 import { escapeLike } from './groups.js';
 import { findPerson, personRefWhere, resolveActiveFaculty } from './people.js';
-
-/** Personal emails are sealed under this context (see people.ts); the same string opens them. */
-const PERSONAL_EMAIL = 'people.personal_email';
 
 type JsonObject = Record<string, unknown>;
 /** A submission that counts: every status but `voided`. */
@@ -29,45 +32,12 @@ export async function findExam(tenant: Tenant, id: string): Promise<ExamRow> {
 
 const emptyPage = <T>(request: PageRequest): Page<T> => ({ items: [], page: request.page, limit: request.limit, total: 0, totalPages: 0 });
 
-/** Member counts of several groups in one query; groups without members are absent (0). */
-async function memberCounts(tenant: Tenant, groupIds: readonly string[]): Promise<Map<string, number>> {
-  if (groupIds.length === 0) return new Map();
-  const rows = (await tenant.groupMembers.findAll({
-    attributes: ['group_id', [Sequelize.fn('COUNT', Sequelize.col('student_id')), 'student_count']],
-    where: { group_id: { [Op.in]: [...groupIds] } },
-    group: ['group_id'],
-    raw: true,
-  })) as unknown as Array<{ group_id: string; student_count: number | string }>;
-  return new Map(rows.map((row) => [row.group_id, Number(row.student_count)]));
-}
-
-/** Distinct ids of the students in these groups. */
-async function studentsOfGroups(tenant: Tenant, groupIds: readonly string[]): Promise<Set<string>> {
-  if (groupIds.length === 0) return new Set();
-  const rows = await tenant.groupMembers.findAll({ attributes: ['student_id'], where: { group_id: { [Op.in]: [...groupIds] } } });
-  return new Set(rows.map((row) => row.student_id));
-}
-
-async function assignedGroupIds(tenant: Tenant, examId: string): Promise<string[]> {
-  const rows = await tenant.examAssignments.findAll({ attributes: ['group_id'], where: { exam_id: examId } });
-  return rows.map((row) => row.group_id);
-}
-
-/** Ids of every student the exam reaches through its groups. */
-export async function assignedStudentIds(tenant: Tenant, examId: string): Promise<Set<string>> {
-  return studentsOfGroups(tenant, await assignedGroupIds(tenant, examId));
-}
-
 /** Assignments change what the single GET shows, so they move `updated_at` too (for `updated_since`). */
-async function saveExam(tx: TenantTx, exam: ExamRow, changes: Partial<ExamRow> = {}): Promise<void> {
+export async function saveExam(tx: TenantTx, exam: ExamRow, changes: Partial<ExamRow> = {}): Promise<void> {
   exam.set(changes);
   exam.changed('updated_at', true);
   await exam.save({ transaction: tx.tx });
 }
-
-// ---------------------------------------------------------------------------------------------
-// Listing and reading
-// ---------------------------------------------------------------------------------------------
 
 /** Case-insensitive substring of the title, as the groups' `q` (SQLite's lower() folds ASCII only). */
 function titleContains(tenant: Tenant, text: string): WhereOptions {
@@ -110,44 +80,6 @@ export async function listExams(tenant: Tenant, filter: ExamFilter): Promise<Pag
 export async function listFacultyExams(tenant: Tenant, facultyRef: string, request: PageRequest): Promise<Page<ExamRow>> {
   const teacher = await findPerson(tenant, 'faculty', facultyRef);
   return tenant.exams.page({ where: { faculty_id: teacher.id }, order: EXAM_ORDER }, request);
-}
-
-/** An assigned group as the assignments list and the single GET show it. */
-export interface ExamAssignmentView {
-  group_id: string;
-  name: string;
-  studentCount: number;
-  assignedAt: Date;
-}
-
-/** The exam's groups, oldest assignment first. */
-export async function listAssignments(tenant: Tenant, examId: string): Promise<ExamAssignmentView[]> {
-  const exam = await findExam(tenant, examId);
-  return assignmentsOf(tenant, exam.id);
-}
-
-async function assignmentsOf(tenant: Tenant, examId: string): Promise<ExamAssignmentView[]> {
-  const assignments = await tenant.examAssignments.findAll({
-    where: { exam_id: examId },
-    order: [
-      ['assigned_at', 'ASC'],
-      ['group_id', 'ASC'],
-    ],
-  });
-  if (assignments.length === 0) return [];
-  const groupIds = assignments.map((row) => row.group_id);
-  const [groups, counts] = await Promise.all([
-    tenant.groups.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: groupIds } } }),
-    memberCounts(tenant, groupIds),
-  ]);
-  const names = new Map(groups.map((group) => [group.id, group.name]));
-  const views: ExamAssignmentView[] = [];
-  for (const assignment of assignments) {
-    const name = names.get(assignment.group_id);
-    if (name === undefined) continue;
-    views.push({ group_id: assignment.group_id, name, studentCount: counts.get(assignment.group_id) ?? 0, assignedAt: assignment.assigned_at });
-  }
-  return views;
 }
 
 export interface ExamStats {
@@ -228,117 +160,6 @@ export async function listStudentExams(tenant: Tenant, studentRef: string, reque
       };
     }),
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Notifications
-// ---------------------------------------------------------------------------------------------
-
-const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;
-const NOUN: Record<ExamType, string> = { exam: 'an exam', homework: 'homework', assignment: 'an assignment', quiz: 'a quiz', project: 'a project' };
-const dueText = (exam: ExamRow) => (exam.due_date ? `${exam.due_date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'no due date');
-
-function lmsName(institution: InstitutionRow): string {
-  const name = institution.config.lms?.name;
-  return typeof name === 'string' && name.trim() ? `the school's LMS (${name.trim()})` : `the school's LMS`;
-}
-
-function examLines(exam: ExamRow): string[] {
-  return [`"${exam.title}"`, `Due: ${dueText(exam)}`, ...(exam.time_limit_minutes ? [`Time limit: ${exam.time_limit_minutes} minutes once started`] : [])];
-}
-
-function studentMailText(exam: ExamRow, student: PersonRow, institution: InstitutionRow): string {
-  return [
-    `Hello ${firstName(student.full_name)},`,
-    '',
-    `${institution.name} has assigned you ${NOUN[exam.exam_type]}:`,
-    '',
-    ...examLines(exam),
-    '',
-    `Open it from ${lmsName(institution)}: sign in there as usual and follow the link to it.`,
-    'This message contains no link on purpose: never sign in from a link in an email.',
-  ].join('\n');
-}
-
-function guardianMailText(exam: ExamRow, student: PersonRow, institution: InstitutionRow, guardianName: string | null): string {
-  const first = firstName(student.full_name);
-  return [
-    guardianName ? `Hello ${guardianName},` : 'Hello,',
-    '',
-    `${institution.name} has assigned ${student.full_name} ${NOUN[exam.exam_type]}:`,
-    '',
-    ...examLines(exam),
-    '',
-    `${first} opens it from ${lmsName(institution)}.`,
-    `You receive this because you confirmed you are a guardian of ${first} at ${institution.name}.`,
-  ].join('\n');
-}
-
-/**
- * Mails the students (at their personal email, when they have one) and their verified guardians
- * that the exam is now open to them, in the caller's transaction. Suspended students, who cannot
- * sign in, are skipped. Addresses are never logged nor returned: only the outbox holds them, sealed.
- */
-async function notifyAssigned(tx: TenantTx, exam: ExamRow, studentIds: ReadonlySet<string>): Promise<void> {
-  if (studentIds.size === 0) return;
-  const students = await tx.people.findAll({
-    where: { role: 'student', status: 'active', id: { [Op.in]: [...studentIds] } },
-    order: [
-      ['full_name', 'ASC'],
-      ['id', 'ASC'],
-    ],
-  });
-  if (students.length === 0) return;
-  const institution = await tx.institution();
-  const guardians = await tx.guardianLinks.findAll({
-    where: { verified: true, student_id: { [Op.in]: students.map((student) => student.id) } },
-    order: [
-      ['created_at', 'ASC'],
-      ['id', 'ASC'],
-    ],
-  });
-  for (const student of students) {
-    if (student.personal_email_sealed) {
-      await queueMail(tx, {
-        to: tx.db.fieldCrypto.decrypt(student.personal_email_sealed, PERSONAL_EMAIL),
-        subject: `${institution.name}: ${exam.title} (due ${dueText(exam)})`,
-        text: studentMailText(exam, student, institution),
-        kind: 'exam_assigned',
-      });
-    }
-    for (const guardian of guardians.filter((link) => link.student_id === student.id)) {
-      await queueMail(tx, {
-        to: guardian.guardian_email,
-        subject: `${institution.name}: ${firstName(student.full_name)} has been assigned ${exam.title}`,
-        text: guardianMailText(exam, student, institution, guardian.guardian_name),
-        kind: 'exam_assigned_guardian',
-      });
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Writing
-// ---------------------------------------------------------------------------------------------
-
-/** Groups of this institution by id; any other id (unknown, another institution's) is `422 validation_error`. */
-async function resolveGroups(tx: TenantTx, ids: readonly string[]): Promise<string[]> {
-  const unique = [...new Set(ids)];
-  if (unique.length === 0) return [];
-  const found = new Set((await tx.groups.findAll({ attributes: ['id'], where: { id: { [Op.in]: unique } } })).map((group) => group.id));
-  const unknown = unique.filter((id) => !found.has(id));
-  if (unknown.length > 0) {
-    throw validationError(
-      unknown.map((id) => ({ path: `group_ids.${ids.indexOf(id)}`, message: `No group "${id}" in this institution.` })),
-      `Unknown group ids: ${unknown.join(', ')}.`,
-    );
-  }
-  return unique;
-}
-
-async function createAssignments(tx: TenantTx, examId: string, groupIds: readonly string[]): Promise<void> {
-  const assignedAt = new Date();
-  for (const groupId of groupIds) await tx.examAssignments.create({ exam_id: examId, group_id: groupId, assigned_at: assignedAt });
 }
 
 export interface NewExam {
@@ -509,47 +330,5 @@ export function closeExam(tenant: Tenant, id: string): Promise<ExamRow> {
     await saveExam(tx, exam, { status: 'closed', closed_at: new Date() });
     await emit(tx, 'exam.closed', { exam_id: exam.id });
     return exam;
-  });
-}
-
-export interface AssignResult {
-  items: ExamAssignmentView[];
-  /** Group ids this call assigned; those already assigned are not repeated. */
-  assigned: string[];
-}
-
-/**
- * Assigns groups (already assigned ones stay as they are). When the exam is published, the
- * students it newly reaches (not already reached through another of its groups) and their
- * verified guardians are mailed; a draft mails on publish, a closed exam never.
- */
-export function assignGroups(tenant: Tenant, id: string, groupIds: readonly string[]): Promise<AssignResult> {
-  return tenant.inTransaction(async (tx) => {
-    const exam = await findExam(tx, id);
-    const groups = await resolveGroups(tx, groupIds);
-    const current = await assignedGroupIds(tx, exam.id);
-    const fresh = groups.filter((groupId) => !current.includes(groupId));
-    if (fresh.length > 0) {
-      const reachedBefore = await studentsOfGroups(tx, current);
-      await createAssignments(tx, exam.id, fresh);
-      await saveExam(tx, exam);
-      await emit(tx, 'exam.assigned', { exam_id: exam.id, group_ids: fresh });
-      if (exam.status === 'published') {
-        const reached = await studentsOfGroups(tx, fresh);
-        await notifyAssigned(tx, exam, new Set([...reached].filter((studentId) => !reachedBefore.has(studentId))));
-      }
-    }
-    return { items: await assignmentsOf(tx, exam.id), assigned: fresh };
-  });
-}
-
-/** Unassigns one group; a group that is not assigned (or not this institution's) is `404 not_found`. No event type exists for it. */
-export function unassignGroup(tenant: Tenant, id: string, groupId: string): Promise<{ exam_id: string; group_id: string; deleted: true }> {
-  return tenant.inTransaction(async (tx) => {
-    const exam = await findExam(tx, id);
-    const removed = await tx.examAssignments.destroy({ exam_id: exam.id, group_id: groupId });
-    if (removed === 0) throw new AppError('not_found', 'That group is not assigned to this exam.');
-    await saveExam(tx, exam);
-    return { exam_id: exam.id, group_id: groupId, deleted: true as const };
   });
 }

@@ -3,12 +3,12 @@ import { DataTypes, type CreationOptional, type InferAttributes, type InferCreat
 export type CurriculumStatus = 'draft' | 'published';
 export type EnrollmentStatus = 'active' | 'paused' | 'completed';
 export type PointsSource = 'activity' | 'award';
-/** What each one means is in BADGES (commands/alpha.ts). */
+/** What each one means is in BADGES (commands/alpha/rules.ts). */
 export type BadgeCode = 'first_activity' | 'streak_3' | 'streak_7' | 'mastery_0_8';
 
 /**
  * A curriculum. Not tenant-owned: `institution_id` null means shared by every institution, so it is
- * read through `curriculaVisibleTo` (commands/alpha.ts), never through a ScopedRepo.
+ * read through `curriculaVisibleTo` (commands/alpha/curricula.ts), never through a ScopedRepo.
  */
 export interface AlphaCurriculumRow extends Model<InferAttributes<AlphaCurriculumRow>, InferCreationAttributes<AlphaCurriculumRow>> {
   id: string;
@@ -47,7 +47,7 @@ export interface AlphaMasteryRow extends Model<InferAttributes<AlphaMasteryRow>,
   student_id: string;
   concept_id: string;
   curriculum_id: string;
-  /** 0..1, an exponential moving average of correctness (see commands/alpha.ts). */
+  /** 0..1, an exponential moving average of correctness (see commands/alpha/rules.ts). */
   mastery: number;
   attempts: number;
   correct: number;

@@ -1,5 +1,5 @@
 import { Op, literal } from 'sequelize';
-import { createCurriculum, listAllCurricula, newCurriculumSchema, publishCurriculum, type CurriculumWithConcepts } from '../commands/alpha.js';
+import { createCurriculum, listAllCurricula, newCurriculumSchema, publishCurriculum, type CurriculumWithConcepts } from '../commands/alpha/curricula.js';
 import { approveBatch, rejectBatch } from '../commands/coupons.js';
 import { createInstitution, findInstitution, institutionNameSchema, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { MAX_ALLOWANCE_CENTS, readAllowance, setAllowance, type Allowance } from '../commands/merits.js';

@@ -1,11 +1,8 @@
-import type {
-  ActivityResult,
-  ConceptMastery,
-  CurriculumWithConcepts,
-  LeaderboardEntry,
-  PointsSummary,
-  StudentDrillDown,
-} from '../commands/alpha.js';
+import type { ActivityResult } from '../commands/alpha/activity.js';
+import type { CurriculumWithConcepts } from '../commands/alpha/curricula.js';
+import type { LeaderboardEntry } from '../commands/alpha/leaderboard.js';
+import type { ConceptMastery, StudentDrillDown } from '../commands/alpha/mastery.js';
+import type { PointsSummary } from '../commands/alpha/points.js';
 import type { AlphaBadgeRow, AlphaEnrollmentRow, AlphaPointsRow } from '../models/alpha.js';
 import { presentPersonRef } from './person.js';
 

@@ -1,6 +1,7 @@
 import { iso } from './common.js';
 import type { ScoreRow } from '../commands/exam-results.js';
-import type { ExamAssignmentView, ExamDetail, StudentExam } from '../commands/exams.js';
+import type { ExamAssignmentView } from '../commands/exam-audience.js';
+import type { ExamDetail, StudentExam } from '../commands/exams.js';
 import type { ExamRow } from '../models/exam.js';
 
 

@@ -1,16 +1,15 @@
 import { Op, QueryTypes, Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
-import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
-import { AppError, notFound } from '../errors.js';
+import type { TenantTx } from '../db/tenant.js';
 import { matchesPattern } from '../events/patterns.js';
 import { retentionCutoff } from '../events/retention.js';
 import { newId } from '../ids.js';
 import type { EventRow } from '../models/event.js';
-import type { DeliveryStatus, EndpointStatus, WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
+import type { DeliveryStatus, EndpointStatus, WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
 import { RESPONSE_BODY_LIMIT, type SendResult } from './sender.js';
 
 /**
- * The delivery state machine (institution-api.md "Webhook delivery", contract §5 and §7), kept
+ * The delivery state machine (docs/api.md#webhooks-and-events, docs/decisions.md#webhooks), kept
  * in the table: a delivery is a row before it is a request, and every step is a conditional
  * write, so a crash at any point leaves a row the next run can pick up.
  *
@@ -231,7 +230,7 @@ export function planOutcome(input: OutcomeInput): Outcome {
   if (input.result.ok) {
     return {
       delivery: { status: 'succeeded', attempt_count, next_attempt_at: null, ...response },
-      // Any success resets the counter (contract §7).
+      // Any success resets the counter (docs/api.md#webhooks-and-events).
       endpoint: endpoint && endpoint.consecutive_failures !== 0 ? { consecutive_failures: 0 } : null,
     };
   }
@@ -293,101 +292,6 @@ export async function recordAttempt(db: Database, claim: Claim, result: SendResu
     await delivery.update(outcome.delivery, { transaction });
     if (endpoint && outcome.endpoint) await endpoint.update(outcome.endpoint, { transaction });
     return { kind: 'recorded', outcome };
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
-// The Deliveries API: list, read with attempts, replay.
-
-/** `*`, a family `a.*` or an exact type, on the `event_type` column (a prefix test, no LIKE escaping). */
-function eventTypeWhere(pattern: string): WhereOptions {
-  if (pattern === '*') return {};
-  if (pattern.endsWith('.*')) {
-    const prefix = pattern.slice(0, -1);
-    return Sequelize.where(Sequelize.fn('substr', Sequelize.col('event_type'), 1, prefix.length), Op.eq, prefix);
-  }
-  return { event_type: pattern };
-}
-
-export interface DeliveryFilter extends PageRequest {
-  endpoint_id?: string;
-  status?: DeliveryStatus;
-  event_type?: string;
-}
-
-/** Newest first. The payload is left out of the list (the single GET has it). */
-export function listDeliveries(tenant: Tenant, filter: DeliveryFilter): Promise<Page<WebhookDeliveryRow>> {
-  const where: WhereOptions[] = [];
-  if (filter.endpoint_id) where.push({ endpoint_id: filter.endpoint_id });
-  if (filter.status) where.push({ status: filter.status });
-  if (filter.event_type) where.push(eventTypeWhere(filter.event_type));
-  return tenant.webhookDeliveries.page(
-    {
-      attributes: { exclude: ['payload'] },
-      where: where.length ? { [Op.and]: where } : undefined,
-      order: [['created_at', 'DESC'], ['id', 'DESC']],
-    },
-    filter,
-  );
-}
-
-export async function findDelivery(tenant: Tenant, id: string): Promise<WebhookDeliveryRow> {
-  const delivery = await tenant.webhookDeliveries.findById(id);
-  if (!delivery) throw notFound('webhook delivery');
-  return delivery;
-}
-
-/** The delivery with its attempts, oldest first. */
-export async function getDeliveryDetail(tenant: Tenant, id: string): Promise<{ delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }> {
-  const delivery = await findDelivery(tenant, id);
-  const attempts = await tenant.webhookAttempts.findAll({ where: { delivery_id: delivery.id }, order: [['at', 'ASC'], ['id', 'ASC']] });
-  return { delivery, attempts };
-}
-
-/**
- * The id of the replay made with `ref`: derived from the institution and the ref under the master
- * key, so the same ref finds the same replay without a column of its own.
- */
-const replayIdFor = (db: Database, institutionId: string, ref: string) =>
-  `dlv_${db.fieldCrypto.blindIndex(ref, `webhook_deliveries.replay_ref:${institutionId}`).slice(0, 24)}`;
-
-/**
- * A new pending delivery of the same event payload to the same endpoint, with `replay_of` set;
- * the original is not touched. It is signed when it is sent, so its timestamp is fresh. The
- * endpoint must be active (`409 endpoint_inactive`). Replays emit no event.
- * With `ref`: the same ref again answers the replay it made (`replayed: true`) and creates
- * nothing; the same ref for another delivery is `409 conflict`.
- */
-export async function replayDelivery(tenant: Tenant, id: string, ref?: string): Promise<{ delivery: WebhookDeliveryRow; replayed: boolean }> {
-  return tenant.inTransaction(async (tx) => {
-    const original = await findDelivery(tx, id);
-    if (ref !== undefined) {
-      const earlier = await tx.webhookDeliveries.findById(replayIdFor(tx.db, tx.institutionId, ref));
-      if (earlier) {
-        if (earlier.replay_of !== original.id) throw new AppError('conflict', 'This ref was already used to replay another delivery.');
-        return { delivery: earlier, replayed: true };
-      }
-    }
-    const endpoint = await tx.webhookEndpoints.findById(original.endpoint_id);
-    if (!endpoint || endpoint.status !== 'active') {
-      throw new AppError('endpoint_inactive', `The endpoint is ${endpoint?.status ?? 'gone'}; set its status to active before replaying.`);
-    }
-    const delivery = await tx.webhookDeliveries.create({
-      id: ref === undefined ? newId('dlv') : replayIdFor(tx.db, tx.institutionId, ref),
-      endpoint_id: original.endpoint_id,
-      event_id: original.event_id,
-      event_type: original.event_type,
-      payload: original.payload,
-      status: 'pending',
-      attempt_count: 0,
-      next_attempt_at: new Date(),
-      last_attempt_at: null,
-      response_status: null,
-      response_time_ms: null,
-      response_body: null,
-      replay_of: original.id,
-    });
-    return { delivery, replayed: false };
   });
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALPHA_RULES, nextMastery, utcDay } from '../../commands/alpha.js';
+import { ALPHA_RULES, nextMastery, utcDay } from '../../commands/alpha/rules.js';
 import { newId } from '../../ids.js';
 import { learnerSession, makeKey, makePerson, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
 import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';

@@ -1,14 +1,8 @@
-import {
-  awardPoints,
-  createEnrollments,
-  getStudentDrillDown,
-  getStudentMastery,
-  getStudentPoints,
-  leaderboard,
-  listCurricula,
-  listEnrollments,
-  updateEnrollment,
-} from '../../commands/alpha.js';
+import { listCurricula } from '../../commands/alpha/curricula.js';
+import { createEnrollments, listEnrollments, updateEnrollment } from '../../commands/alpha/enrollments.js';
+import { leaderboard } from '../../commands/alpha/leaderboard.js';
+import { getStudentDrillDown, getStudentMastery } from '../../commands/alpha/mastery.js';
+import { awardPoints, getStudentPoints } from '../../commands/alpha/points.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import {
   presentAward,

@@ -1,4 +1,4 @@
-import { ALPHA_RULES, BADGES } from '../../commands/alpha.js';
+import { ALPHA_RULES, BADGES } from '../../commands/alpha/rules.js';
 import { pageOf, pageQuery, queryInt, timestamp } from '../../http/schemas.js';
 import { z } from '../../http/zod.js';
 import { MAX_STUDENT_IDS } from '../groups/schema.js';

@@ -1,4 +1,4 @@
-import { recordActivity } from '../../commands/alpha.js';
+import { recordActivity } from '../../commands/alpha/activity.js';
 import { defineLearnerRoute, type AnyRoute } from '../../http/route.js';
 import { presentActivityResult } from '../../presenters/alpha.js';
 import { activityBody, activityResultSchema } from '../alpha/schema.js';

@@ -1,17 +1,7 @@
 import type { Response } from 'express';
 import { examAnalytics, examScores, listExamAttempts, scoresCsvLines } from '../../commands/exam-results.js';
-import {
-  assignGroups,
-  closeExam,
-  createExam,
-  deleteExam,
-  getExamDetail,
-  listAssignments,
-  listExams,
-  publishExam,
-  unassignGroup,
-  updateExam,
-} from '../../commands/exams.js';
+import { assignGroups, listAssignments, unassignGroup } from '../../commands/exam-assignments.js';
+import { closeExam, createExam, deleteExam, getExamDetail, listExams, publishExam, updateExam } from '../../commands/exams.js';
 import { defineRoute, RawResponse } from '../../http/route.js';
 import { presentAttempt } from '../../presenters/attempt.js';
 import { presentAssignment, presentExam, presentExamDetail, presentScoreRow } from '../../presenters/exam.js';

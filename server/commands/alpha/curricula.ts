@@ -1,0 +1,144 @@
+import { Op, type FindOptions, type WhereOptions } from 'sequelize';
+import type { Database } from '../../db/index.js';
+import type { Page, PageRequest, Tenant, TenantTx } from '../../db/tenant.js';
+import { notFound, validationError } from '../../errors.js';
+import { parseInput } from '../../http/validate.js';
+import { z } from '../../http/zod.js';
+import { newId } from '../../ids.js';
+import type { AlphaConceptRow, AlphaCurriculumRow, CurriculumStatus } from '../../models/alpha.js';
+import { findInstitution } from '../institutions.js';
+
+const emptyPage = <T>(request: PageRequest): Page<T> => ({ items: [], page: request.page, limit: request.limit, total: 0, totalPages: 0 });
+
+export interface CurriculumWithConcepts {
+  curriculum: AlphaCurriculumRow;
+  concepts: AlphaConceptRow[];
+}
+
+type CurriculumFind = Omit<FindOptions<AlphaCurriculumRow>, 'transaction' | 'where'> & { where?: WhereOptions<AlphaCurriculumRow> };
+
+/**
+ * The only way curricula are read on an institution's behalf. Curricula are the one Alpha table
+ * outside ScopedRepo: a shared curriculum has `institution_id` null and belongs to every
+ * institution at once, which `institution_id = <tenant>` cannot express. So the rule is written
+ * here, once: the institution's own curricula and the shared ones, never another institution's.
+ */
+export function curriculaVisibleTo(tenant: Tenant) {
+  const { AlphaCurriculum } = tenant.db.models;
+  const visible = (where?: WhereOptions<AlphaCurriculumRow>): WhereOptions<AlphaCurriculumRow> => {
+    const own = { [Op.or]: [{ institution_id: null }, { institution_id: tenant.institutionId }] } as WhereOptions<AlphaCurriculumRow>;
+    return where ? { [Op.and]: [where, own] } : own;
+  };
+  return {
+    findAll: (options: CurriculumFind = {}) => AlphaCurriculum.findAll({ ...options, where: visible(options.where), transaction: tenant.tx }),
+    findById: (id: string) => AlphaCurriculum.findOne({ where: visible({ id }), transaction: tenant.tx }),
+    count: (where?: WhereOptions<AlphaCurriculumRow>) => AlphaCurriculum.count({ where: visible(where), transaction: tenant.tx }),
+  };
+}
+
+/** Concepts of the given curricula, each list in the curriculum's order. Callers pass ids they may see. */
+export async function conceptsOf(tenant: Pick<Tenant, 'db' | 'tx'>, curriculumIds: readonly string[]): Promise<Map<string, AlphaConceptRow[]>> {
+  const byCurriculum = new Map<string, AlphaConceptRow[]>(curriculumIds.map((id) => [id, []]));
+  if (curriculumIds.length === 0) return byCurriculum;
+  const rows = await tenant.db.models.AlphaConcept.findAll({
+    where: { curriculum_id: { [Op.in]: [...curriculumIds] } },
+    order: [['curriculum_id', 'ASC'], ['position', 'ASC']],
+    transaction: tenant.tx,
+  });
+  for (const row of rows) byCurriculum.get(row.curriculum_id)?.push(row);
+  return byCurriculum;
+}
+
+async function withConcepts(tenant: Pick<Tenant, 'db' | 'tx'>, curricula: AlphaCurriculumRow[]): Promise<CurriculumWithConcepts[]> {
+  const concepts = await conceptsOf(tenant, curricula.map((row) => row.id));
+  return curricula.map((curriculum) => ({ curriculum, concepts: concepts.get(curriculum.id) ?? [] }));
+}
+
+/**
+ * The operator's view: every curriculum on the appliance, drafts and every institution's included
+ * (institutions see only published ones), oldest first.
+ */
+export async function listAllCurricula(db: Database, status?: AlphaCurriculumRow['status']): Promise<CurriculumWithConcepts[]> {
+  const curricula = await db.models.AlphaCurriculum.findAll({ where: status ? { status } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
+  return withConcepts({ db, tx: null }, curricula);
+}
+
+export interface CurriculumFilter extends PageRequest {
+  /** Drafts are never visible to the API, so `draft` always gives an empty page. */
+  status?: CurriculumStatus | undefined;
+}
+
+/** Published curricula of the institution and shared ones, oldest first. */
+export async function listCurricula(tenant: Tenant, filter: CurriculumFilter): Promise<Page<CurriculumWithConcepts>> {
+  if (filter.status === 'draft') return emptyPage(filter);
+  const curricula = curriculaVisibleTo(tenant);
+  const where = { status: 'published' } as const;
+  const [total, rows] = await Promise.all([
+    curricula.count(where),
+    curricula.findAll({ where, order: [['created_at', 'ASC'], ['id', 'ASC']], limit: filter.limit, offset: (filter.page - 1) * filter.limit }),
+  ]);
+  return { items: await withConcepts(tenant, rows), page: filter.page, limit: filter.limit, total, totalPages: Math.ceil(total / filter.limit) };
+}
+
+/** A curriculum a body may name for enrolling: visible and published; anything else is `422` at `curriculum_id`. */
+export async function findEnrollableCurriculum(tx: TenantTx, id: string): Promise<AlphaCurriculumRow> {
+  const curriculum = await curriculaVisibleTo(tx).findById(id);
+  if (!curriculum || curriculum.status !== 'published') {
+    throw validationError([{ path: 'curriculum_id', message: `"${id}" is not a published curriculum available to this institution.` }]);
+  }
+  return curriculum;
+}
+
+const conceptName = z.string().trim().min(1).max(200);
+
+export const newCurriculumSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).default(''),
+  concepts: z
+    .array(conceptName)
+    .min(1)
+    .max(200)
+    .refine((names) => new Set(names.map((name) => name.toLowerCase())).size === names.length, 'Concept names must be distinct.'),
+  institution_id: z.string().min(1).nullable().default(null),
+  publish: z.boolean().default(false),
+});
+
+export type NewCurriculum = z.input<typeof newCurriculumSchema>;
+
+/**
+ * A curriculum and its concepts (operator side: the CLI). Without an institution it is shared by
+ * every institution. Made as a draft unless `publish`. No event: the catalog has none for curricula,
+ * and a shared one has no institution whose stream could carry it.
+ */
+export async function createCurriculum(db: Database, input: NewCurriculum): Promise<CurriculumWithConcepts> {
+  const parsed = parseInput(newCurriculumSchema, input);
+  if (parsed.institution_id !== null) await findInstitution(db, parsed.institution_id);
+  return db.sequelize.transaction(async (transaction) => {
+    const curriculum = await db.models.AlphaCurriculum.create(
+      {
+        id: newId('cur'),
+        institution_id: parsed.institution_id,
+        name: parsed.name,
+        description: parsed.description,
+        status: parsed.publish ? 'published' : 'draft',
+      },
+      { transaction },
+    );
+    const concepts = await db.models.AlphaConcept.bulkCreate(
+      parsed.concepts.map((name, position) => ({ id: newId('con'), curriculum_id: curriculum.id, name, position })),
+      { transaction },
+    );
+    return { curriculum, concepts };
+  });
+}
+
+/** Publishes a draft (operator side); publishing a published curriculum is a no-op. */
+export async function publishCurriculum(db: Database, id: string): Promise<CurriculumWithConcepts> {
+  return db.sequelize.transaction(async (transaction) => {
+    const curriculum = await db.models.AlphaCurriculum.findByPk(id, { transaction });
+    if (!curriculum) throw notFound('curriculum');
+    if (curriculum.status !== 'published') await curriculum.update({ status: 'published' }, { transaction });
+    const concepts = await db.models.AlphaConcept.findAll({ where: { curriculum_id: id }, order: [['position', 'ASC']], transaction });
+    return { curriculum, concepts };
+  });
+}

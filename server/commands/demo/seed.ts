@@ -1,0 +1,58 @@
+import { Op } from 'sequelize';
+import type { Database } from '../../db/index.js';
+import { Tenant } from '../../db/tenant.js';
+import type { InstitutionRow } from '../../models/institution.js';
+import { createApiKey } from '../api-keys.js';
+import { createInstitution } from '../institutions.js';
+import { seedExamsAndSubmissions } from './exams.js';
+import { seedPeopleAndGroups } from './people.js';
+import { seededRandom } from './random.js';
+import { seedPausedReceiver } from './webhooks.js';
+
+/**
+ * `demo seed`: a new, approved institution that looks lived in, built only through the commands
+ * the API uses, so every row has its event and the event stream reads like a real term. Each run
+ * makes another institution ("Demo Academy", "Demo Academy 2", …) and never touches existing data.
+ * Names, groups, scores and outcomes are fixed; only ids, keys and timestamps differ between runs.
+ */
+
+export const DEMO_INSTITUTION_NAME = 'Demo Academy';
+
+/** "Demo Academy", then "Demo Academy 2", … : the first name no institution has yet. */
+async function nextDemoName(db: Database): Promise<string> {
+  const rows = await db.models.Institution.findAll({ attributes: ['name'], where: { name: { [Op.like]: `${DEMO_INSTITUTION_NAME}%` } } });
+  const taken = new Set(rows.map((row) => row.name));
+  for (let n = 1; ; n += 1) {
+    const candidate = n === 1 ? DEMO_INSTITUTION_NAME : `${DEMO_INSTITUTION_NAME} ${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+export interface DemoSeed {
+  institution: InstitutionRow;
+  /** The full key, every scope: shown once, never stored. */
+  key: string;
+}
+
+export interface DemoSeedOptions {
+  /** Base of the links in the mails the demo queues (guardian invitations). */
+  portalUrl: string;
+}
+
+/**
+ * Builds the demo institution step by step, each step its own command and transaction (the launch
+ * exchange and the guardian acceptance open their own, as they do for real callers). Webhook
+ * deliveries are not made up: they follow from these events once an endpoint is registered.
+ */
+export async function seedDemo(db: Database, options: DemoSeedOptions): Promise<DemoSeed> {
+  const rng = seededRandom(20_240_901);
+  const institution = await createInstitution(db, { name: await nextDemoName(db), approve: true });
+  const tenant = new Tenant(db, institution.id);
+  // First, so every event below leaves a queued delivery in the webhook log.
+  await seedPausedReceiver(tenant);
+  const people = await seedPeopleAndGroups(db, tenant, options);
+  await seedExamsAndSubmissions(db, tenant, institution, people, rng);
+
+  const { key } = await createApiKey(tenant, { name: 'Demo key (all scopes)', scopes: ['all'] });
+  return { institution, key };
+}

@@ -1,4 +1,4 @@
-/** Error codes of the specification, with the HTTP status each one answers with. */
+/** Error codes of the API (docs/api.md#error-codes), with the HTTP status each one answers with. */
 export const ERROR_STATUS = {
   institution_required: 400,
   /** The request itself is malformed before any route can read it (a bad `%` escape in the path). */
@@ -45,7 +45,7 @@ export interface ValidationDetail {
   message: string;
 }
 
-/** An error the API answers with as-is: a specification code, a message and optional extra fields. */
+/** An error the API answers with as-is: a code of docs/api.md#error-codes, a message and optional extra fields. */
 export class AppError extends Error {
   readonly status: number;
 

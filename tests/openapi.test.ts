@@ -1,13 +1,15 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expressPath } from '../server/http/route.js';
+import { LoginThrottle } from '../server/portal/login-throttle.js';
+import { portalRoutes } from '../server/portal/routes.js';
 import { apiRoutes } from '../server/routes/index.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const PROBE_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 
-/** The tags of the specification's capability table. */
+/** The tags of docs/api.md#operations. */
 const SPEC_TAGS = [
   'Meta',
   'Institution',
@@ -27,7 +29,7 @@ const SPEC_TAGS = [
   'Events',
 ];
 
-/** Operations of the specification's Meta, Institution and Events tables, with their scopes. */
+/** The Meta, Institution and Events operations of docs/api.md#operations, with their scopes. */
 const SPEC_OPERATIONS: Array<[method: string, path: string, scope: string]> = [
   ['get', '/me', 'any'],
   ['get', '/scopes', 'any'],
@@ -311,5 +313,29 @@ describe('OpenAPI document and explorer', () => {
       expect(directive('script-src')).toBe("script-src 'self'");
       expect(directive('style-src')).not.toMatch(/https?:/);
     });
+  });
+});
+
+describe('the portal API document (GET /portal/api/openapi.json)', () => {
+  let app: TestAppliance;
+  beforeAll(async () => {
+    app = await startTestAppliance();
+  });
+  afterAll(() => app.close());
+
+  it('is a valid OpenAPI 3.1 document, without a session, listing every portal operation', async () => {
+    const res = await app.http.get('/portal/api/openapi.json');
+    expect(res.status).toBe(200);
+    const portalDoc = res.body as { paths: Record<string, Record<string, unknown>>; info: { description: string } };
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(portalDoc) as Record<string, unknown>);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    const routes = portalRoutes(new LoginThrottle());
+    expect(routes.length).toBeGreaterThan(30);
+    for (const route of routes) expect(portalDoc.paths[route.path]?.[route.method], `${route.method} ${route.path}`).toBeDefined();
+    // The institution operations are the API's own, not declared again here.
+    expect(portalDoc.paths['/institutions/{id}/students']).toBeUndefined();
+    expect(portalDoc.info.description).toContain('/v1/openapi.json');
   });
 });

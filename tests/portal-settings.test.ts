@@ -36,7 +36,7 @@ describe('Portal: institution settings and the mail outbox', () => {
     const student = await v1.post(key, '/students', { full_name: 'Ada Lovelace', personal_email: 'ada.home@family.example' });
     expectOk(student);
 
-    const res = await admin.agent.get(path('/settings'));
+    const res = await admin.agent.get(path('/institution'));
     expectOk(res);
     expect(res.body.data).toMatchObject({ id: admin.institutionId, name: ADMIN.institution, status: 'approved', counts: { students: 1, faculty: 0 } });
     const viaApi = await v1.get(key, '/institution');
@@ -45,23 +45,23 @@ describe('Portal: institution settings and the mail outbox', () => {
   });
 
   it('reads and replaces the integration config; the API sees the same config, and the API change shows in the portal', async () => {
-    const before = await admin.agent.get(path('/settings/config'));
+    const before = await admin.agent.get(path('/institution/config'));
     expectOk(before);
     expect(before.body.data).toEqual((await v1.get(key, '/institution/config')).body.data);
     expect(before.body.data).toMatchObject({ allowed_toolchains: [], toolchain_mirror: null });
 
-    const saved = await put(admin.agent, admin.csrf, path('/settings/config'), CONFIG);
+    const saved = await put(admin.agent, admin.csrf, path('/institution/config'), CONFIG);
     expectOk(saved);
     expect(saved.body.data).toEqual(CONFIG);
     expect((await v1.get(key, '/institution/config')).body.data).toEqual(CONFIG);
 
     const viaApi = { ...CONFIG, toolchain_mirror: null, allowed_toolchains: ['rust-1.80'] };
     expectOk(await v1.put(key, '/institution/config', viaApi));
-    expect((await admin.agent.get(path('/settings/config'))).body.data).toEqual(viaApi);
+    expect((await admin.agent.get(path('/institution/config'))).body.data).toEqual(viaApi);
   });
 
   it('refuses a config the API would refuse with 422 validation_error, and changes nothing', async () => {
-    const current = (await admin.agent.get(path('/settings/config'))).body.data;
+    const current = (await admin.agent.get(path('/institution/config'))).body.data;
     const { lms: _lms, ...missingField } = CONFIG;
     const bad = [
       missingField,
@@ -70,15 +70,15 @@ describe('Portal: institution settings and the mail outbox', () => {
       { ...CONFIG, extra: 1 },
     ];
     for (const body of bad) {
-      const res = await put(admin.agent, admin.csrf, path('/settings/config'), body);
+      const res = await put(admin.agent, admin.csrf, path('/institution/config'), body);
       expectError(res, 422, 'validation_error');
       expect(res.body.message).toEqual(expect.any(String));
     }
     // The same bodies through the API answer the same way.
     expectError(await v1.put(key, '/institution/config', missingField), 422, 'validation_error');
-    expect((await admin.agent.get(path('/settings/config'))).body.data).toEqual(current);
+    expect((await admin.agent.get(path('/institution/config'))).body.data).toEqual(current);
     // A change needs the CSRF header like every other portal change.
-    expectError(await admin.agent.put(path('/settings/config')).send(CONFIG), 403, 'forbidden');
+    expectError(await admin.agent.put(path('/institution/config')).send(CONFIG), 403, 'forbidden');
   });
 
   it('lists the outbox newest first with masked recipients, never bodies, tokens or sealed addresses', async () => {
@@ -166,23 +166,23 @@ describe('Portal: institution settings and the mail outbox', () => {
     expect(theirs.body.data.items.map((item: { to: string }) => item.to)).toEqual(['s•••@hillside.example']);
   });
 
-  it('is for admins: a developer gets 403, another institution 404, no session 401', async () => {
+  it('admins change it and read the outbox, developers read the institution only; another institution 404, no session 401', async () => {
     const developer = await signedInMember(app, admin.institutionId, 'developer');
     // Developers still reach their own pages…
     expectOk(await developer.agent.get(path('/keys')));
-    // …but not the settings.
-    expectError(await developer.agent.get(path('/settings')), 403, 'forbidden');
-    expectError(await developer.agent.get(path('/settings/config')), 403, 'forbidden');
-    expectError(await put(developer.agent, developer.csrf, path('/settings/config'), CONFIG), 403, 'forbidden');
+    // …and read the institution (institution:read is a developer's), but change none of it (institution:write is the admins').
+    expectOk(await developer.agent.get(path('/institution')));
+    expectOk(await developer.agent.get(path('/institution/config')));
+    expectError(await put(developer.agent, developer.csrf, path('/institution/config'), CONFIG), 403, 'forbidden');
     expectError(await developer.agent.get(path('/outbox')), 403, 'forbidden');
 
     const other = await makeInstitution(app, { name: 'Elsewhere College' });
-    for (const suffix of ['/settings', '/settings/config', '/outbox']) {
+    for (const suffix of ['/institution', '/institution/config', '/outbox']) {
       expectError(await admin.agent.get(path(suffix, other.id)), 404, 'not_found');
       expectError(await admin.agent.get(path(suffix, 'inst_doesnotexist')), 404, 'not_found');
       expectError(await app.http.get(path(suffix)), 401, 'unauthorized');
     }
-    expectError(await put(admin.agent, admin.csrf, path('/settings/config', other.id), CONFIG), 404, 'not_found');
+    expectError(await put(admin.agent, admin.csrf, path('/institution/config', other.id), CONFIG), 404, 'not_found');
     // The other institution's config is untouched.
     expect((await other.tenant.institution()).config.allowed_toolchains).toEqual([]);
   });

@@ -58,7 +58,7 @@ async function startReceiver(status = 200, reply = 'thanks'): Promise<Receiver> 
   return receiver;
 }
 
-/** `X-Service-Signature` checked from contract §5's words: true when some `v1=` entry is by `secret`. */
+/** `X-Service-Signature` checked from the words of docs/api.md#signatures: true when some `v1=` entry is by `secret`. */
 function signedBy(request: Received, secret: string): boolean {
   const [first, ...entries] = String(request.headers['x-service-signature']).split(',');
   const t = first!.replace(/^t=/, '');
@@ -146,7 +146,7 @@ describe('Portal: webhooks', () => {
 
   it('lists the event catalog with descriptions and areas, to admins and developers', async () => {
     for (const who of [admin, dev]) {
-      const { items } = ok(await get(who, '/event-types'));
+      const { items } = ok(await get(who, '/events/types'));
       expect(items).toHaveLength(Object.keys(EVENT_TYPES).length);
       expect(items).toContainEqual({ type: 'student.created', description: EVENT_TYPES['student.created'], area: 'student' });
       expect(items).toContainEqual({ type: 'alpha.points.awarded', description: EVENT_TYPES['alpha.points.awarded'], area: 'alpha' });
@@ -344,7 +344,7 @@ describe('Portal: webhooks', () => {
     expect(signedBy(last, endpoint.secret)).toBe(false);
     // Writes are audited by id only: no secret reaches the audit log or the server log.
     const audit = JSON.stringify(await app.ctx.db.models.PortalAuditEntry.findAll({ raw: true }));
-    expect(audit).toContain('/webhooks/endpoints/{endpointId}/rotate-secret');
+    expect(audit).toContain('/institutions/{institution}/webhooks/endpoints/{id}/rotate-secret');
     for (const secret of [endpoint.secret, rotated.secret, again.secret]) {
       expect(audit).not.toContain(secret);
       expect(app.logText()).not.toContain(secret);
@@ -358,7 +358,7 @@ describe('Portal: webhooks', () => {
   it('needs a session (401) and the CSRF token on writes (403)', async () => {
     expectError(await app.http.get(`${base()}/webhooks/endpoints`), 401, 'unauthorized');
     expectError(await app.http.get(`${base()}/webhooks/deliveries`), 401, 'unauthorized');
-    expectError(await app.http.get(`${base()}/event-types`), 401, 'unauthorized');
+    expectError(await app.http.get(`${base()}/events/types`), 401, 'unauthorized');
     expectError(await app.http.post(`${base()}/webhooks/endpoints`).send({ url: good.url, events: ['*'] }), 401, 'unauthorized');
 
     const count = await app.ctx.db.models.WebhookEndpoint.count();
@@ -376,7 +376,7 @@ describe('Portal: webhooks', () => {
     for (const who of [dev, admin]) {
       expectError(await who.agent.get(`${base(other.id)}/webhooks/endpoints`), 404, 'not_found');
       expectError(await who.agent.get(`${base(other.id)}/webhooks/deliveries`), 404, 'not_found');
-      expectError(await who.agent.get(`${base(other.id)}/event-types`), 404, 'not_found');
+      expectError(await who.agent.get(`${base(other.id)}/events/types`), 404, 'not_found');
       expectError(await who.agent.get(`${base(other.id)}/webhooks/endpoints/${other.endpointId}`), 404, 'not_found');
       expectError(await who.agent.post(`${base(other.id)}/webhooks/endpoints`).set('X-CSRF-Token', who.csrf).send({ url: good.url, events: ['*'] }), 404, 'not_found');
     }

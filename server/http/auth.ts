@@ -25,7 +25,7 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const invalidKey = () => new AppError('invalid_api_key', 'The API key is not valid.');
 
 /**
- * Bearer key authentication followed by the institution's state, in the contract's order.
+ * Bearer key authentication followed by the institution's state, in the order of docs/api.md#order-of-checks.
  * Nothing is cached: a key revoked or an institution suspended by the CLI fails on the next request.
  */
 export function authenticateKey(db: Database) {

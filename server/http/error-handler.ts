@@ -17,8 +17,8 @@ const unreadableBody = (reason: string) =>
 /**
  * Turns anything thrown into an AppError for the envelope, or null for a failure of ours
  * (answered `500 internal_error`). Client errors raised by the libraries before a handler runs
- * keep their 4xx: the body's content is `422 validation_error` (as malformed JSON is in the
- * contract), an encoding or charset we do not decode `415 unsupported_media_type`, and a request
+ * keep their 4xx: the body's content is `422 validation_error` (as malformed JSON is in
+ * docs/api.md#order-of-checks), an encoding or charset we do not decode `415 unsupported_media_type`, and a request
  * line no route can read (a bad `%` escape) `400 bad_request`. See docs/decisions.md.
  */
 export function toAppError(error: unknown): AppError | null {

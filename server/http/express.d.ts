@@ -1,5 +1,6 @@
 import type { Logger } from '../logger.js';
 import type { KeyAuth } from './auth.js';
+import type { PortalCaller } from './portal-caller.js';
 import type { LearnerAuth } from './session-auth.js';
 import type { UploadedFile } from './upload.js';
 
@@ -11,6 +12,8 @@ declare global {
       routePattern?: string;
       /** An API key's caller (integration routes). */
       auth?: KeyAuth;
+      /** A portal member calling an institution operation (`/portal/api/institutions/{institution}/…`). */
+      portalCaller?: PortalCaller;
       /** A learner session's caller (`/app/*`). */
       learner?: LearnerAuth;
       /** Who the rate limiter counts for: set by authentication. */

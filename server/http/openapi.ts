@@ -5,7 +5,7 @@ import { z } from './zod.js';
 
 export const API_VERSION_LABEL = '2026-09-14';
 
-/** Codes every operation of a kind can answer, in the contract's check order. */
+/** Codes every operation of a kind can answer, in the check order of docs/api.md#order-of-checks. */
 const COMMON_ERRORS: Record<'key' | 'session' | 'none', ErrorCode[]> = {
   key: ['unauthorized', 'invalid_api_key', 'institution_not_approved', 'insufficient_scope', 'validation_error', 'rate_limited', 'rate_limiter_unavailable', 'internal_error'],
   session: ['unauthorized', 'institution_not_approved', 'validation_error', 'rate_limited', 'rate_limiter_unavailable', 'internal_error'],

@@ -5,6 +5,7 @@ import type { Tenant } from '../db/tenant.js';
 import { AppError, type ErrorCode } from '../errors.js';
 import type { Scope } from '../policies/scopes.js';
 import { authenticateKey, requireScope, type KeyAuth } from './auth.js';
+import { auditPortalChange, authenticatePortalCaller, PORTAL_OPERATIONS_PREFIX, type PortalCaller } from './portal-caller.js';
 import { rateLimit } from './rate-limit.js';
 import { authenticateSession, type LearnerAuth } from './session-auth.js';
 import { receiveUpload, type UploadedFile } from './upload.js';
@@ -29,10 +30,16 @@ interface CommonInput<P, Q, B> {
   ctx: AppContext;
 }
 
+/** Who calls an institution operation: an API key, or a portal member acting with their role's scopes. */
+export type InstitutionCaller = KeyAuth | PortalCaller;
+
+/** The scopes the caller holds, whoever they are. */
+export const callerScopes = (caller: InstitutionCaller): readonly string[] => (caller.kind === 'key' ? caller.key.scopes : caller.scopes);
+
 export interface HandlerInput<P, Q, B> extends CommonInput<P, Q, B> {
   /** The caller's institution: the only door to its data. */
   tenant: Tenant;
-  auth: KeyAuth;
+  auth: InstitutionCaller;
 }
 
 export interface LearnerHandlerInput<P, Q, B> extends CommonInput<P, Q, B> {
@@ -158,18 +165,53 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
   }
 }
 
+/**
+ * Mounts the institution operations (API-key routes, but `/me` and `/scopes`, which describe a key)
+ * for portal sessions under `/institutions/{institution}`: the same declaration, schemas, command,
+ * presenter and envelope, behind the portal's checks instead of a key's; changes are audited.
+ */
+export function mountPortalOperations(router: Router, ctx: AppContext, routes: readonly AnyRoute[]): void {
+  for (const route of routes) {
+    if (route.auth === 'session' || route.auth === 'none' || route.scope === 'any') continue;
+    const chain: RequestHandler[] = [
+      (req, _res, next) => {
+        req.routePattern = `/portal/api/institutions/{institution}${route.path}`;
+        next();
+      },
+      authenticatePortalCaller(ctx, route.scope),
+    ];
+    if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
+    else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody);
+    chain.push(handle(ctx, route));
+    router[route.method](`${PORTAL_OPERATIONS_PREFIX}${expressPath(route.path)}`, ...chain);
+  }
+}
+
+/** The route's own path parameters: a portal mount adds `{institution}` in front. */
+function ownParams(req: Request): Record<string, unknown> {
+  const { institution: _institution, ...own } = req.params as Record<string, unknown>;
+  return req.portalCaller ? own : (req.params as Record<string, unknown>);
+}
+
+/** An institution operation's caller: the key, or the portal member. */
+function institutionCaller(req: Request): InstitutionCaller {
+  const caller = req.auth ?? req.portalCaller;
+  if (!caller) throw new AppError('unauthorized', 'Authentication is required.');
+  return caller;
+}
+
 /** Runs an upload route's `before` with its parsed params and query, ahead of the body. */
 function checkBeforeUpload(ctx: AppContext, route: AnyRoute): RequestHandler {
   const check = async (req: Request) => {
-    const params = route.params ? parseInput(route.params, req.params) : {};
+    const params = route.params ? parseInput(route.params, ownParams(req)) : {};
     const query = parseInput(route.query ?? strictEmpty, { ...req.query });
     const common = { params, query, requestId: req.requestId, ctx };
     if (route.auth === 'session') {
       if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
       await route.upload?.before({ ...common, tenant: req.learner.tenant, learner: req.learner });
     } else if (route.auth !== 'none') {
-      if (!req.auth) throw new AppError('unauthorized', 'Authentication is required.');
-      await route.upload?.before({ ...common, tenant: req.auth.tenant, auth: req.auth });
+      const caller = institutionCaller(req);
+      await route.upload?.before({ ...common, tenant: caller.tenant, auth: caller });
     }
   };
   return async (req, res, next) => {
@@ -188,7 +230,7 @@ function handle(ctx: AppContext, route: AnyRoute) {
   return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
     const file = req.uploadedFile;
     try {
-      const params = route.params ? parseInput(route.params, req.params) : {};
+      const params = route.params ? parseInput(route.params, ownParams(req)) : {};
       const query = parseInput(route.query ?? strictEmpty, { ...req.query });
       const body = route.upload ? {} : parseInput(route.body ?? strictEmpty, req.body ?? {});
       const common = { params, query, body, file, requestId: req.requestId, ctx };
@@ -200,8 +242,9 @@ function handle(ctx: AppContext, route: AnyRoute) {
       } else if (route.auth === 'none') {
         data = await route.handler(common);
       } else {
-        if (!req.auth) throw new AppError('unauthorized', 'Authentication is required.');
-        data = await route.handler({ ...common, tenant: req.auth.tenant, auth: req.auth });
+        const caller = institutionCaller(req);
+        data = await route.handler({ ...common, tenant: caller.tenant, auth: caller });
+        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data);
       }
 
       if (data instanceof RawResponse) {

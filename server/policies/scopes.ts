@@ -1,6 +1,6 @@
 import { AppError } from '../errors.js';
 
-/** The 25 scopes of the specification, with what each grants. */
+/** The 25 scopes (docs/api.md#scopes), with what each grants. */
 export const SCOPES = {
   'students:read': 'Read students, their guardians and their exams.',
   'students:write': 'Provision, update, suspend and reactivate students.',
@@ -44,6 +44,11 @@ export type KeyGranterRole = 'admin' | 'developer';
 
 export function canGrant(role: KeyGranterRole, scope: Scope): boolean {
   return role === 'admin' || !ADMIN_ONLY_SCOPES.includes(scope);
+}
+
+/** What a portal member may do with the institution's operations: the scopes their role may grant. */
+export function roleScopes(role: KeyGranterRole): Scope[] {
+  return ALL_SCOPES.filter((scope) => canGrant(role, scope));
 }
 
 /** `403 forbidden` naming the scopes the role may not put on a key. */

@@ -91,7 +91,7 @@ function presentInvitation(row: InvitationRow, now = Date.now()): z.input<typeof
 // Operations
 // ---------------------------------------------------------------------------------------------
 
-/** Only admins manage developers (specification, Authentication 8). */
+/** Only admins manage developers (docs/api.md#portal-roles). */
 const ADMIN = ['admin'] as const;
 
 /** Developer management and invitation acceptance, under /portal/api. */

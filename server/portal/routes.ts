@@ -5,20 +5,21 @@ import { hashPassword, verifyPassword } from '../commands/passwords.js';
 import { isSetUp, runSetup, setupInput } from '../commands/setup.js';
 import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
+import { mountPortalOperations } from '../http/route.js';
+import { apiRoutes } from '../routes/index.js';
 import { z } from '../http/zod.js';
 import { randomToken } from '../ids.js';
 import { ADMIN_ONLY_SCOPES, ALL_SCOPES, SCOPES } from '../policies/scopes.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
 import { auditRoutes } from './audit.js';
-import { institutionDataRoutes } from './data.js';
 import { developerRoutes } from './developers.js';
 import { LoginThrottle } from './login-throttle.js';
+import { buildPortalOpenApiDocument } from './openapi.js';
 import { operatorRoutes } from './operator.js';
 import { settingsRoutes } from './settings.js';
 import { membershipsOf } from './policies.js';
 import { definePortalRoute, mountPortalRoutes, type PortalRoute } from './route.js';
 import { endSession, startSession, type PortalAuth } from './session.js';
-import { webhookPortalRoutes } from './webhooks.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -232,15 +233,23 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
     ...auditRoutes,
     ...operatorRoutes,
     ...settingsRoutes,
-    ...institutionDataRoutes,
-    ...webhookPortalRoutes,
   ];
 }
 
-/** The portal's own API, mounted at /portal/api: session cookie, CSRF header, the same commands as /v1. */
+/**
+ * The portal's API, mounted at /portal/api with the session cookie and the CSRF header: its own
+ * operations (accounts, keys, developers, settings, outbox, audit, operator), and every
+ * institution operation of /v1, the very same declarations, under /institutions/{institution}.
+ */
 export function createPortalRouter(ctx: AppContext): Router {
   const router = express.Router();
-  mountPortalRoutes(router, ctx, portalRoutes(new LoginThrottle()));
+  const routes = portalRoutes(new LoginThrottle());
+  const openApiDocument = buildPortalOpenApiDocument(routes);
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument);
+  });
+  mountPortalRoutes(router, ctx, routes);
+  mountPortalOperations(router, ctx, apiRoutes);
   router.use((_req, res) => {
     res.status(404).json({ success: false, error: 'not_found', message: 'No such portal operation.' });
   });

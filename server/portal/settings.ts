@@ -1,13 +1,10 @@
 import { Op, type WhereOptions } from 'sequelize';
-import { countInstitution, replaceIntegrationConfig } from '../commands/institution-profile.js';
 import type { Tenant } from '../db/tenant.js';
 import { validationError } from '../errors.js';
 import { queryInt } from '../http/schemas.js';
 import { z } from '../http/zod.js';
 import { MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../models/mail.js';
 import { iso } from '../presenters/common.js';
-import { presentInstitution, presentIntegrationConfig } from '../presenters/institution.js';
-import { institutionResponse, integrationConfig } from '../routes/institution/schema.js';
 import { definePortalRoute, type PortalRoute } from './route.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -119,47 +116,14 @@ async function listOutbox(tenant: Tenant, filter: OutboxFilter) {
 // Operations
 // ---------------------------------------------------------------------------------------------
 
-/** Institution settings are the admins' (specification, Authentication 8): developers get 403. */
+/** The mail outbox is the admins': developers get 403. */
 const SETTINGS_ROLES = ['admin'] as const;
 
 /**
- * The institution's profile, integration config and mail outbox, on the same commands and
- * presenters as `GET /v1/institution` and `GET|PUT /v1/institution/config`. The profile itself
- * has no editable field: the specification lets an institution change only its integration config
- * (name and status are the operator's), and whatever the portal can change the API must be able to.
+ * The institution's mail outbox. The profile and integration config are the /v1 operations
+ * themselves (`GET /institution`, `GET|PUT /institution/config`), mounted for portal sessions.
  */
 export const settingsRoutes: PortalRoute[] = [
-  definePortalRoute({
-    method: 'get',
-    path: '/institutions/{id}/settings',
-    summary: 'The institution profile with its counts, as GET /v1/institution shows it',
-    access: 'member',
-    roles: SETTINGS_ROLES,
-    params: institutionParams,
-    response: institutionResponse,
-    handler: async ({ access }) => presentInstitution(await access.tenant.institution(), await countInstitution(access.tenant)),
-  }),
-  definePortalRoute({
-    method: 'get',
-    path: '/institutions/{id}/settings/config',
-    summary: 'The integration config, as GET /v1/institution/config shows it',
-    access: 'member',
-    roles: SETTINGS_ROLES,
-    params: institutionParams,
-    response: integrationConfig,
-    handler: async ({ access }) => presentIntegrationConfig(await access.tenant.institution()),
-  }),
-  definePortalRoute({
-    method: 'put',
-    path: '/institutions/{id}/settings/config',
-    summary: 'Replace the integration config (all five fields), as PUT /v1/institution/config',
-    access: 'member',
-    roles: SETTINGS_ROLES,
-    params: institutionParams,
-    body: integrationConfig,
-    response: integrationConfig,
-    handler: async ({ access, body }) => presentIntegrationConfig(await replaceIntegrationConfig(access.tenant, body)),
-  }),
   definePortalRoute({
     method: 'get',
     path: '/institutions/{id}/outbox',

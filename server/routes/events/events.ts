@@ -29,6 +29,6 @@ export const eventRoutes = [
     tag: 'Events',
     scope: 'webhooks:read',
     response: eventTypesResponse,
-    handler: async () => ({ items: Object.entries(EVENT_TYPES).map(([type, description]) => ({ type, description })) }),
+    handler: async () => ({ items: Object.entries(EVENT_TYPES).map(([type, description]) => ({ type, description, area: type.slice(0, type.indexOf('.')) })) }),
   }),
 ];

@@ -31,5 +31,11 @@ export const listEventsResponse = z.object({
 });
 
 export const eventTypesResponse = z.object({
-  items: z.array(z.object({ type: z.string().openapi({ example: 'student.created' }), description: z.string() })),
+  items: z.array(
+    z.object({
+      type: z.string().openapi({ example: 'student.created' }),
+      description: z.string(),
+      area: z.string().openapi({ description: 'The first segment, for patterns such as `student.*`.', example: 'student' }),
+    }),
+  ),
 });

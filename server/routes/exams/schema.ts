@@ -53,7 +53,7 @@ const groupIds = z
 
 export const createExamBody = z
   .strictObject({
-    // Optional here so a missing owner answers `no_owner`, as the contract requires, not `validation_error`.
+    // Optional here so a missing owner answers `no_owner`, as docs/api.md#exams requires, not `validation_error`.
     faculty_id: facultyRef.optional(),
     title,
     description: description.default(''),

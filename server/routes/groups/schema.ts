@@ -31,7 +31,7 @@ export const createGroupBody = z
   .strictObject({
     name,
     description: description.default(''),
-    // Optional here so a missing owner answers `no_owner`, as the contract requires, not `validation_error`.
+    // Optional here so a missing owner answers `no_owner`, as docs/api.md#groups requires, not `validation_error`.
     faculty_id: facultyRef.optional(),
     student_ids: studentIds.optional(),
   })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
 
-/** The 25 scopes, copied from institution-api.md "Authentication" item 4 (not from the code). */
+/** The 25 scopes, copied from docs/api.md#scopes (not from the code). */
 const SPEC_SCOPES = [
   'students:read',
   'students:write',

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.js';
 import { defineRoute } from '../../http/route.js';
 import { SCOPES } from '../../policies/scopes.js';
 import { presentCallingKey } from '../../presenters/api-key.js';
@@ -12,7 +13,11 @@ export const metaRoutes = [
     tag: 'Meta',
     scope: 'any',
     response: meResponse,
-    handler: async ({ auth, requestId }) => presentCallingKey(auth, requestId),
+    handler: async ({ auth, requestId }) => {
+      // `any`-scope operations describe a key and are mounted for keys only.
+      if (auth.kind !== 'key') throw new AppError('not_found', 'No such operation for a portal session.');
+      return presentCallingKey(auth, requestId);
+    },
   }),
   defineRoute({
     method: 'get',

@@ -1,6 +1,6 @@
 import { getProctoringFeed, getSubmissionDetail, gradeSubmission, listSubmissions, voidSubmission } from '../../commands/submissions.js';
 import { signedFileUrl } from '../../files/storage.js';
-import { defineRoute } from '../../http/route.js';
+import { callerScopes, defineRoute } from '../../http/route.js';
 import { grants } from '../../policies/scopes.js';
 import { presentProctoringFeed, presentSubmission, presentSubmissionDetail } from '../../presenters/submission.js';
 import {
@@ -43,8 +43,8 @@ export const submissionRoutes = [
     response: submissionDetailSchema,
     errors: ['not_found'],
     handler: async ({ tenant, params, auth, ctx }) => {
-      // Recordings are unlocked by `submissions:write` alone (specification, general rule 8).
-      const withRecordings = grants(auth.key.scopes, 'submissions:write');
+      // Recordings are unlocked by `submissions:write` alone (docs/api.md#what-never-appears-in-a-response-or-a-log).
+      const withRecordings = grants(callerScopes(auth), 'submissions:write');
       const detail = await getSubmissionDetail(tenant, params.id, { withRecordings });
       const now = Date.now();
       return presentSubmissionDetail(detail, (file) => signedFileUrl(ctx.db, ctx.portalUrl, file, now));

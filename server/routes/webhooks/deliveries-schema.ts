@@ -61,13 +61,19 @@ const attemptSchema = z
       .nullable()
       .openapi({ description: 'Why it failed when no 2xx came back: `http_<status>`, `redirect`, `timeout`, `connection_error: <code>`, `private_host`, `https_required`, `dns_error`, or `send_error` (the request could not be prepared; see the log); null on success.', example: 'http_500' }),
     response_time_ms: z.number().int().nullable().openapi({ example: 112 }),
+    response_body: z.string().nullable().openapi({ description: "The receiver's answer to this attempt, first 2048 bytes.", example: 'ok' }),
   })
   .openapi('WebhookAttempt');
+
+const requestHeaderSchema = z.object({ name: z.string(), value: z.string() }).openapi('WebhookRequestHeader');
 
 export const deliveryDetailSchema = deliverySchema
   .extend({
     payload: payloadSchema,
     attempts: z.array(attemptSchema).openapi({ description: 'Every attempt, oldest first.' }),
+    request_headers: z.array(requestHeaderSchema).openapi({
+      description: 'The headers every attempt sends. Signatures depend on the attempt\'s time and the secrets valid then, so they are described, not stored.',
+    }),
   })
   .openapi('WebhookDeliveryDetail');
 

@@ -163,13 +163,14 @@ describe('Webhook deliveries API', () => {
       const res = await get(s.key, `/webhooks/deliveries/${row.id}`);
       expect(res.status).toBe(200);
       const detail = res.body.data;
-      expect(Object.keys(detail).sort()).toEqual([...DELIVERY_FIELDS, 'attempts', 'payload'].sort());
-      const { payload, attempts, ...rest } = detail;
+      expect(Object.keys(detail).sort()).toEqual([...DELIVERY_FIELDS, 'attempts', 'payload', 'request_headers'].sort());
+      const { payload, attempts, request_headers, ...rest } = detail;
+      expect(request_headers).toContainEqual({ name: 'X-Service-Delivery-Id', value: detail.id });
       expect(rest).toEqual(row);
       const [event] = (await get(s.key, '/events', { type: 'student.created' })).body.data.items;
       expect(payload).toEqual({ ...event, institution_id: s.inst.id });
       expect(attempts).toHaveLength(1);
-      expect(Object.keys(attempts[0]).sort()).toEqual(['at', 'error', 'response_status', 'response_time_ms']);
+      expect(Object.keys(attempts[0]).sort()).toEqual(['at', 'error', 'response_body', 'response_status', 'response_time_ms']);
       expect(attempts[0]).toMatchObject({ at: row.last_attempt_at, response_status: 200, error: null });
     });
 

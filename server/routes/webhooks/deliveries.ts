@@ -1,6 +1,6 @@
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentWebhookDelivery, presentWebhookDeliveryDetail } from '../../presenters/webhook-delivery.js';
-import { getDeliveryDetail, listDeliveries, replayDelivery } from '../../webhooks/deliveries.js';
+import { getDeliveryDetail, listDeliveries, replayDelivery } from '../../commands/webhook-deliveries.js';
 import {
   deliveryDetailSchema,
   deliveryPage,

@@ -32,7 +32,7 @@ export const createEndpointBody = z
   .strictObject({
     url,
     description: description.default(''),
-    // Optional here so a missing list answers `events_required`, as the specification names it, not `validation_error`.
+    // Optional here so a missing list answers `events_required`, as docs/api.md#error-codes names it, not `validation_error`.
     events: events.optional(),
   })
   .openapi('WebhookEndpointCreate');

@@ -1,0 +1,71 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import type { InstitutionRow } from '../models/institution.js';
+import type { MembershipRole } from '../models/membership.js';
+import { grants, roleScopes, type Scope } from '../policies/scopes.js';
+import { recordPortalAction } from '../portal/audit-log.js';
+import { requireCsrf } from '../portal/csrf.js';
+import { requireMember } from '../portal/policies.js';
+import { findSession, signInAgain, type PortalAuth } from '../portal/session.js';
+import type { Tenant } from '../db/tenant.js';
+
+/**
+ * A signed-in portal member acting on one institution's data through the very operations API
+ * keys call: an admin with every scope, a developer with the scopes of that role.
+ */
+export interface PortalCaller {
+  kind: 'portal';
+  portal: PortalAuth;
+  role: MembershipRole;
+  institution: InstitutionRow;
+  tenant: Tenant;
+  scopes: readonly Scope[];
+}
+
+/** Where the /v1 operations are mounted for portal sessions: `/portal/api/institutions/{institution}/…`. */
+export const PORTAL_OPERATIONS_PREFIX = '/institutions/:institution';
+
+/**
+ * The portal's checks, in the order an API key's run: session (401) → CSRF on writes (403) →
+ * membership of the institution in the path (404, as for one that does not exist) → institution
+ * approved (403) → the role's scopes (403 forbidden, naming the scope).
+ */
+export function authenticatePortalCaller(ctx: AppContext, scope: Scope): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    res.set('Cache-Control', 'no-store');
+    const portal = await findSession(ctx.db, req);
+    if (!portal) throw signInAgain();
+    requireCsrf(req, portal);
+    const institutionId = String(req.params.institution ?? '');
+    const access = await requireMember(ctx.db, portal, institutionId, ['admin', 'developer']);
+    if (access.institution.status !== 'approved') {
+      throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
+    }
+    const scopes = roleScopes(access.role);
+    if (!grants(scopes, scope)) {
+      throw new AppError('forbidden', `The ${access.role} role cannot do this: it needs the ${scope} scope.`, { required: [scope] });
+    }
+    req.portalCaller = { kind: 'portal', portal, role: access.role, institution: access.institution, tenant: access.tenant, scopes };
+    next();
+  };
+}
+
+/** After a successful change made in the portal: the audit entry, as for the portal's own operations. */
+export function auditPortalChange(ctx: AppContext, req: Request, route: { method: string; path: string; summary: string }, params: Record<string, unknown>, result: unknown) {
+  const caller = req.portalCaller;
+  if (!caller || route.method === 'get') return Promise.resolve();
+  return recordPortalAction(ctx, {
+    auth: caller.portal,
+    institutionId: caller.institution.id,
+    method: route.method,
+    path: `/institutions/{institution}${route.path}`,
+    summary: route.summary,
+    params,
+    result,
+    ip: req.ip ?? null,
+    requestId: req.requestId,
+  });
+}
+
+export type { Router };

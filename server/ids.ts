@@ -15,7 +15,7 @@ export function randomToken(length: number): string {
   return out;
 }
 
-/** Opaque ids with a type prefix, as the contract requires (`stu_…`, `evt_…`). */
+/** Opaque ids with a type prefix (`stu_…`, `evt_…`), as docs/api.md#ids-and-references states. */
 export type IdPrefix = 'inst' | 'acc' | 'mem' | 'key' | 'evt' | (string & {});
 
 export function newId(prefix: IdPrefix): string {

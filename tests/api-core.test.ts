@@ -1,5 +1,5 @@
 /**
- * Contract §3 ("Wire rules shared by every operation") and §7, over HTTP against a real
+ * The wire rules of docs/api.md (envelope, errors, order of checks, limits, ids), over HTTP against a real
  * appliance (127.0.0.1, port 0, real SQLite file). Where no route of this build can exercise a
  * rule (a 500, the clock edge of a rate window), the real middleware is mounted in a tiny
  * express app on 127.0.0.1 and driven the same way.

@@ -9,7 +9,7 @@ import { makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppl
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** The event types of contract.md §5 ("Event types at least"), copied literally. */
+/** The event types of docs/api.md#event-types, copied literally. */
 const CONTRACT_EVENT_TYPES = [
   'student.created',
   'student.updated',

@@ -1,4 +1,4 @@
-// The real process of contract §1: `node dist/server/main.js` with HOST/PORT/DATA_DIR, the start
+// The real process of docs/api.md#base-url-and-versioning: `node dist/server/main.js` with HOST/PORT/DATA_DIR, the start
 // line, the CLI acting on a running server's DATA_DIR, and a clean stop on SIGTERM.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import net from 'node:net';

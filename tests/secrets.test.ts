@@ -5,7 +5,7 @@
 // exam's hidden-tests key, students' personal emails, SSO launch and learner session tokens,
 // guardian and developer invitation tokens (mailed through a local SMTP server), the SMTP
 // password. Then every value is looked for in all of stdout and stderr, in every response
-// except the one whose contract shows it once, and in every file of DATA_DIR after a clean stop
+// except the one docs/api.md#what-never-appears-in-a-response-or-a-log shows it in once, and in every file of DATA_DIR after a clean stop
 // (the database, its -wal/-shm if any). Everything listens on 127.0.0.1.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -56,7 +56,7 @@ function secret(kind: string, value: string, options: { forms?: Buffer[]; respon
 }
 
 // ---------------------------------------------------------------------------------------------
-// Every response, as text (status line, headers, body), with the values its contract shows
+// Every response, as text (status line, headers, body), with the values docs/api.md lets it show
 // ---------------------------------------------------------------------------------------------
 
 interface Seen {

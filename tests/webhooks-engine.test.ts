@@ -1,5 +1,5 @@
 // The webhook engine end to end: events caused by real API calls, deliveries to real receivers on
-// 127.0.0.1, signatures checked by an implementation written here from contract §5 (it does not
+// 127.0.0.1, signatures checked by an implementation written here from docs/api.md#signatures (it does not
 // import server/webhooks/signing.ts), retries on a shortened schedule, disabling, pausing,
 // suspension, concurrency, patterns, replay and retention.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -80,7 +80,7 @@ async function startReceiver(respond: Respond = answer(200)): Promise<Receiver> 
 
 
 // ---------------------------------------------------------------------------------------------
-// Signatures, verified from the contract's words alone.
+// Signatures, verified from the words of docs/api.md#signatures alone.
 
 /** `X-Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret as UTF-8, "<t>.<raw body>")>[,v1=…]` */
 function verifyServiceSignature(header: string, body: string, secret: string): number {

@@ -1,5 +1,5 @@
-// Webhook signatures (contract §5): what server/webhooks/signing.ts produces is checked by a
-// verifier written here from the contract text, and by the three snippets of docs/webhooks.md,
+// Webhook signatures (docs/api.md#signatures): what server/webhooks/signing.ts produces is checked by a
+// verifier written here from that text, and by the three snippets of docs/webhooks.md,
 // run as integrators would run them (node, python3, php).
 import { spawnSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -103,7 +103,7 @@ function headerOf(headers: Record<string, string>, name: string): string | undef
   return Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
 }
 
-/** A verifier written from contract.md §5 alone, independent of the snippets. */
+/** A verifier written from docs/api.md#signatures alone, independent of the snippets. */
 function contractVerify({ secret, headers, body: raw, now }: Vector): Outcome {
   const equal = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
   const fresh = (t: string | undefined): t is string => t !== undefined && /^\d+$/.test(t) && Math.abs(now - Number(t)) <= 300;

@@ -13,7 +13,7 @@ import { DAY_MS } from './licenses.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { normalizeEmail } from './people.js';
 
-/** Developer invitations are valid for 7 days (specification, Authentication 9). */
+/** Developer invitations are valid for 7 days (docs/api.md#portal-roles). */
 export const DEVELOPER_INVITE_TTL_MS = 7 * DAY_MS;
 const TOKEN_LENGTH = 40;
 const TOKEN_PATTERN = /^[A-Za-z0-9]{40}$/;
@@ -236,7 +236,7 @@ async function revokeKeysCreatedBy(tx: TenantTx, accountId: string): Promise<str
 
 /**
  * Suspends a developer: their requests for this institution are refused from the next one on, and
- * unless `revokeKeys` is false every active key they created here is revoked (specification 8).
+ * unless `revokeKeys` is false every active key they created here is revoked (docs/api.md#portal-roles).
  */
 export async function suspendDeveloper(tenant: Tenant, accountId: string, options: { actorId: string; revokeKeys: boolean }): Promise<MemberChange> {
   return tenant.inTransaction(async (tx) => {

@@ -11,7 +11,7 @@ import { normalizeEmail } from './people.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Active device seats a license may hold at once, across apps (contract §7). */
+/** Active device seats a license may hold at once, across apps (docs/api.md#licenses). */
 export const MAX_ACTIVE_SEATS = 3;
 
 const LICENSE_TYPES: readonly LicenseType[] = ['student', 'faculty'];
@@ -33,7 +33,7 @@ export function grantLicense(tx: TenantTx, person: PersonRow, days: number): Pro
 
 /**
  * The status a license has now. The expiry job stores `expired` up to a minute late; until then an
- * `active` row whose expiry has passed is already expired (contract §7), everywhere it is read.
+ * `active` row whose expiry has passed is already expired (docs/api.md#licenses), everywhere it is read.
  */
 export function effectiveStatus(license: Pick<LicenseRow, 'status' | 'expires_at'>, now = new Date()): LicenseStatus {
   if (license.status === 'active' && license.expires_at.getTime() <= now.getTime()) return 'expired';
@@ -120,7 +120,7 @@ export interface Extension {
 }
 
 /**
- * The contract's rule: `expires_at` replaces the expiry; `days` are then added to it, or to the
+ * The rule of docs/api.md#licenses: `expires_at` replaces the expiry; `days` are then added to it, or to the
  * current expiry, or to now when the license has already expired. The result must lie in the
  * future; an expired license extended so is active again. Revoked licenses are final (409).
  */

@@ -17,7 +17,7 @@ const LAUNCH_TOKEN_LENGTH = 40;
 const LAUNCH_TOKEN_PATTERN = /^[A-Za-z0-9]{40}$/;
 export const LAUNCH_TTL_DEFAULT_SECONDS = 60;
 export const LAUNCH_TTL_MAX_SECONDS = 300;
-/** Learner sessions last 8 hours (contract §6). */
+/** Learner sessions last 8 hours (docs/api.md#learner-sessions). */
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 const SESSION_TOKEN_LENGTH = 32;
 const EXAM_REDIRECT = /^exam:(.*)$/s;

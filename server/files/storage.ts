@@ -8,7 +8,7 @@ import { newId } from '../ids.js';
 import type { FileKind, FileOwnerType, StoredFileRow } from '../models/stored-file.js';
 
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
-/** Signed attachment links live at most this long (the contract: within 15 minutes). */
+/** Signed attachment links live at most this long (docs/api.md#limits: 15 minutes). */
 export const LINK_TTL_SECONDS = 15 * 60;
 const LINK_CONTEXT = 'stored_files.download';
 

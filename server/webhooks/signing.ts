@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
-/** `whsec_` + base64 of 24 random bytes (contract §5). */
+/** `whsec_` + base64 of 24 random bytes (docs/api.md#webhooks-and-events). */
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64')}`;
 }

@@ -1,6 +1,6 @@
 /**
  * A refusal of the appliance's API (the portal's or the learner side's): HTTP status, the
- * specification's error code (`forbidden`, `LAUNCH_TOKEN_INVALID`, …) and its message.
+ * API error code (`forbidden`, `LAUNCH_TOKEN_INVALID`, …; docs/api.md#error-codes) and its message.
  */
 export class ApiError extends Error {
   constructor(

@@ -1,56 +1,21 @@
 /** The learner side of the API (/v1/sso/exchange and /v1/app/*), typed for the /launch page. */
+import type { z } from 'zod';
+import type { attemptSchema, eventsAccepted, learnerExamList, learnerExamSchema, learnerUserSchema, submissionReceiptSchema } from '../../../server/routes/app/schema';
+import type { sessionSchema } from '../../../server/routes/sso/schema';
 import { ApiError } from '../api/errors';
 
 export { ApiError };
 
-export type Role = 'student' | 'faculty';
-export type SubmissionStatus = 'submitted' | 'graded' | 'resubmission_requested' | 'voided';
-
-export interface LearnerUser {
-  id: string;
-  login_email: string;
-  full_name: string;
-  role: Role;
-}
-
-export interface LearnerSession {
-  session_token: string;
-  expires_at: string;
-  user: LearnerUser;
-  app: 'learning' | 'code';
-  redirect: string | null;
-}
-
-export interface LearnerExam {
-  id: string;
-  title: string;
-  exam_type: string;
-  app: 'learning' | 'code';
-  due_date: string | null;
-  time_limit_minutes: number | null;
-  max_score: number | null;
-  proctoring: Record<string, unknown>;
-  status: string;
-  submission: { id: string; status: SubmissionStatus; score: number | null } | null;
-}
-
-export interface Attempt {
-  id: string;
-  exam_id: string;
-  student_id: string;
-  started_at: string;
-  expires_at: string | null;
-  submitted_at: string | null;
-  hidden_released_at: string | null;
-}
-
-export interface SubmissionReceipt {
-  id: string;
-  exam_id: string;
-  attempt_id: string;
-  status: SubmissionStatus;
-  submitted_at: string;
-}
+/** The learner side's wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
+export type LearnerUser = z.input<typeof learnerUserSchema>;
+export type Role = LearnerUser['role'];
+export type LearnerSession = z.input<typeof sessionSchema>;
+export type LearnerExam = z.input<typeof learnerExamSchema>;
+export type LearnerExamList = z.input<typeof learnerExamList>;
+export type Attempt = z.input<typeof attemptSchema>;
+export type SubmissionReceipt = z.input<typeof submissionReceiptSchema>;
+export type SubmissionStatus = SubmissionReceipt['status'];
+export type EventsAccepted = z.input<typeof eventsAccepted>;
 
 export interface Timed<T> {
   data: T;
@@ -85,13 +50,13 @@ async function request<T>(path: string, options: { method?: 'GET' | 'POST'; body
 export const exchangeLaunchToken = (token: string, device: { id: string; name: string }) =>
   request<LearnerSession>('/sso/exchange', { method: 'POST', body: { token, device } }).then((res) => res.data);
 
-export const listMyExams = (session: string) => request<{ items: LearnerExam[] }>('/app/exams', { session }).then((res) => res.data.items);
+export const listMyExams = (session: string) => request<LearnerExamList>('/app/exams', { session }).then((res) => res.data.items);
 
 export const startAttempt = (session: string, examId: string) =>
   request<Attempt>(`/app/exams/${encodeURIComponent(examId)}/attempts`, { method: 'POST', session });
 
 export const recordFocusLost = (session: string, attemptId: string, at: Date) =>
-  request<{ accepted: number }>(`/app/attempts/${encodeURIComponent(attemptId)}/events`, {
+  request<EventsAccepted>(`/app/attempts/${encodeURIComponent(attemptId)}/events`, {
     method: 'POST',
     session,
     body: { events: [{ type: 'focus_lost', at: at.toISOString() }] },

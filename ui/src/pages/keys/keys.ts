@@ -1,3 +1,6 @@
+import type { MAX_ACTIVE_KEYS as SERVER_MAX_ACTIVE_KEYS } from '../../../../server/commands/api-keys';
+
+/** The portal's own key operations have no /v1 schema, so their types are written here. */
 export interface ApiKey {
   key_id: string;
   name: string;
@@ -21,9 +24,12 @@ export interface CreatedApiKey {
   last4: string;
 }
 
-/** The specification's bounds for a key's per-minute limit. */
+/** The bounds of a key's per-minute limit (docs/api.md#rate-limits). */
 export const RATE_LIMIT = { min: 10, max: 6000, default: 600 } as const;
-/** Active keys an institution may hold at once. */
-export const MAX_ACTIVE_KEYS = 25;
+/**
+ * Active keys an institution may hold at once. The server's constant is in a command module
+ * (database code), so the value is repeated here and its type pins it to the server's.
+ */
+export const MAX_ACTIVE_KEYS: typeof SERVER_MAX_ACTIVE_KEYS = 25;
 
 export const keysQueryKey = (institutionId: string) => ['institution', institutionId, 'keys'] as const;

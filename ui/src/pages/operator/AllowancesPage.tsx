@@ -2,13 +2,14 @@ import { Button, Group, NumberInput, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
+import type { MAX_ALLOWANCE_CENTS as SERVER_MAX_ALLOWANCE_CENTS } from '../../../../server/commands/merits';
 import { api } from '../../api/client';
 import { DataTable, FormModal, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { formatCents, operatorKey, type OperatorAllowance } from './operator';
 
 const allowancesKey = operatorKey('allowances');
-/** The server's ceiling (MAX_ALLOWANCE_CENTS). */
-const MAX_ALLOWANCE_CENTS = 1_000_000_000_000;
+/** The server's ceiling; its constant is in a command module (database code), so the value is repeated and its type pins it. */
+const MAX_ALLOWANCE_CENTS: typeof SERVER_MAX_ALLOWANCE_CENTS = 1_000_000_000_000;
 
 function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowance | null; onClose(): void }) {
   const [total, setTotal] = useState<number | string>(allowance?.total_cents ?? 0);

@@ -1,12 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { scopesResponse } from '../../../../server/routes/meta/schema';
 import { api } from '../../api/client';
 
-export interface ScopeInfo {
-  scope: string;
-  description: string;
+/** A scope as GET /v1/scopes lists it (type-only import of the server's schema), plus the portal's `admin_only`. */
+export type ScopeInfo = z.input<typeof scopesResponse>['items'][number] & {
   /** Only an institution's admins may put it on a key. */
   admin_only: boolean;
-}
+};
 
 export interface ScopeArea {
   area: string;

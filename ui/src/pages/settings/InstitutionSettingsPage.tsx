@@ -18,7 +18,7 @@ function ProfileCard() {
   const institution = useInstitution();
   const profile = useQuery({
     queryKey: settingsKey(institution.id),
-    queryFn: () => api.get<InstitutionProfile>(`/institutions/${institution.id}/settings`),
+    queryFn: () => api.get<InstitutionProfile>(`/institutions/${institution.id}/institution`),
   });
   if (profile.error) return <QueryError error={profile.error} />;
   const data = profile.data;
@@ -86,7 +86,7 @@ function ConfigForm({ config }: { config: IntegrationConfig }) {
   const [errors, setErrors] = useState<{ mirror?: string; lms?: string }>({});
 
   const save = useApiMutation({
-    mutationFn: (next: IntegrationConfig) => api.put<IntegrationConfig>(`/institutions/${institution.id}/settings/config`, next),
+    mutationFn: (next: IntegrationConfig) => api.put<IntegrationConfig>(`/institutions/${institution.id}/institution/config`, next),
     invalidate: [configKey(institution.id)],
     success: 'Integration config saved. The API answers with it from now on.',
   });
@@ -185,7 +185,7 @@ export function InstitutionSettingsPage() {
   const institution = useInstitution();
   const config = useQuery({
     queryKey: configKey(institution.id),
-    queryFn: () => api.get<IntegrationConfig>(`/institutions/${institution.id}/settings/config`),
+    queryFn: () => api.get<IntegrationConfig>(`/institutions/${institution.id}/institution/config`),
   });
   return (
     <>

@@ -1,21 +1,15 @@
+import type { z } from 'zod';
+import type { institutionResponse, integrationConfig } from '../../../../server/routes/institution/schema';
+
 /** Types and query keys of the institution's settings pages (server: server/portal/settings.ts). */
 
-export interface InstitutionProfile {
-  id: string;
-  name: string;
-  status: 'pending' | 'approved' | 'suspended';
-  created_at: string;
-  counts: { students: number; faculty: number; groups: number; exams: number; active_licenses: number };
-}
+/** As GET /v1/institution (type-only import of the server's schema). */
+export type InstitutionProfile = z.input<typeof institutionResponse>;
 
 /** As GET/PUT /v1/institution/config: PUT replaces all five fields. */
-export interface IntegrationConfig {
-  default_ai_policy: { allowed?: boolean; model_tier?: string; max_interactions?: number };
-  default_proctoring: { camera?: boolean; screen?: boolean };
-  allowed_toolchains: string[];
-  toolchain_mirror: Record<string, unknown> | null;
-  lms: Record<string, unknown>;
-}
+export type IntegrationConfig = z.input<typeof integrationConfig>;
+
+/** The mail outbox is the portal's own (no /v1 operation), so its types are written here. */
 
 export type MailStatus = 'queued' | 'sent' | 'failed' | 'expired';
 export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed', 'expired'];

@@ -5,7 +5,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
 import { DataTable, Fact, Facts, formatDate, formatRelative, PageHeader, QueryError, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { deliveriesKey, deliveryKey, useEndpoints, type Delivery, type DeliveryAttempt, type DeliveryDetail } from './webhooks';
+import { deliveriesKey, deliveryKey, useEndpoints, type DeliveryAttempt, type DeliveryDetail, type ReplayedDelivery } from './webhooks';
 
 /** States that can still change on their own: the page refreshes while the delivery is in one. */
 const UNSETTLED = new Set(['pending', 'delivering', 'failed']);
@@ -58,7 +58,7 @@ export function DeliveryDetailPage() {
     refetchInterval: (query) => (query.state.data && UNSETTLED.has(query.state.data.status) ? REFRESH_MS : false),
   });
   const replay = useApiMutation({
-    mutationFn: () => api.post<Delivery & { replayed: boolean }>(`/institutions/${institution.id}/webhooks/deliveries/${deliveryId}/replay`),
+    mutationFn: () => api.post<ReplayedDelivery>(`/institutions/${institution.id}/webhooks/deliveries/${deliveryId}/replay`),
     invalidate: [deliveriesKey(institution.id)],
     success: 'Replay queued: the same event goes to the endpoint again as a new delivery.',
     onSuccess: (created) => navigate(`../${created.id}`, { relative: 'path' }),

@@ -1,256 +1,26 @@
-import { Alert, Button, Code, Group, Menu, Modal, Stack, Table, Text, Textarea, TextInput, Tooltip } from '@mantine/core';
+import { Alert, Button, Code, Menu, Stack, Table, Text, Tooltip } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { api, ApiError } from '../../api/client';
-import { ConfirmModal, DataTable, formatDate, FormModal, PageHeader, RowActions, SecretOnce, StatusBadge, TagBadges, useApiMutation, WholeNumberInput } from '../../components';
+import { api } from '../../api/client';
+import { DataTable, formatDate, PageHeader, RowActions, StatusBadge, TagBadges, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { EventPatternPicker } from './EventPatternPicker';
+import { CreateEndpointModal } from './CreateEndpointModal';
+import { DeleteEndpointModal } from './DeleteEndpointModal';
+import { EditEndpointModal } from './EditEndpointModal';
+import { PingResultModal } from './PingResultModal';
+import { RotateSecretModal } from './RotateSecretModal';
 import {
   DISABLED_REASONS,
-  endpointsKey,
-  GRACE_HOURS,
+  MAX_CONSECUTIVE_FAILURES,
   MAX_ENDPOINTS,
   useEndpoints,
   webhooksKey,
-  type CreatedEndpoint,
   type EndpointStatus,
   type PingResult,
-  type RotatedEndpoint,
   type WebhookEndpoint,
 } from './webhooks';
-
-/** The field an API refusal is about, so the form can show it under that field. */
-function fieldErrors(error: unknown): { url?: string; events?: string } {
-  if (!(error instanceof ApiError)) return {};
-  if (error.code === 'https_required' || error.code === 'private_host') return { url: error.message };
-  if (error.code === 'events_required') return { events: error.message };
-  return {};
-}
-
-interface EndpointFormValues {
-  url: string;
-  description: string;
-  events: string[];
-}
-
-/** URL, description and event patterns: the same fields to add an endpoint and to edit one. */
-function EndpointFields({ values, onChange, error }: { values: EndpointFormValues; onChange(values: EndpointFormValues): void; error: unknown }) {
-  const errors = fieldErrors(error);
-  return (
-    <>
-      <TextInput
-        label="URL"
-        description="Where deliveries are POSTed; https, on a public host."
-        placeholder="https://lms.example.edu/hooks/campusbridge"
-        type="url"
-        required
-        maxLength={2048}
-        value={values.url}
-        onChange={(event) => onChange({ ...values, url: event.currentTarget.value })}
-        error={errors.url}
-        data-autofocus
-      />
-      <Textarea
-        label="Description"
-        description="Optional: what this endpoint is for."
-        maxLength={500}
-        autosize
-        minRows={1}
-        value={values.description}
-        onChange={(event) => onChange({ ...values, description: event.currentTarget.value })}
-      />
-      <EventPatternPicker value={values.events} onChange={(events) => onChange({ ...values, events })} error={errors.events} />
-    </>
-  );
-}
-
-const EMPTY_FORM: EndpointFormValues = { url: '', description: '', events: [] };
-
-function CreateEndpointModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
-  const institution = useInstitution();
-  const [values, setValues] = useState<EndpointFormValues>(EMPTY_FORM);
-  const [created, setCreated] = useState<CreatedEndpoint | null>(null);
-  const create = useApiMutation({
-    mutationFn: () =>
-      api.post<CreatedEndpoint>(`/institutions/${institution.id}/webhooks/endpoints`, { url: values.url.trim(), description: values.description.trim(), events: values.events }),
-    invalidate: [endpointsKey(institution.id)],
-    success: 'Endpoint added.',
-    onSuccess: setCreated,
-  });
-  const close = () => {
-    setValues(EMPTY_FORM);
-    setCreated(null);
-    create.reset();
-    onClose();
-  };
-  const atLimit = create.error instanceof ApiError && create.error.code === 'endpoint_limit';
-
-  return (
-    <FormModal
-      opened={opened}
-      title={created ? 'Endpoint added' : 'Add a webhook endpoint'}
-      size="lg"
-      submitLabel="Create endpoint"
-      loading={create.isPending}
-      disabled={!values.url.trim() || values.events.length === 0}
-      onSubmit={() => create.mutate()}
-      onClose={close}
-      outcome={
-        created ? (
-          <>
-            <SecretOnce
-              label="Signing secret"
-              value={created.secret}
-              note="Your receiver checks each delivery's signature with this secret. Copy it now: it is shown only this once (rotate it to get a new one)."
-            />
-            <Text size="sm">
-              <Code>{created.url}</Code> receives {created.events.join(', ')}.
-            </Text>
-          </>
-        ) : null
-      }
-    >
-      {atLimit ? (
-        <Alert color="yellow" title={`At most ${MAX_ENDPOINTS} endpoints`} role="alert">
-          This institution already has {MAX_ENDPOINTS} webhook endpoints. Delete one you no longer use, then add this one.
-        </Alert>
-      ) : null}
-      <EndpointFields values={values} onChange={setValues} error={create.error} />
-    </FormModal>
-  );
-}
-
-function EditEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose(): void }) {
-  const institution = useInstitution();
-  const [values, setValues] = useState<EndpointFormValues>({ url: endpoint.url, description: endpoint.description, events: endpoint.events });
-  const update = useApiMutation({
-    mutationFn: () =>
-      api.patch<WebhookEndpoint>(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}`, {
-        url: values.url.trim(),
-        description: values.description.trim(),
-        events: values.events,
-      }),
-    invalidate: [endpointsKey(institution.id)],
-    success: 'Endpoint updated.',
-    onSuccess: onClose,
-  });
-  return (
-    <FormModal
-      opened
-      title="Edit endpoint"
-      size="lg"
-      submitLabel="Save"
-      loading={update.isPending}
-      disabled={!values.url.trim() || values.events.length === 0}
-      onSubmit={() => update.mutate()}
-      onClose={onClose}
-    >
-      <EndpointFields values={values} onChange={setValues} error={update.error} />
-    </FormModal>
-  );
-}
-
-function RotateSecretModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose(): void }) {
-  const institution = useInstitution();
-  const [graceHours, setGraceHours] = useState<number>(GRACE_HOURS.default);
-  const [rotated, setRotated] = useState<RotatedEndpoint | null>(null);
-  const rotate = useApiMutation({
-    mutationFn: () => api.post<RotatedEndpoint>(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}/rotate-secret`, { grace_hours: graceHours }),
-    invalidate: [endpointsKey(institution.id)],
-    success: 'Secret rotated.',
-    onSuccess: setRotated,
-  });
-  return (
-    <FormModal
-      opened
-      title={rotated ? 'New signing secret' : 'Rotate the signing secret'}
-      size="lg"
-      submitLabel="Rotate secret"
-      loading={rotate.isPending}
-      onSubmit={() => rotate.mutate()}
-      onClose={onClose}
-      outcome={
-        rotated ? (
-          <>
-            <SecretOnce label="New signing secret" value={rotated.secret} />
-            <Text size="sm">
-              {graceHours > 0
-                ? `Until ${formatDate(rotated.previous_secret_expires_at)} deliveries are signed with both the old and the new secret, so your receiver can switch without missing any.`
-                : 'The old secret no longer signs deliveries.'}
-            </Text>
-          </>
-        ) : null
-      }
-    >
-      <Text size="sm">
-        A new secret signs deliveries to <Code>{endpoint.url}</Code> from now on. During the grace period the current secret signs them too.
-      </Text>
-      <WholeNumberInput
-        label="Grace period (hours)"
-        description={`From ${GRACE_HOURS.min} to ${GRACE_HOURS.max}; 0 retires the current secret at once.`}
-        min={GRACE_HOURS.min}
-        max={GRACE_HOURS.max}
-        required
-        value={graceHours}
-        onChange={setGraceHours}
-        fallback={0}
-        data-autofocus
-      />
-    </FormModal>
-  );
-}
-
-function PingResultModal({ endpoint, result, onClose }: { endpoint: WebhookEndpoint; result: PingResult; onClose(): void }) {
-  return (
-    <Modal opened onClose={onClose} title="Test ping" size="lg">
-      <Stack>
-        <Alert color={result.delivered ? 'teal' : 'red'} title={result.delivered ? 'Delivered' : 'Not delivered'} role="status">
-          {result.delivered
-            ? `${endpoint.url} answered ${result.response_status} in ${result.response_time_ms} ms.`
-            : result.response_status === null
-              ? `No answer from ${endpoint.url} (timed out, refused or unreachable) after ${result.response_time_ms} ms.`
-              : `${endpoint.url} answered ${result.response_status} in ${result.response_time_ms} ms; only a 2xx counts as delivered.`}
-        </Alert>
-        {result.response_body ? (
-          <Stack gap={4}>
-            <Text size="sm" fw={500}>
-              Response body
-            </Text>
-            <Code block style={{ maxHeight: 240, overflow: 'auto' }}>
-              {result.response_body}
-            </Code>
-          </Stack>
-        ) : null}
-        <Text size="xs" c="dimmed">
-          A ping is a signed webhook.ping event. It is not stored as a delivery and does not count toward failures.
-        </Text>
-        <Group justify="flex-end">
-          <Button onClick={onClose}>Close</Button>
-        </Group>
-      </Stack>
-    </Modal>
-  );
-}
-
-function DeleteEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose(): void }) {
-  const institution = useInstitution();
-  const remove = useApiMutation({
-    mutationFn: () => api.del(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}`),
-    // Its deliveries go with it: the log changes too.
-    invalidate: [webhooksKey(institution.id)],
-    success: 'Endpoint deleted.',
-    onSuccess: onClose,
-  });
-  return (
-    <ConfirmModal opened title="Delete this endpoint?" confirmLabel="Delete endpoint" color="red" loading={remove.isPending} onConfirm={() => remove.mutate()} onClose={onClose}>
-      <Text size="sm">
-        <Code>{endpoint.url}</Code> stops receiving events, and its deliveries, queued ones included, are deleted with it. This cannot be undone.
-      </Text>
-    </ConfirmModal>
-  );
-}
 
 type Dialog =
   | { kind: 'edit' | 'rotate' | 'delete'; endpoint: WebhookEndpoint }
@@ -322,7 +92,7 @@ export function WebhooksPage() {
         header: 'Failures',
         id: 'failures',
         cell: ({ row }) => (
-          <Text size="sm" c={row.original.consecutive_failures > 0 ? 'orange' : undefined} title="Failed attempts in a row; 30 disable the endpoint">
+          <Text size="sm" c={row.original.consecutive_failures > 0 ? 'orange' : undefined} title={`Failed attempts in a row; ${MAX_CONSECUTIVE_FAILURES} disable the endpoint`}>
             {row.original.consecutive_failures}
           </Text>
         ),

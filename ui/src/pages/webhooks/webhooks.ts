@@ -1,82 +1,49 @@
 import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../../../server/commands/webhook-endpoints';
+import type { eventTypesResponse } from '../../../../server/routes/events/schema';
+import type { deliveryDetailSchema, deliverySchema, replayDeliveryResponse } from '../../../../server/routes/webhooks/deliveries-schema';
+import type { createdEndpointSchema, endpointList, endpointSchema, pingResult, rotatedEndpointSchema } from '../../../../server/routes/webhooks/endpoints-schema';
+import type { DELIVERY_STATUSES as SERVER_DELIVERY_STATUSES, MAX_CONSECUTIVE_FAILURES as SERVER_MAX_CONSECUTIVE_FAILURES } from '../../../../server/webhooks/deliveries';
 import { api } from '../../api/client';
 
-export type EndpointStatus = 'active' | 'paused' | 'disabled';
-export type DeliveryStatus = 'pending' | 'delivering' | 'succeeded' | 'failed' | 'dead';
+/**
+ * Webhooks' wire types: type-only imports of the server's /v1 schemas (z.input: the JSON the
+ * handler returns), so nothing of the server is bundled.
+ */
+export type WebhookEndpoint = z.input<typeof endpointSchema>;
+export type EndpointStatus = WebhookEndpoint['status'];
+export type EndpointList = z.input<typeof endpointList>;
+export type CreatedEndpoint = z.input<typeof createdEndpointSchema>;
+export type RotatedEndpoint = z.input<typeof rotatedEndpointSchema>;
+export type PingResult = z.input<typeof pingResult>;
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  description: string;
-  events: string[];
-  status: EndpointStatus;
-  disabled_reason: string | null;
-  consecutive_failures: number;
-  created_at: string;
-  updated_at: string;
-}
+export type Delivery = z.input<typeof deliverySchema>;
+export type DeliveryStatus = Delivery['status'];
+export type ReplayedDelivery = z.input<typeof replayDeliveryResponse>;
 
-export interface CreatedEndpoint extends WebhookEndpoint {
-  secret: string;
-}
+export type DeliveryDetail = z.input<typeof deliveryDetailSchema>;
+export type DeliveryAttempt = DeliveryDetail['attempts'][number];
 
-export interface RotatedEndpoint extends CreatedEndpoint {
-  previous_secret_expires_at: string;
-}
+/** An event type with its `area` (its first segment, which the picker groups by). */
+export type EventType = z.input<typeof eventTypesResponse>['items'][number];
 
-export interface PingResult {
-  delivered: boolean;
-  response_status: number | null;
-  response_time_ms: number;
-  response_body: string | null;
-}
-
-export interface Delivery {
-  id: string;
-  endpoint_id: string;
-  event_id: string;
-  event_type: string;
-  status: DeliveryStatus;
-  attempt_count: number;
-  next_attempt_at: string | null;
-  last_attempt_at: string | null;
-  response_status: number | null;
-  response_time_ms: number | null;
-  response_body: string | null;
-  replay_of: string | null;
-  created_at: string;
-}
-
-export interface DeliveryAttempt {
-  at: string;
-  response_status: number | null;
-  error: string | null;
-  response_time_ms: number | null;
-  response_body: string | null;
-}
-
-export interface DeliveryDetail extends Delivery {
-  payload: { id: string; type: string; created_at: string; institution_id: string; data: Record<string, unknown> };
-  attempts: DeliveryAttempt[];
-  request_headers: Array<{ name: string; value: string }>;
-}
-
-export interface EventType {
-  type: string;
-  description: string;
-  area: string;
-}
-
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'delivering', 'succeeded', 'failed', 'dead'];
+/**
+ * The server's values below live in modules with run-time server code (database, HTTP), so they are
+ * repeated here; their types are the server constants' own, so a change there fails the type check.
+ */
+export const DELIVERY_STATUSES: typeof SERVER_DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'dead'];
 
 /** The API's bounds for a rotation's grace period, in hours. */
-export const GRACE_HOURS = { min: 0, max: 168, default: 24 } as const;
+export const GRACE_HOURS = { min: 0, max: 168, default: 24 } as const satisfies { min: 0; max: typeof MAX_GRACE_HOURS; default: typeof DEFAULT_GRACE_HOURS };
 /** Endpoints an institution may have. */
-export const MAX_ENDPOINTS = 20;
+export const MAX_ENDPOINTS: typeof MAX_WEBHOOK_ENDPOINTS = 20;
+/** Failed attempts in a row that disable an endpoint. */
+export const MAX_CONSECUTIVE_FAILURES: typeof SERVER_MAX_CONSECUTIVE_FAILURES = 30;
 
 /** Why an endpoint is disabled, in words. */
 export const DISABLED_REASONS: Record<string, string> = {
-  too_many_failures: '30 failed attempts in a row',
+  too_many_failures: `${MAX_CONSECUTIVE_FAILURES} failed attempts in a row`,
   gone: 'the receiver answered 410 Gone',
   disabled_by_user: 'disabled by a user',
 };
@@ -89,14 +56,14 @@ export const deliveryKey = (institutionId: string, deliveryId: string) => [...de
 export function useEndpoints(institutionId: string) {
   return useQuery({
     queryKey: endpointsKey(institutionId),
-    queryFn: async () => (await api.get<{ items: WebhookEndpoint[] }>(`/institutions/${institutionId}/webhooks/endpoints`)).items,
+    queryFn: async () => (await api.get<EndpointList>(`/institutions/${institutionId}/webhooks/endpoints`)).items,
   });
 }
 
 export function useEventTypes(institutionId: string) {
   return useQuery({
     queryKey: ['institution', institutionId, 'event-types'],
-    queryFn: async () => (await api.get<{ items: EventType[] }>(`/institutions/${institutionId}/event-types`)).items,
+    queryFn: async () => (await api.get<{ items: EventType[] }>(`/institutions/${institutionId}/events/types`)).items,
     staleTime: Infinity,
   });
 }

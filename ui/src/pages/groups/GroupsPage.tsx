@@ -6,8 +6,11 @@ import { useNavigate } from 'react-router';
 import { api } from '../../api/client';
 import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, useApiMutation, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { OwnerFilter, SearchBox } from './common';
-import { areaKey, dataPath, splitRefs, useFacultyOptions, usePagedList, useTeacherNames, type Group as GroupRow, type GroupWrite } from './data';
+import { OwnerFilter } from '../faculty/OwnerFilter';
+import { useFacultyOptions, useTeacherNames } from '../faculty/faculty';
+import { areaKey, dataPath, usePagedList } from '../shared/areas';
+import { SearchBox } from '../shared/common';
+import { splitRefs, type Group as GroupRow, type GroupWrite } from './groups';
 
 /** Owner choices: active teachers (a suspended one is refused as owner). */
 export function useOwnerOptions(institutionId: string) {

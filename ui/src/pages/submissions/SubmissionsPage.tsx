@@ -4,8 +4,11 @@ import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { PersonLink, SearchBox } from './common';
-import { SUBMISSION_STATUSES, useExamOptions, usePagedList, type Submission } from './data';
+import { useExamOptions } from '../exams/exams';
+import { PersonLink } from '../people/people';
+import { usePagedList } from '../shared/areas';
+import { SearchBox } from '../shared/common';
+import { SUBMISSION_STATUSES, type Submission } from './submissions';
 
 const FILTERS = ['exam_id', 'student_id', 'status'] as const;
 

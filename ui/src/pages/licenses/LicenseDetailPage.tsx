@@ -7,8 +7,10 @@ import { useParams } from 'react-router';
 import { api } from '../../api/client';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, formatRelative, FormModal, PageHeader, Section, StatusBadge, useApiMutation, WholeNumberInput } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, DetailState, Mono, PersonLink } from './common';
-import { areaKey, dataPath, type License, type Seat } from './data';
+import { PersonLink } from '../people/people';
+import { areaKey, dataPath } from '../shared/areas';
+import { BackLink, DetailState, Mono } from '../shared/common';
+import type { License, Seat, SeatList } from './licenses';
 
 const MAX_DAYS = 3650;
 
@@ -84,7 +86,7 @@ export function LicenseDetailPage() {
   const base = dataPath(institution.id, `/licenses/${encodeURIComponent(licenseId)}`);
 
   const license = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'one', licenseId], queryFn: () => api.get<License>(base) });
-  const seats = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'devices', licenseId], queryFn: () => api.get<{ items: Seat[] }>(`${base}/devices`) });
+  const seats = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'devices', licenseId], queryFn: () => api.get<SeatList>(`${base}/devices`) });
   const freeSeat = useApiMutation({
     mutationFn: (seat: Seat) => api.post<Seat>(`${base}/devices/${seat.seat_id}/revoke`),
     invalidate: [[...areaKey(institution.id, 'licenses'), 'devices', licenseId]],

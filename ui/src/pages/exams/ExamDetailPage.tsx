@@ -5,8 +5,11 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
 import { DataTable, Fact, Facts, formatDate, PageHeader, Section, StatusBadge } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, DetailState, Mono, PersonLink } from './common';
-import { areaKey, dataPath, useTeacherNames, type ExamDetail, type ScoreRow } from './data';
+import { useTeacherNames } from '../faculty/faculty';
+import { PersonLink } from '../people/people';
+import { areaKey, dataPath } from '../shared/areas';
+import { BackLink, DetailState, Mono } from '../shared/common';
+import type { ExamDetail, ScoreList, ScoreRow } from './exams';
 
 type ExamGroup = ExamDetail['groups'][number];
 
@@ -22,7 +25,7 @@ export function ExamDetailPage() {
   const exam = useQuery({ queryKey: [...areaKey(institution.id, 'exams'), 'one', examId], queryFn: () => api.get<ExamDetail>(base) });
   const scores = useQuery({
     queryKey: [...areaKey(institution.id, 'submissions'), 'scores', examId],
-    queryFn: () => api.get<{ items: ScoreRow[] }>(`${base}/scores`),
+    queryFn: () => api.get<ScoreList>(`${base}/scores`),
   });
 
   const groupColumns: ColumnDef<ExamGroup>[] = [

@@ -4,8 +4,11 @@ import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { OwnerFilter, SearchBox } from './common';
-import { EXAM_TYPES, usePagedList, useTeacherNames, type Exam } from './data';
+import { OwnerFilter } from '../faculty/OwnerFilter';
+import { useTeacherNames } from '../faculty/faculty';
+import { usePagedList } from '../shared/areas';
+import { SearchBox } from '../shared/common';
+import { EXAM_TYPES, type Exam } from './exams';
 
 const FILTERS = ['q', 'status', 'app', 'exam_type', 'faculty_id'] as const;
 

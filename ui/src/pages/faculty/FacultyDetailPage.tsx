@@ -7,8 +7,12 @@ import { useNavigate, useParams } from 'react-router';
 import { api, type Page } from '../../api/client';
 import { DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, DetailState, HolderLicenses, Mono } from './common';
-import { areaKey, dataPath, type Exam, type Faculty, type Group, type PersonStatus } from './data';
+import type { Exam } from '../exams/exams';
+import type { Group } from '../groups/groups';
+import { HolderLicenses, type PersonStatus } from '../people/people';
+import { areaKey, dataPath } from '../shared/areas';
+import { BackLink, DetailState, Mono } from '../shared/common';
+import type { Faculty } from './faculty';
 
 function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): void }) {
   const institution = useInstitution();

@@ -7,11 +7,12 @@ import { Link, useParams } from 'react-router';
 import { api } from '../../api/client';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution, useSession } from '../../session';
-import { BackLink, DetailState, Mono, PersonLink } from './common';
-import { areaKey, dataPath, type Exam, type FileLink, type ProctoringFeed, type Student, type Submission, type SubmissionDetail } from './data';
-
-/** Asks the student to submit again instead of grading (the API's score -1). */
-const RESUBMISSION_SCORE = -1;
+import type { Exam } from '../exams/exams';
+import { PersonLink } from '../people/people';
+import { areaKey, dataPath } from '../shared/areas';
+import { BackLink, DetailState, Mono } from '../shared/common';
+import type { Student } from '../students/students';
+import { RESUBMISSION_SCORE, type FileLink, type ProctoringFeed, type Submission, type SubmissionDetail } from './submissions';
 
 function formatBytes(size: number): string {
   if (size < 1024) return `${size} B`;

@@ -6,8 +6,10 @@ import { useNavigate } from 'react-router';
 import { api } from '../../api/client';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, QueryError, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { PersonLink, SearchBox } from './common';
-import { areaKey, dataPath, usePagedList, type License, type LicenseSummary } from './data';
+import { PersonLink } from '../people/people';
+import { areaKey, dataPath, usePagedList } from '../shared/areas';
+import { SearchBox } from '../shared/common';
+import type { License, LicenseSummary } from './licenses';
 
 function SummaryCards({ institutionId }: { institutionId: string }) {
   const summary = useQuery({

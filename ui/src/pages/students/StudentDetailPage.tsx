@@ -7,8 +7,10 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api, type Page } from '../../api/client';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, DetailState, HolderLicenses, Mono } from './common';
-import { areaKey, dataPath, type Student, type StudentExam } from './data';
+import { HolderLicenses } from '../people/people';
+import { areaKey, dataPath } from '../shared/areas';
+import { BackLink, DetailState, Mono } from '../shared/common';
+import type { Student, StudentExam } from './students';
 
 function EditStudentModal({ student, opened, onClose }: { student: Student; opened: boolean; onClose(): void }) {
   const institution = useInstitution();

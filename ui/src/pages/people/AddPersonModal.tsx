@@ -1,10 +1,11 @@
 import { Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
 import { api } from '../../api/client';
-import { FormModal, useApiMutation } from '../../components';
+import { FormModal, useApiMutation, WholeNumberInput } from '../../components';
 import { useInstitution } from '../../session';
-import { LICENSE_DAYS, LicenseDaysInput } from './common';
-import { areaKey, dataPath } from './data';
+import type { Faculty } from '../faculty/faculty';
+import { areaKey, dataPath } from '../shared/areas';
+import type { Student } from '../students/students';
 
 /** What differs between adding a student and adding a faculty member: the API's own fields. */
 const ROLES = {
@@ -26,9 +27,24 @@ const ROLES = {
   },
 } as const;
 
-interface Created {
-  full_name: string;
-  login_email: string;
+/** POST /students answers a Student, POST /faculty a Faculty member. */
+type Created = Student | Faculty;
+
+const LICENSE_DAYS = { min: 1, max: 3650, default: 365 };
+
+/** The length of the license a new student or teacher starts with. */
+function LicenseDaysInput({ value, onChange }: { value: number; onChange(days: number): void }) {
+  return (
+    <WholeNumberInput
+      label="License length (days)"
+      min={LICENSE_DAYS.min}
+      max={LICENSE_DAYS.max}
+      required
+      value={value}
+      onChange={onChange}
+      fallback={LICENSE_DAYS.default}
+    />
+  );
 }
 
 /** POST /students or /faculty: name, the school's own id, (students) a personal email, license length. */

@@ -7,9 +7,12 @@ import { useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { BackLink, DetailState, Mono, PersonLink } from './common';
-import { areaKey, dataPath, splitRefs, useTeacherNames, type Group, type GroupDetail, type GroupMember, type GroupWrite } from './data';
+import { useTeacherNames } from '../faculty/faculty';
+import { PersonLink } from '../people/people';
+import { areaKey, dataPath } from '../shared/areas';
+import { BackLink, DetailState, Mono } from '../shared/common';
 import { rejectedNote, useOwnerOptions } from './GroupsPage';
+import { splitRefs, type Group, type GroupDeleted, type GroupDetail, type GroupMember, type GroupMembersAdded, type GroupWrite } from './groups';
 
 type Exam = GroupDetail['exams'][number];
 
@@ -52,7 +55,7 @@ function AddMembersModal({ group, onClose }: { group: GroupDetail; onClose(): vo
   const institution = useInstitution();
   const [refs, setRefs] = useState('');
   const add = useApiMutation({
-    mutationFn: () => api.post<GroupWrite & { added: string[] }>(dataPath(institution.id, `/groups/${group.id}/members`), { student_ids: splitRefs(refs) }),
+    mutationFn: () => api.post<GroupMembersAdded>(dataPath(institution.id, `/groups/${group.id}/members`), { student_ids: splitRefs(refs) }),
     invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
     success: (result) => `${result.added.length} added.${rejectedNote(result.rejected_student_ids)}`,
     onSuccess: onClose,
@@ -101,7 +104,7 @@ export function GroupDetailPage() {
     onSuccess: () => setRemoving(null),
   });
   const destroy = useApiMutation({
-    mutationFn: () => api.del<{ id: string; deleted: true }>(base),
+    mutationFn: () => api.del<GroupDeleted>(base),
     // Not the group's own query: refetched, it would flash a 404 before the page leaves.
     invalidate: [
       [...areaKey(institution.id, 'groups'), 'list'],

@@ -7,11 +7,11 @@ import { useNavigate } from 'react-router';
 import { api, type Page } from '../../api/client';
 import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { AddPersonModal } from './AddPersonModal';
-import { Mono, SearchBox } from './common';
-import { areaKey, dataPath, PICKER_LIMIT, usePagedList, type BulkResult, type Group as GroupRow, type Student } from './data';
-
-const MAX_BULK = 200;
+import type { Group as GroupRow } from '../groups/groups';
+import { AddPersonModal } from '../people/AddPersonModal';
+import { areaKey, dataPath, PICKER_LIMIT, usePagedList } from '../shared/areas';
+import { Mono, SearchBox } from '../shared/common';
+import { MAX_BULK, type BulkResult, type Student } from './students';
 
 /** One student per line: `Full name, student ID, personal email` (the last two optional). */
 function parseBulk(text: string) {

@@ -5,9 +5,10 @@ import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { AddPersonModal } from './AddPersonModal';
-import { SearchBox } from './common';
-import { usePagedList, type Faculty } from './data';
+import { AddPersonModal } from '../people/AddPersonModal';
+import { usePagedList } from '../shared/areas';
+import { SearchBox } from '../shared/common';
+import type { Faculty } from './faculty';
 
 const FILTERS = ['email', 'status'] as const;
 

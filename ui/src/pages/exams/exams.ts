@@ -1,0 +1,23 @@
+import { useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
+import type { examDetailSchema, examSchema, scoreList, scoreRowSchema } from '../../../../server/routes/exams/schema';
+import { api, type Page } from '../../api/client';
+import { areaKey, dataPath, PICKER_LIMIT } from '../shared/areas';
+
+/** Exams' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
+export type Exam = z.input<typeof examSchema>;
+export type ExamDetail = z.input<typeof examDetailSchema>;
+export type ScoreRow = z.input<typeof scoreRowSchema>;
+export type ScoreList = z.input<typeof scoreList>;
+
+/** The filter's choices; the type keeps them to the server's `examType` values. */
+export const EXAM_TYPES = ['exam', 'homework', 'assignment', 'quiz', 'project'] as const satisfies readonly Exam['exam_type'][];
+
+/** Exams for naming them in the submissions log and filtering it. */
+export function useExamOptions(institutionId: string) {
+  return useQuery({
+    queryKey: [...areaKey(institutionId, 'exams'), 'options'],
+    queryFn: () => api.get<Page<Exam>>(dataPath(institutionId, '/exams'), { limit: PICKER_LIMIT }),
+    staleTime: 30_000,
+  });
+}

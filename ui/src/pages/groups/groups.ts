@@ -1,0 +1,17 @@
+import type { z } from 'zod';
+import type { addMembersResponse, deleteGroupResponse, groupDetailSchema, groupMemberSchema, groupSchema, groupWriteResponse } from '../../../../server/routes/groups/schema';
+
+/** Groups' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
+export type Group = z.input<typeof groupSchema>;
+export type GroupWrite = z.input<typeof groupWriteResponse>;
+export type GroupMember = z.input<typeof groupMemberSchema>;
+export type GroupDetail = z.input<typeof groupDetailSchema>;
+export type GroupMembersAdded = z.input<typeof addMembersResponse>;
+export type GroupDeleted = z.input<typeof deleteGroupResponse>;
+
+/** Splits pasted ids or emails on commas, spaces and new lines. */
+export const splitRefs = (text: string) =>
+  text
+    .split(/[\s,;]+/)
+    .map((ref) => ref.trim())
+    .filter(Boolean);

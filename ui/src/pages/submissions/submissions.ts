@@ -1,0 +1,18 @@
+import type { z } from 'zod';
+import type { RESUBMISSION_SCORE as SERVER_RESUBMISSION_SCORE } from '../../../../server/commands/submissions';
+import type { fileLinkSchema, proctoringFeedSchema, submissionDetailSchema, submissionSchema } from '../../../../server/routes/submissions/schema';
+
+/** Submissions' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
+export type Submission = z.input<typeof submissionSchema>;
+export type SubmissionStatus = Submission['status'];
+export type SubmissionDetail = z.input<typeof submissionDetailSchema>;
+export type FileLink = z.input<typeof fileLinkSchema>;
+export type ProctoringFeed = z.input<typeof proctoringFeedSchema>;
+
+export const SUBMISSION_STATUSES: readonly SubmissionStatus[] = ['submitted', 'graded', 'resubmission_requested', 'voided'];
+
+/**
+ * Asks the student to submit again instead of grading (the API's score -1). The server's constant
+ * is in a command module (database code), so the value is repeated here and its type pins it.
+ */
+export const RESUBMISSION_SCORE: typeof SERVER_RESUBMISSION_SCORE = -1;

@@ -1,0 +1,37 @@
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { FormModal, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { EndpointFields, type EndpointFormValues } from './EndpointFields';
+import { endpointsKey, type WebhookEndpoint } from './webhooks';
+
+/** Changes an endpoint's URL, description and event patterns. */
+export function EditEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose(): void }) {
+  const institution = useInstitution();
+  const [values, setValues] = useState<EndpointFormValues>({ url: endpoint.url, description: endpoint.description, events: endpoint.events });
+  const update = useApiMutation({
+    mutationFn: () =>
+      api.patch<WebhookEndpoint>(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}`, {
+        url: values.url.trim(),
+        description: values.description.trim(),
+        events: values.events,
+      }),
+    invalidate: [endpointsKey(institution.id)],
+    success: 'Endpoint updated.',
+    onSuccess: onClose,
+  });
+  return (
+    <FormModal
+      opened
+      title="Edit endpoint"
+      size="lg"
+      submitLabel="Save"
+      loading={update.isPending}
+      disabled={!values.url.trim() || values.events.length === 0}
+      onSubmit={() => update.mutate()}
+      onClose={onClose}
+    >
+      <EndpointFields values={values} onChange={setValues} error={update.error} />
+    </FormModal>
+  );
+}

@@ -227,7 +227,7 @@ describe('API core wire rules (contract §3, §7)', () => {
       expectOk(res);
       expect(Object.keys(res.body.data)).toEqual(['items']);
       expect(res.body.data.items.length).toBeGreaterThan(0);
-      expect(res.body.data.items).toContainEqual({ type: 'student.created', description: expect.any(String) });
+      expect(res.body.data.items).toContainEqual({ type: 'student.created', description: expect.any(String), area: 'student' });
     });
 
     it('GET /v1/events returns events with evt_ ids and ISO 8601 UTC millisecond timestamps', async () => {

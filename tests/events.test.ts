@@ -499,8 +499,9 @@ describe('event store', () => {
       expect(new Set(types).size).toBe(types.length);
       for (const type of CONTRACT_EVENT_TYPES) expect(types, type).toContain(type);
       for (const item of items) {
-        expect(Object.keys(item).sort()).toEqual(['description', 'type']);
+        expect(Object.keys(item).sort()).toEqual(['area', 'description', 'type']);
         expect(typeof item.description).toBe('string');
+        expect(item.area).toBe(item.type.slice(0, item.type.indexOf('.')));
         expect(item.description.trim().length, item.type).toBeGreaterThan(0);
         // Every listed type can be subscribed to exactly and is matched by its family.
         expect(isEventPattern(item.type), item.type).toBe(true);

@@ -250,7 +250,7 @@ describe('Portal: the operator', () => {
     const { inst } = await school('Cedar School');
     const { agent, csrf } = await signedInMember(app, inst.id, 'admin', { email: 'cedar.admin@cedar.test' });
     // Admin of their own institution all the same.
-    expectOk(await agent.get(`/portal/api/institutions/${inst.id}/settings`));
+    expectOk(await agent.get(`/portal/api/institutions/${inst.id}/institution`));
 
     const smtpBefore = (await op.get('/smtp')).body.data;
     const calls: Array<[method: 'get' | 'post' | 'put' | 'delete', path: string, body?: object]> = [

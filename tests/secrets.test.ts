@@ -430,7 +430,7 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     await operator.ok('GET', `${inst}/webhooks/deliveries`);
     await operator.ok('GET', `${inst}/webhooks/endpoints`);
     await operator.ok('GET', `${inst}/keys`);
-    await operator.ok('GET', `${inst}/settings`);
+    await operator.ok('GET', `${inst}/institution`);
     expect(mail.authFailures).toEqual([]);
 
     // ---- Stop cleanly (the WAL is checkpointed), then look -----------------------------------

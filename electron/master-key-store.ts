@@ -59,7 +59,7 @@ export class SafeStorageMasterKeyStore implements MasterKeyStore {
     try {
       key = Buffer.from(this.safeStorage.decryptString(Buffer.from(text.slice(PROTECTED_PREFIX.length).trim(), 'base64')), 'base64');
     } catch (error) {
-      throw new Error(`the keychain could not decrypt the master key in ${this.file}: ${(error as Error).message}`);
+      throw new Error(`the keychain could not decrypt the master key in ${this.file}: ${(error as Error).message}`, { cause: error });
     }
     if (key.length !== 32) throw new Error(`${this.file} does not hold a 32-byte key`);
     return key;

@@ -1,8 +1,6 @@
 import type { Config } from './config.js';
 import type { Database } from './db/index.js';
-import type { RateLimitStore } from './http/rate-limit.js';
 import type { Logger } from './logger.js';
-import type { WebhookEngine } from './webhooks/engine.js';
 
 /** What every layer may use: built once at start, passed down, never a module-level singleton. */
 export interface AppContext {
@@ -19,4 +17,19 @@ export interface AppContext {
    * write that makes deliveries due outside an event (resume, re-enable, replay).
    */
   webhooks?: WebhookEngine;
+}
+
+/** Counts hits per key and clock-aligned window (`http/rate-limit.ts`). A store that cannot answer throws. */
+export interface RateLimitStore {
+  hit(key: string, windowStart: number): Promise<number>;
+}
+
+/** The webhook dispatcher (`webhooks/engine.ts`), declared here so the context does not import the engine that uses it. */
+export interface WebhookEngine {
+  /** Look for due deliveries now (after a commit, a resume, a replay). Cheap; calls coalesce. */
+  kick(): void;
+  /** Returns orphaned claims to due, then dispatches; the webhook-sweep job calls this. */
+  sweep(): Promise<void>;
+  /** Stops claiming and waits (bounded) for sends in flight to finish and be recorded. */
+  stop(): Promise<void>;
 }

@@ -19,7 +19,7 @@ import { emit } from '../server/events/emit.js';
 import { errorHandler, toAppError } from '../server/http/error-handler.js';
 import { MemoryRateLimitStore, rateLimit } from '../server/http/rate-limit.js';
 import { requestId } from '../server/http/request-id.js';
-import { pageQuery } from '../server/http/schemas.js';
+import { pageQuery } from '../server/validation/schemas.js';
 import { createLogger } from '../server/logger.js';
 import { ALL_SCOPES, SCOPES } from '../server/policies/scopes.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
@@ -1122,7 +1122,6 @@ describe('errorHandler and toAppError', () => {
       throw new Error('boom secret async stack');
     });
     app.get('/not-an-error', () => {
-      // eslint-disable-next-line @typescript-eslint/only-throw-error
       throw 'boom plain string';
     });
     app.get('/unique', () => {

@@ -494,7 +494,7 @@ describe('event store', () => {
       const res = await app.http.get('/v1/events/types').set('Authorization', key.auth);
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
-      const items = res.body.data.items as Array<{ type: string; description: string }>;
+      const items = res.body.data.items as Array<{ type: string; description: string; area: string }>;
       const types = items.map((item) => item.type);
       expect(new Set(types).size).toBe(types.length);
       for (const type of CONTRACT_EVENT_TYPES) expect(types, type).toContain(type);

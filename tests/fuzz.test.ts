@@ -525,7 +525,7 @@ async function execute(op: Operation, plan: Plan): Promise<void> {
     // No answer at all (reset, hang): as much a failure as a 500.
     const line = `${op.method.toUpperCase()} ${op.path} no answer: ${(error as Error).message}\n      ${describePlan(plan, app.origin)}`;
     stats.failures.push(line);
-    throw new Error(line);
+    throw new Error(line, { cause: error });
   }
   stats.requests += 1;
   stats.covered.add(op.id);
@@ -584,7 +584,7 @@ async function assertProperty<T>(name: string, property: fc.IAsyncProperty<[T]>,
     await fc.assert(property, { numRuns, seed, endOnFailure: !SHRINK, verbose: 0 });
   } catch (error) {
     const failure = stats.failures.length > failuresBefore ? `\n${stats.failures[stats.failures.length - 1]}` : '';
-    throw new Error(`${name}: reproduce with FUZZ_SEED=${FUZZ_SEED} npx vitest run tests/fuzz.test.ts -t ${JSON.stringify(name)} (property seed ${seed})${failure}\n${(error as Error).message}`);
+    throw new Error(`${name}: reproduce with FUZZ_SEED=${FUZZ_SEED} npx vitest run tests/fuzz.test.ts -t ${JSON.stringify(name)} (property seed ${seed})${failure}\n${(error as Error).message}`, { cause: error });
   } finally {
     await stillAlive();
   }

@@ -16,16 +16,16 @@ import {
   PAIR_FREE_FAILURES,
 } from '../server/portal/login-throttle.js';
 import { requireMember } from '../server/portal/policies.js';
-import { hashCsrfToken } from '../server/portal/session.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { createAccount, expectError, expectOk, setUpPortal, signedInMember, signIn, type FirstRun, type Res } from './helpers/portal.js';
+import { hashToken } from '../server/crypto/tokens.js';
 
 const ADMIN = { institution: 'Riverside College', admin_email: 'Admin@Riverside.test', admin_password: 'correct horse battery' };
 const ADMIN_EMAIL = 'admin@riverside.test';
 
 /** The session row behind a CSRF token (the table holds its hash). */
 async function sessionRowOf(app: TestAppliance, csrf: string) {
-  const row = await app.ctx.db.models.PortalSession.findOne({ where: { csrf_token_hash: hashCsrfToken(csrf) } });
+  const row = await app.ctx.db.models.PortalSession.findOne({ where: { csrf_token_hash: hashToken(csrf) } });
   expect(row).not.toBeNull();
   return row!;
 }

@@ -6,9 +6,10 @@
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../server/commands/api-keys.js';
-import { DEVELOPER_INVITE_TTL_MS, hashInvitationToken } from '../server/commands/developers.js';
+import { DEVELOPER_INVITE_TTL_MS } from '../server/commands/developers.js';
 import { makeInstitution, outboxText, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { createAccount, expectError, expectOk, setUpPortal, type Agent, type FirstRun } from './helpers/portal.js';
+import { hashToken } from '../server/crypto/tokens.js';
 
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };
 const DEV_PASSWORD = 'developer password 1';
@@ -83,7 +84,7 @@ describe('Portal: developers and the operator', () => {
     const token = TOKEN_IN_LINK.exec(outboxText(app, mails[0]!))![1]!;
     // Only the hash is stored.
     const row = await app.ctx.db.models.Invitation.findByPk(invited.body.data.invitation_id);
-    expect(row!.token_hash).toBe(hashInvitationToken(token));
+    expect(row!.token_hash).toBe(hashToken(token));
     expect(JSON.stringify(await app.ctx.db.models.Invitation.findAll({ raw: true }))).not.toContain(token);
     expect(JSON.stringify(invited.body)).not.toContain(row!.token_hash!);
 

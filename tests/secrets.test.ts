@@ -92,7 +92,7 @@ async function send(
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   const res = await fetch(`${origin}${pathname}`, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
-  let parsed: unknown = null;
+  let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch {

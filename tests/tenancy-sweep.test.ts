@@ -12,7 +12,7 @@
  * Each defect is reported as a one-line reproduction. SWEEP_VERBOSE=1 prints every case's two answers.
  */
 import { randomBytes } from 'node:crypto';
-import supertest from 'supertest';
+import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../server/commands/alpha/curricula.js';
 import { approveBatch } from '../server/commands/coupons.js';

@@ -14,6 +14,7 @@ import type {
   WindowOpenDetails,
 } from '../electron-api.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- one emitter for every Electron event signature
 type Listener = (...args: any[]) => unknown;
 
 class Emitter {

@@ -1,12 +1,12 @@
 import type { Database } from '../db/index.js';
 import type { Tenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
-import { hashApiKey } from '../http/auth.js';
-import { parseInput } from '../http/validate.js';
-import { z } from '../http/zod.js';
+import { parseInput } from '../validation/parse.js';
+import { z } from '../validation/zod.js';
 import { newId, randomToken } from '../ids.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 import { assertCanGrant, parseScopes, type KeyGranterRole } from '../policies/scopes.js';
+import { hashToken } from '../crypto/tokens.js';
 
 export const MAX_ACTIVE_KEYS = 25;
 export const KEY_PREFIX = 'cb_live_';
@@ -42,7 +42,7 @@ export async function createApiKey(tenant: Tenant, input: z.input<typeof apiKeyI
     const row = await tx.apiKeys.create({
       id: newId('key'),
       name,
-      key_hash: hashApiKey(key),
+      key_hash: hashToken(key),
       prefix: key.slice(0, KEY_PREFIX.length + 4),
       last4: key.slice(-4),
       scopes: granted,

@@ -4,7 +4,7 @@ import type { Database } from '../db/index.js';
 import { Tenant, type Page, type PageRequest, type TenantTx } from '../db/tenant.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { emit } from '../events/emit.js';
-import type { LearnerAuth } from '../http/session-auth.js';
+import type { LearnerAuth } from './learner-auth.js';
 import { newId } from '../ids.js';
 import type { CouponBatchRow, CouponCodeRow, CouponRedemptionRow } from '../models/coupon.js';
 import { loginEmails, postToWallet, walletOwner } from './merits.js';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { ScopedRepo, Tenant, type TenantTx } from '../db/tenant.js';
@@ -12,14 +11,13 @@ import { revokeApiKey } from './api-keys.js';
 import { DAY_MS } from './licenses.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { normalizeEmail } from './people.js';
+import { hashToken } from '../crypto/tokens.js';
 
 /** Developer invitations are valid for 7 days (docs/api.md#portal-roles). */
 export const DEVELOPER_INVITE_TTL_MS = 7 * DAY_MS;
 const TOKEN_LENGTH = 40;
 const TOKEN_PATTERN = /^[A-Za-z0-9]{40}$/;
 
-/** Only this hash of an invitation token is stored; the token itself exists only in the mailed link. */
-export const hashInvitationToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** The portal is a single-page app with hash routes. */
 export const developerAcceptUrl = (portalUrl: string, token: string) => `${portalUrl}/#/accept-invite?token=${token}`;
@@ -86,7 +84,7 @@ async function sendInvitation(tx: TenantTx, invitation: InvitationRow, portalUrl
   const token = randomToken(TOKEN_LENGTH);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + DEVELOPER_INVITE_TTL_MS);
-  await invitation.update({ token_hash: hashInvitationToken(token), expires_at: expiresAt, sent_at: now }, { transaction: tx.tx });
+  await invitation.update({ token_hash: hashToken(token), expires_at: expiresAt, sent_at: now }, { transaction: tx.tx });
   const institution = await tx.institution();
   await queueMail(tx, {
     to: invitation.email,
@@ -163,7 +161,7 @@ export async function resendInvitation(tenant: Tenant, invitationId: string, por
  */
 export async function findUsableInvitation(db: Database, token: string, now = new Date()): Promise<InvitationRow> {
   if (!TOKEN_PATTERN.test(token)) throw invalidInvitation();
-  const invitation = await db.models.Invitation.findOne({ where: { token_hash: hashInvitationToken(token) } });
+  const invitation = await db.models.Invitation.findOne({ where: { token_hash: hashToken(token) } });
   if (!invitation || invitation.status !== 'pending' || invitation.expires_at.getTime() <= now.getTime()) throw invalidInvitation();
   return invitation;
 }
@@ -195,7 +193,7 @@ export async function acceptInvitation(db: Database, input: { token: string; pas
     const tx = new Tenant(db, found.institution_id, transaction) as TenantTx;
     const team = teamOf(tx);
     // Checked again inside the transaction: a resend or another accept may have happened meanwhile.
-    const invitation = await team.invitations.findOne({ where: { id: found.id, token_hash: hashInvitationToken(input.token), status: 'pending' } });
+    const invitation = await team.invitations.findOne({ where: { id: found.id, token_hash: hashToken(input.token), status: 'pending' } });
     if (!invitation) throw invalidInvitation();
     const account =
       existing ??

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { Tenant, type Page, type PageRequest, type TenantTx } from '../db/tenant.js';
@@ -12,14 +11,13 @@ import type { PersonRow, PersonStatus } from '../models/person.js';
 import { findInstitution } from './institutions.js';
 import { DAY_MS } from './licenses.js';
 import { findPerson, normalizeEmail, personRefWhere } from './people.js';
+import { hashToken } from '../crypto/tokens.js';
 
 /** Invitations are valid for 7 days, like developer invitations. */
 export const INVITE_TTL_MS = 7 * DAY_MS;
 const INVITE_TOKEN_LENGTH = 32;
 const INVITE_TOKEN_PATTERN = /^[A-Za-z0-9]{32}$/;
 
-/** Only this hash of an invitation token is stored; the token itself exists only in the link. */
-export const hashInviteToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 export const guardianAcceptUrl = (portalUrl: string, token: string) => `${portalUrl}/guardian/accept?token=${token}`;
 
@@ -94,7 +92,7 @@ async function sendInvitation(tx: TenantTx, link: GuardianLinkRow, student: Pers
   const token = randomToken(INVITE_TOKEN_LENGTH);
   const now = new Date();
   const expiresAt = new Date(now.getTime() + INVITE_TTL_MS);
-  await link.update({ invite_token_hash: hashInviteToken(token), invite_expires_at: expiresAt, invited_at: now }, { transaction: tx.tx });
+  await link.update({ invite_token_hash: hashToken(token), invite_expires_at: expiresAt, invited_at: now }, { transaction: tx.tx });
   const institution = await tx.institution();
   await queueMail(tx, {
     to: link.guardian_email,
@@ -186,7 +184,7 @@ export interface AcceptedInvitation {
  */
 export async function acceptGuardianInvite(db: Database, token: string, now = new Date()): Promise<AcceptedInvitation | null> {
   if (!INVITE_TOKEN_PATTERN.test(token)) return null;
-  const hash = hashInviteToken(token);
+  const hash = hashToken(token);
   return db.sequelize.transaction(async (transaction) => {
     const found = await db.models.GuardianLink.findOne({ attributes: ['id', 'institution_id'], where: { invite_token_hash: hash }, transaction });
     if (!found) return null;

@@ -1,9 +1,17 @@
 import { Op } from 'sequelize';
 import type { Tenant } from '../db/tenant.js';
 import type { IntegrationConfig } from '../models/institution.js';
-import type { InstitutionCounts } from '../presenters/institution.js';
 
 /** GET /institution counts, each from its own table. */
+/** What GET /institution counts. */
+export interface InstitutionCounts {
+  students: number;
+  faculty: number;
+  groups: number;
+  exams: number;
+  active_licenses: number;
+}
+
 export async function countInstitution(tenant: Tenant): Promise<InstitutionCounts> {
   const [students, faculty, groups, exams, activeLicenses] = await Promise.all([
     tenant.people.count({ where: { role: 'student' } }),

@@ -2,8 +2,8 @@ import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
-import { z } from '../http/zod.js';
-import { parseInput } from '../http/validate.js';
+import { z } from '../validation/zod.js';
+import { parseInput } from '../validation/parse.js';
 import { newId } from '../ids.js';
 import type { InstitutionRow, InstitutionStatus, IntegrationConfig } from '../models/institution.js';
 

@@ -1,10 +1,10 @@
 import { Op } from 'sequelize';
-import type { Tenant, TenantTx } from '../db/tenant.js';
+import type { Tenant } from '../db/tenant.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { storeUpload } from '../files/storage.js';
-import type { LearnerAuth } from '../http/session-auth.js';
-import type { UploadedFile } from '../http/upload.js';
+import type { LearnerAuth } from './learner-auth.js';
+import type { UploadedFile } from '../files/temp.js';
 import { newId } from '../ids.js';
 import type { AttemptRow } from '../models/attempt.js';
 import type { ExamRow } from '../models/exam.js';

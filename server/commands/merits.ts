@@ -3,7 +3,7 @@ import type { Database } from '../db/index.js';
 import { Tenant, type Page, type PageRequest, type TenantTx } from '../db/tenant.js';
 import { AppError, validationError } from '../errors.js';
 import { emit } from '../events/emit.js';
-import type { LearnerAuth } from '../http/session-auth.js';
+import type { LearnerAuth } from './learner-auth.js';
 import { newId } from '../ids.js';
 import type { LedgerKind, MeritLedgerRow } from '../models/merit.js';
 import type { PersonRow } from '../models/person.js';

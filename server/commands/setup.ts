@@ -1,7 +1,7 @@
 import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
-import { parseInput } from '../http/validate.js';
-import { z } from '../http/zod.js';
+import { parseInput } from '../validation/parse.js';
+import { z } from '../validation/zod.js';
 import { newId } from '../ids.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { PortalAccountRow } from '../models/portal-account.js';

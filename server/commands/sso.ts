@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { Tenant, type TenantTx } from '../db/tenant.js';
 import { AppError, validationError } from '../errors.js';
-import { hashSessionToken, SESSION_PREFIX } from '../http/session-auth.js';
+import { SESSION_PREFIX } from './learner-auth.js';
 import { newId, randomToken } from '../ids.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { LearnerApp, LearnerSessionRow } from '../models/learner.js';
@@ -11,6 +10,7 @@ import type { LicenseRow } from '../models/license.js';
 import type { PersonRow } from '../models/person.js';
 import { activateSeat, effectiveStatus } from './licenses.js';
 import { normalizeEmail } from './people.js';
+import { hashToken } from '../crypto/tokens.js';
 
 /** Launch tokens: 40 characters of [A-Za-z0-9]; only their SHA-256 is stored. */
 const LAUNCH_TOKEN_LENGTH = 40;
@@ -22,7 +22,6 @@ export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 const SESSION_TOKEN_LENGTH = 32;
 const EXAM_REDIRECT = /^exam:(.*)$/s;
 
-export const hashLaunchToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
 
 /** `<portal>/launch?token=…`: the portal's learner page exchanges the token and removes it from the address bar. */
 export const launchUrl = (portalUrl: string, token: string) => `${portalUrl}/launch?token=${token}`;
@@ -78,7 +77,7 @@ export function mintLaunchToken(tenant: Tenant, request: LaunchRequest, now = ne
     const expiresAt = new Date(now.getTime() + request.ttl_seconds * 1000);
     await tx.launchTokens.create({
       id: newId('lt'),
-      token_hash: hashLaunchToken(token),
+      token_hash: hashToken(token),
       user_id: person.id,
       app: request.app,
       redirect,
@@ -117,7 +116,7 @@ export interface Exchanged {
  */
 export async function exchangeLaunchToken(db: Database, request: ExchangeRequest, now = new Date()): Promise<Exchanged> {
   if (!LAUNCH_TOKEN_PATTERN.test(request.token)) throw launchTokenInvalid();
-  const hash = hashLaunchToken(request.token);
+  const hash = hashToken(request.token);
   const outcome = await db.sequelize.transaction(async (transaction): Promise<Exchanged | { refused: AppError }> => {
     const [claimed] = await db.models.LaunchToken.update(
       { used_at: now },
@@ -149,7 +148,7 @@ export async function exchangeLaunchToken(db: Database, request: ExchangeRequest
     const sessionToken = `${SESSION_PREFIX}${randomToken(SESSION_TOKEN_LENGTH)}`;
     const session = await tx.learnerSessions.create({
       id: newId('sess'),
-      token_hash: hashSessionToken(sessionToken),
+      token_hash: hashToken(sessionToken),
       user_id: person.id,
       app: launch.app,
       seat_id: seat ? seat.id : null,

@@ -1,8 +1,8 @@
 import type { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
-import { zodDetails } from '../http/validate.js';
+import { zodDetails } from '../validation/parse.js';
 import type { PersonRow } from '../models/person.js';
-import { createStudentBody } from '../routes/students/schema.js';
+import { createStudentBody } from '../validation/people.js';
 import { createPerson } from './people.js';
 
 export interface StudentInput {

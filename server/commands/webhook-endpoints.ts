@@ -1,5 +1,4 @@
 import type { Config } from '../config.js';
-import type { Database } from '../db/index.js';
 import type { Tenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -7,6 +6,7 @@ import type { EndpointStatus, WebhookEndpointRow } from '../models/webhook.js';
 import { checkEndpointUrl, type Resolver } from '../webhooks/address.js';
 import { postWebhook } from '../webhooks/sender.js';
 import { newWebhookSecret, signatureHeaders } from '../webhooks/signing.js';
+import { endpointSecrets, sealSecret } from '../webhooks/secrets.js';
 
 export const MAX_WEBHOOK_ENDPOINTS = 20;
 export const DEFAULT_GRACE_HOURS = 24;
@@ -24,22 +24,6 @@ export interface UrlRules {
 export const urlRulesOf = (config: Pick<Config, 'webhooks'>): UrlRules => ({ allowPrivate: config.webhooks.allowPrivateHosts });
 
 /** The sealing context binds a sealed secret to its row: copied into another row, it does not open. */
-const secretContext = (endpointId: string) => `webhook_endpoints.secret:${endpointId}`;
-
-const sealSecret = (db: Database, endpointId: string, secret: string) => db.fieldCrypto.encrypt(secret, secretContext(endpointId));
-
-/**
- * The secrets that sign a delivery to this endpoint now, newest first: the current one, plus the
- * previous one while its rotation grace period lasts.
- */
-export function endpointSecrets(db: Database, endpoint: WebhookEndpointRow, now = new Date()): string[] {
-  const secrets = [db.fieldCrypto.decrypt(endpoint.secret_sealed, secretContext(endpoint.id))];
-  if (endpoint.previous_secret_sealed && endpoint.previous_secret_expires_at && endpoint.previous_secret_expires_at.getTime() > now.getTime()) {
-    secrets.push(db.fieldCrypto.decrypt(endpoint.previous_secret_sealed, secretContext(endpoint.id)));
-  }
-  return secrets;
-}
-
 export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpointRow> {
   const endpoint = await tenant.webhookEndpoints.findById(id);
   if (!endpoint) throw notFound('webhook endpoint');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../db/index.js';
 import type { TenantTx } from '../db/tenant.js';
-import type { UploadedFile } from '../http/upload.js';
+import type { UploadedFile } from './temp.js';
 import { newId } from '../ids.js';
 import type { FileKind, FileOwnerType, StoredFileRow } from '../models/stored-file.js';
 

@@ -34,3 +34,13 @@ export async function sweepTempFiles(dataDir: string, olderThanMs: number, now =
   }
   return removed;
 }
+
+/** A file received from a client, in the temp folder until a command moves it into storage (or it is removed). */
+export interface UploadedFile {
+  /** Temporary path under DATA_DIR/tmp; the handler moves it into storage or it is removed. */
+  path: string;
+  name: string;
+  contentType: string;
+  size: number;
+  sha256: string;
+}

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 import type { InstitutionRow } from '../models/institution.js';
 import { missingScopes, type Scope } from '../policies/scopes.js';
+import { hashToken } from '../crypto/tokens.js';
 
 export const API_KEY_PATTERN = /^cb_live_[A-Za-z0-9]{32}$/;
 
@@ -14,10 +15,6 @@ export interface KeyAuth {
   key: ApiKeyRow;
   institution: InstitutionRow;
   tenant: Tenant;
-}
-
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
@@ -36,7 +33,7 @@ export function authenticateKey(db: Database) {
     const presented = match[1];
     if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
 
-    const hash = hashApiKey(presented);
+    const hash = hashToken(presented);
     // One query for key and institution: this runs on every request.
     const key = (await db.models.ApiKey.findOne({ where: { key_hash: hash }, include: [{ association: 'institution' }] })) as
       | (ApiKeyRow & { institution?: InstitutionRow })

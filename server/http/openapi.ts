@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { AnyRoute } from './route.js';
-import { z } from './zod.js';
+import { z } from '../validation/zod.js';
 
 export const API_VERSION_LABEL = '2026-09-14';
 

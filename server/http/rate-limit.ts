@@ -1,12 +1,10 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { RateLimitStore } from '../context.js';
 import { AppError } from '../errors.js';
 
 export const WINDOW_MS = 60_000;
 
-/** Counts hits per key and clock-aligned window. A store that cannot answer throws. */
-export interface RateLimitStore {
-  hit(key: string, windowStart: number): Promise<number>;
-}
+export type { RateLimitStore } from '../context.js';
 
 /** One process's counters: one entry per key, replaced when its window ends. */
 export class MemoryRateLimitStore implements RateLimitStore {

@@ -9,11 +9,11 @@ import { auditPortalChange, authenticatePortalCaller, PORTAL_OPERATIONS_PREFIX, 
 import { rateLimit } from './rate-limit.js';
 import { authenticateSession, type LearnerAuth } from './session-auth.js';
 import { receiveUpload, type UploadedFile } from './upload.js';
-import { parseInput } from './validate.js';
-import { z } from './zod.js';
+import { parseInput } from '../validation/parse.js';
+import { z } from '../validation/zod.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-type Empty = z.ZodObject<{}>;
+type Empty = z.ZodObject<Record<never, never>>;
 
 /** A handler result written by the handler itself (CSV streams, files), not wrapped in the envelope. */
 export class RawResponse {

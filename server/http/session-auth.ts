@@ -1,27 +1,12 @@
-import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
-import type { InstitutionRow } from '../models/institution.js';
-import type { LearnerSessionRow } from '../models/learner.js';
-import type { PersonRow } from '../models/person.js';
+import { hashToken } from '../crypto/tokens.js';
+import { SESSION_PATTERN, SESSION_RATE_LIMIT } from '../commands/learner-auth.js';
 
-export const SESSION_PREFIX = 'cb_sess_';
-export const SESSION_PATTERN = /^cb_sess_[A-Za-z0-9]{32}$/;
-/** Requests per minute for one learner session. */
-export const SESSION_RATE_LIMIT = 600;
-
-export interface LearnerAuth {
-  kind: 'session';
-  session: LearnerSessionRow;
-  person: PersonRow;
-  institution: InstitutionRow;
-  tenant: Tenant;
-}
-
-export const hashSessionToken = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
+export { SESSION_PATTERN, SESSION_PREFIX, SESSION_RATE_LIMIT, type LearnerAuth } from '../commands/learner-auth.js';
 
 const signInAgain = () => new AppError('unauthorized', 'The learner session is not valid; open the app from your school again.');
 
@@ -39,7 +24,7 @@ export function authenticateSession(db: Database) {
     if (!SESSION_PATTERN.test(match[1])) throw signInAgain();
 
     const session = await db.models.LearnerSession.findOne({
-      where: { token_hash: hashSessionToken(match[1]), revoked_at: null, expires_at: { [Op.gt]: new Date() } },
+      where: { token_hash: hashToken(match[1]), revoked_at: null, expires_at: { [Op.gt]: new Date() } },
     });
     if (!session) throw signInAgain();
     const [person, institution, license, seat] = await Promise.all([

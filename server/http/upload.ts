@@ -7,16 +7,10 @@ import multer, { MulterError, type StorageEngine } from 'multer';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import { TEMP_PREFIX, tempDir } from '../files/temp.js';
+
+export type { UploadedFile } from '../files/temp.js';
 import { randomToken } from '../ids.js';
 
-export interface UploadedFile {
-  /** Temporary path under DATA_DIR/tmp; the handler moves it into storage or it is removed. */
-  path: string;
-  name: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-}
 
 /**
  * Streams the upload to a temporary file, hashing it on the way: no second read, no memory copy.

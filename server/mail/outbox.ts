@@ -2,11 +2,8 @@ import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { TenantTx } from '../db/tenant.js';
 import { newId } from '../ids.js';
-import type { MailOutboxRow } from '../models/mail.js';
+import { MAIL_BODY, MAIL_RECIPIENT, type MailOutboxRow } from '../models/mail.js';
 
-/** Encryption contexts of outbox recipients and bodies; the same string must be used to seal and open them. */
-const MAIL_RECIPIENT = 'mail_outbox.to';
-export const MAIL_BODY = 'mail_outbox.body';
 
 export interface OutgoingMail {
   to: string;

@@ -1,7 +1,7 @@
 import type { Transaction } from 'sequelize';
 import type { Database } from '../db/index.js';
-import { parseInput } from '../http/validate.js';
-import { z } from '../http/zod.js';
+import { parseInput } from '../validation/parse.js';
+import { z } from '../validation/zod.js';
 
 /** The app_settings key holding the appliance's outgoing mail server. */
 const SMTP_SETTING_KEY = 'smtp';

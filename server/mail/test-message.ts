@@ -2,9 +2,9 @@ import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { newId } from '../ids.js';
 import type { Logger } from '../logger.js';
-import type { MailStatus } from '../models/mail.js';
+import { MAIL_BODY, type MailStatus } from '../models/mail.js';
 import { sendQueuedMail } from './mailer.js';
-import { MAIL_BODY, maskEmail, sealRecipient } from './outbox.js';
+import { maskEmail, sealRecipient } from './outbox.js';
 import { getSmtpSettings } from './smtp-settings.js';
 
 export interface TestMessageResult {

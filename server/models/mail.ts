@@ -1,5 +1,9 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
 
+/** Encryption contexts of outbox recipients and bodies; the same string must be used to seal and open them. */
+export const MAIL_RECIPIENT = 'mail_outbox.to';
+export const MAIL_BODY = 'mail_outbox.body';
+
 /** `expired`: dropped unsent, as what it offered (an invitation link) had ended. */
 export const MAIL_STATUSES = ['queued', 'sent', 'failed', 'expired'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];

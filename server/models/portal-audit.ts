@@ -1,5 +1,8 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
 
+/** How long the audit log keeps an entry (the daily prune-audit-log job). */
+export const AUDIT_RETENTION_DAYS = 365;
+
 /** One change made in the portal: who, what, on which ids, from where. Never a request body. */
 export interface PortalAuditEntryRow extends Model<InferAttributes<PortalAuditEntryRow>, InferCreationAttributes<PortalAuditEntryRow>> {
   id: string;

@@ -2,8 +2,6 @@ import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { PortalAuth } from './session.js';
 
-/** How long the audit log keeps an entry. */
-export const AUDIT_RETENTION_DAYS = 365;
 
 export interface PortalAction {
   auth: PortalAuth;

@@ -1,8 +1,7 @@
-import { Op, type WhereOptions } from 'sequelize';
-import { pageOf, pageQuery } from '../http/schemas.js';
-import { z } from '../http/zod.js';
+import type { WhereOptions } from 'sequelize';
 import type { PortalAuditEntryRow } from '../models/portal-audit.js';
-import { AUDIT_RETENTION_DAYS } from './audit-log.js';
+import { pageOf, pageQuery } from '../validation/schemas.js';
+import { z } from '../validation/zod.js';
 import { definePortalRoute, type PortalRoute } from './route.js';
 
 const auditEntrySchema = z.object({
@@ -80,8 +79,3 @@ export const auditRoutes: PortalRoute[] = [
     },
   }),
 ];
-
-/** For the prune job: entries past retention. */
-export function auditCutoff(now = Date.now()): WhereOptions<PortalAuditEntryRow> {
-  return { created_at: { [Op.lt]: new Date(now - AUDIT_RETENTION_DAYS * 24 * 60 * 60 * 1000) } };
-}

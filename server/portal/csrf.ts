@@ -1,7 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../errors.js';
-import { hashCsrfToken, type PortalAuth } from './session.js';
+import { type PortalAuth } from './session.js';
+import { hashToken } from '../crypto/tokens.js';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -17,6 +18,6 @@ export function requireCsrf(req: Request, auth: PortalAuth): void {
   const ok =
     typeof presented === 'string' &&
     presented.length > 0 &&
-    timingSafeEqual(Buffer.from(hashCsrfToken(presented), 'hex'), Buffer.from(auth.session.csrf_token_hash, 'hex'));
+    timingSafeEqual(Buffer.from(hashToken(presented), 'hex'), Buffer.from(auth.session.csrf_token_hash, 'hex'));
   if (!ok) throw new AppError('forbidden', 'Missing or wrong X-CSRF-Token header; reload the portal.');
 }

@@ -11,7 +11,7 @@ import {
   type TeamMember,
 } from '../commands/developers.js';
 import { AppError } from '../errors.js';
-import { z } from '../http/zod.js';
+import { z } from '../validation/zod.js';
 import type { InvitationRow } from '../models/invitation.js';
 import { iso } from '../presenters/common.js';
 import type { LoginThrottle } from './login-throttle.js';

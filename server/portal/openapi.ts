@@ -1,6 +1,6 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { API_VERSION_LABEL } from '../http/openapi.js';
-import { z } from '../http/zod.js';
+import { z } from '../validation/zod.js';
 import type { PortalRoute } from './route.js';
 
 const errorEnvelope = z.object({

@@ -5,8 +5,8 @@ import { createInstitution, findInstitution, institutionNameSchema, listInstitut
 import { MAX_ALLOWANCE_CENTS, readAllowance, setAllowance, type Allowance } from '../commands/merits.js';
 import type { Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
-import { pageOf, pageQuery } from '../http/schemas.js';
-import { z } from '../http/zod.js';
+import { pageOf, pageQuery } from '../validation/schemas.js';
+import { z } from '../validation/zod.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings, smtpSettingsInput } from '../mail/smtp-settings.js';
 import { sendTestMessage } from '../mail/test-message.js';
 import type { CouponBatchRow } from '../models/coupon.js';

@@ -1,15 +1,15 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { AppContext } from '../context.js';
 import { expressPath, type HttpMethod } from '../http/route.js';
-import { parseInput } from '../http/validate.js';
-import { z } from '../http/zod.js';
+import { parseInput } from '../validation/parse.js';
+import { z } from '../validation/zod.js';
 import type { MembershipRole } from '../models/membership.js';
 import { recordPortalAction } from './audit-log.js';
 import { requireCsrf } from './csrf.js';
 import { requireMember, requireOperator, type InstitutionAccess } from './policies.js';
 import { findSession, signInAgain, type PortalAuth } from './session.js';
 
-type Empty = z.ZodObject<{}>;
+type Empty = z.ZodObject<Record<never, never>>;
 
 export interface PortalInput<P, B, Q = Record<string, never>> {
   params: P;
@@ -105,7 +105,7 @@ export function mountPortalRoutes(router: Router, ctx: AppContext, routes: reado
         if (!auth) throw signInAgain();
         requireCsrf(req, auth);
         const params = parseInput(route.params ?? strictEmpty, req.params) as Record<string, unknown>;
-        let institutionId: string | null = null;
+        let institutionId: string | null;
         if (route.access === 'member') {
           if (typeof params.id !== 'string') throw new Error(`${route.path} has no {id} institution parameter`);
           const access = await requireMember(ctx.db, auth, params.id, route.roles);

@@ -7,7 +7,7 @@ import type { Database } from '../db/index.js';
 import { AppError } from '../errors.js';
 import { mountPortalOperations } from '../http/route.js';
 import { apiRoutes } from '../routes/index.js';
-import { z } from '../http/zod.js';
+import { z } from '../validation/zod.js';
 import { randomToken } from '../ids.js';
 import { ADMIN_ONLY_SCOPES, ALL_SCOPES, SCOPES } from '../policies/scopes.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
@@ -6,6 +6,7 @@ import { AppError } from '../errors.js';
 import { newId, randomToken } from '../ids.js';
 import type { PortalAccountRow } from '../models/portal-account.js';
 import type { PortalSessionRow } from '../models/portal-session.js';
+import { hashToken } from '../crypto/tokens.js';
 
 export const PORTAL_COOKIE = 'cb_portal';
 /**
@@ -25,7 +26,6 @@ export interface PortalAuth {
   csrfToken: string;
 }
 
-const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 
 /**
  * The CSRF token is derived from the cookie token, so it can be handed out again on every
@@ -33,7 +33,6 @@ const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').dig
  */
 const csrfTokenOf = (token: string) => createHmac('sha256', token).update('cb_portal csrf').digest('base64url');
 
-export const hashCsrfToken = sha256;
 
 export const signInAgain = () => new AppError('unauthorized', 'Sign in to the portal.');
 
@@ -64,8 +63,8 @@ export async function startSession(db: Database, req: Request, res: Response, ac
       {
         id: newId('psess'),
         account_id: account.id,
-        token_hash: sha256(token),
-        csrf_token_hash: sha256(csrfToken),
+        token_hash: hashToken(token),
+        csrf_token_hash: hashToken(csrfToken),
         expires_at: new Date(now.getTime() + ABSOLUTE_TIMEOUT_MS),
         last_seen_at: now,
         created_at: now,
@@ -87,7 +86,7 @@ export async function findSession(db: Database, req: Request): Promise<PortalAut
   const now = Date.now();
   const session = await db.models.PortalSession.findOne({
     where: {
-      token_hash: sha256(token),
+      token_hash: hashToken(token),
       expires_at: { [Op.gt]: new Date(now) },
       last_seen_at: { [Op.gt]: new Date(now - IDLE_TIMEOUT_MS) },
     },
@@ -104,7 +103,7 @@ export async function findSession(db: Database, req: Request): Promise<PortalAut
 async function destroySession(db: Database, req: Request): Promise<void> {
   const token = readCookie(req, PORTAL_COOKIE);
   if (!token || !TOKEN_PATTERN.test(token)) return;
-  await db.sequelize.transaction((transaction) => db.models.PortalSession.destroy({ where: { token_hash: sha256(token) }, transaction }));
+  await db.sequelize.transaction((transaction) => db.models.PortalSession.destroy({ where: { token_hash: hashToken(token) }, transaction }));
 }
 
 /** Signs out: the session row goes (if any) and the cookie is cleared. */

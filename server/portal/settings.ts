@@ -1,8 +1,8 @@
 import { Op, type WhereOptions } from 'sequelize';
 import type { Tenant } from '../db/tenant.js';
 import { validationError } from '../errors.js';
-import { queryInt } from '../http/schemas.js';
-import { z } from '../http/zod.js';
+import { queryInt } from '../validation/schemas.js';
+import { z } from '../validation/zod.js';
 import { MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../models/mail.js';
 import { iso } from '../presenters/common.js';
 import { definePortalRoute, type PortalRoute } from './route.js';

@@ -1,5 +1,5 @@
 import { iso } from './common.js';
-import type { KeyAuth } from '../http/auth.js';
+import type { InstitutionRow } from '../models/institution.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 
 
@@ -33,7 +33,7 @@ export function presentCreatedApiKey(row: ApiKeyRow, key: string) {
 }
 
 /** GET /me. */
-export function presentCallingKey(auth: KeyAuth, requestId: string) {
+export function presentCallingKey(auth: { key: ApiKeyRow; institution: Pick<InstitutionRow, 'id' | 'name'> }, requestId: string) {
   return {
     key_id: auth.key.id,
     name: auth.key.name,

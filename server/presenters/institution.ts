@@ -1,15 +1,8 @@
 import type { InstitutionRow } from '../models/institution.js';
+import type { InstitutionCounts } from '../commands/institution-profile.js';
 
 export function presentInstitutionSummary(row: InstitutionRow) {
   return { id: row.id, name: row.name, status: row.status, created_at: row.created_at.toISOString() };
-}
-
-export interface InstitutionCounts {
-  students: number;
-  faculty: number;
-  groups: number;
-  exams: number;
-  active_licenses: number;
 }
 
 export function presentInstitution(row: InstitutionRow, counts: InstitutionCounts) {

@@ -1,5 +1,5 @@
-import { endpointSecrets } from '../commands/webhook-endpoints.js';
-import type { AppContext } from '../context.js';
+import { endpointSecrets } from './secrets.js';
+import type { AppContext, WebhookEngine } from '../context.js';
 import type { Resolver } from './address.js';
 import { claimDueDeliveries, releaseStaleClaims, recordAttempt, type Claim } from './deliveries.js';
 import { postWebhook, type SendResult } from './sender.js';
@@ -19,14 +19,7 @@ const MAX_WAKE_TIMES = 10_000;
 /** At stop, sends in flight get at most this long to finish and be recorded (the process must exit within 10 s). */
 const STOP_WAIT_MAX_MS = 7_000;
 
-export interface WebhookEngine {
-  /** Look for due deliveries now (after a commit, a resume, a replay). Cheap; calls coalesce. */
-  kick(): void;
-  /** Returns orphaned claims to due, then dispatches; the webhook-sweep job calls this. */
-  sweep(): Promise<void>;
-  /** Stops claiming and waits (bounded) for sends in flight to finish and be recorded. */
-  stop(): Promise<void>;
-}
+export type { WebhookEngine } from '../context.js';
 
 export interface EngineOptions {
   /** DNS for delivery; tests may inject one. */

@@ -165,7 +165,7 @@ export async function callJson(origin: string, method: string, pathname: string,
     body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
   });
   const text = await res.text();
-  let body: unknown = null;
+  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {

@@ -11,9 +11,7 @@ import fc from 'fast-check';
 // The OpenAPI document
 // ---------------------------------------------------------------------------------------------
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export type JsonSchema = { [keyword: string]: any };
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export interface OpenApiDocument {
   paths: Record<string, Record<string, OperationObject>>;

@@ -11,13 +11,11 @@ import { randomToken } from '../../server/ids.js';
 // The document
 // ---------------------------------------------------------------------------------------------
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 export type Schema = Record<string, any>;
 export interface OpenApiDoc {
   paths: Record<string, Record<string, any>>;
   components: { schemas: Record<string, Schema> };
 }
-/* eslint-enable @typescript-eslint/no-explicit-any */
 
 export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 export type Method = (typeof HTTP_METHODS)[number];

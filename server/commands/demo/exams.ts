@@ -1,6 +1,6 @@
 import type { Database } from '../../db/index.js';
 import type { Tenant } from '../../db/tenant.js';
-import type { LearnerAuth } from '../../http/session-auth.js';
+import type { LearnerAuth } from '../learner-auth.js';
 import type { ExamApp, ExamRow, ExamType } from '../../models/exam.js';
 import type { InstitutionRow } from '../../models/institution.js';
 import type { PersonRow } from '../../models/person.js';

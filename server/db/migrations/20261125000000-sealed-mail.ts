@@ -1,5 +1,5 @@
 import { DataTypes, QueryTypes } from 'sequelize';
-import { MAIL_BODY } from '../../mail/outbox.js';
+import { MAIL_BODY } from '../../models/mail.js';
 import type { Migration } from '../migrate.js';
 
 /**

@@ -1,6 +1,6 @@
 import { ALPHA_RULES, BADGES } from '../../commands/alpha/rules.js';
-import { pageOf, pageQuery, queryInt, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { pageOf, pageQuery, queryInt, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 import { MAX_STUDENT_IDS } from '../groups/schema.js';
 import { studentStatus } from '../students/schema.js';
 

@@ -1,6 +1,6 @@
 import { MAX_ANSWERS_BYTES, MAX_EVENT_DETAIL_BYTES, MAX_EVENTS_PER_CALL, MAX_SUBMISSION_FILES } from '../../commands/learner.js';
-import { isoDateTime, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { isoDateTime, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 const EXAM_EXAMPLE = 'exm_5Qw8kT2xLm9Pz3Rb7Vn1Hc4Y';
 const ATTEMPT_EXAMPLE = 'att_3Jk7mW1xPq8Lz2Rb6Tn9Vc5Y';

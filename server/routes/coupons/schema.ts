@@ -1,6 +1,6 @@
 import { MAX_COUPON_VALUE_CENTS, MAX_COUPONS_PER_BATCH } from '../../commands/coupons.js';
-import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 const BATCH_EXAMPLE = 'cpb_4Nc8kW2xRq7Lz1Pb9Tm3Vd6Y';
 const STUDENT_EXAMPLE = 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y';

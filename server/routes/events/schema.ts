@@ -1,6 +1,6 @@
 import { isEventPattern } from '../../events/patterns.js';
-import { isoDateTime, queryInt, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { isoDateTime, queryInt, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 export const listEventsQuery = z.strictObject({
   since: isoDateTime

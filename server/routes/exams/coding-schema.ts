@@ -1,6 +1,6 @@
 import { HIDDEN_KEY_BYTES, isBase64Of } from '../../commands/coding-exams.js';
-import { idParam, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 // Never a real-looking key, anywhere in the document: the key must not leak even as an example.
 const KEY_PLACEHOLDER = '<base64 of 32 bytes>';

@@ -1,7 +1,7 @@
 import { codeSpecSchema } from '../../commands/coding-exams.js';
 import { CSV_COLUMNS } from '../../commands/exam-results.js';
-import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 export const MAX_GROUP_IDS = 200;
 

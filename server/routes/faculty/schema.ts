@@ -1,5 +1,5 @@
-import { idParam, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 const fullName = z.string().trim().min(1).max(200).openapi({ example: 'Grace Hopper' });
 const externalId = z.string().trim().min(1).max(100).nullable().openapi({ description: "The institution's own faculty identifier.", example: 'F-017' });

@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import { AppError } from '../../errors.js';
 import { absolutePath, verifyFileSignature } from '../../files/storage.js';
 import { definePublicRoute, RawResponse } from '../../http/route.js';
-import { z } from '../../http/zod.js';
+import { z } from '../../validation/zod.js';
 
 const fileParams = z.strictObject({
   ref: z.string().min(1).max(320).openapi({ description: 'The file ref, as in the link.', example: 'file_8Hn3pQ6xKw1Pz5Rb2Tm9Vc7Y' }),

@@ -1,5 +1,5 @@
-import { pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 import { studentStatus } from '../students/schema.js';
 
 export const MAX_STUDENT_IDS = 1000;

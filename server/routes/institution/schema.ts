@@ -1,5 +1,5 @@
-import { z } from '../../http/zod.js';
-import { timestamp } from '../../http/schemas.js';
+import { z } from '../../validation/zod.js';
+import { timestamp } from '../../validation/schemas.js';
 
 export const institutionResponse = z
   .object({

@@ -1,5 +1,5 @@
-import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 const LICENSE_EXAMPLE = 'lic_4Rt8kW2xMq9Pz3Lb7Tn1Vc5Y';
 const SEAT_EXAMPLE = 'seat_8Hn3pQ6xKw1Pz5Rb2Tm9Vc7Y';

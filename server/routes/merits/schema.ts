@@ -1,6 +1,6 @@
 import { MAX_CREDIT_CENTS, MAX_USAGE_CENTS, MAX_USAGE_INTERACTIONS, WALLET_LEDGER_ROWS } from '../../commands/merits.js';
-import { isoDateTime, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 const EMAIL_EXAMPLE = 'ada.lovelace@riverside-high.campusbridge.local';
 const CREDIT_EXAMPLE = 'mle_3Jk7mW1xPq8Lz2Rb6Tn9Vc5Y';

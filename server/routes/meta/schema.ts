@@ -1,4 +1,4 @@
-import { z } from '../../http/zod.js';
+import { z } from '../../validation/zod.js';
 import { ALL_SCOPES } from '../../policies/scopes.js';
 
 export const meResponse = z

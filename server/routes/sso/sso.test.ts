@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../ids.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
+import { makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const SESSION_PATTERN = /^cb_sess_[A-Za-z0-9]{32}$/;
@@ -26,8 +26,6 @@ describe('SSO: launch tokens and their exchange', () => {
     app = await startTestAppliance();
   });
   afterAll(() => app.close());
-
-  type School = TestSchool;
 
   const school = (scopes?: Array<Scope | 'all'>) => makeSchool(app, { scopes });
 

@@ -1,24 +1,8 @@
-import { idParam, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { createStudentBody, externalId, fullName, personalEmail, studentStatus } from '../../validation/people.js';
+import { z } from '../../validation/zod.js';
 
-const fullName = z.string().trim().min(1).max(200).openapi({ example: 'Ada Lovelace' });
-const externalId = z.string().trim().min(1).max(100).nullable().openapi({ description: "The institution's own student identifier.", example: 'S-2026-0142' });
-const personalEmail = z
-  .email()
-  .max(320)
-  .nullable()
-  .openapi({ description: 'Guardian-facing personal email. Accepted, used for mail, never returned.', example: 'ada.family@example.org' });
-
-export const studentStatus = z.enum(['active', 'suspended']);
-
-export const createStudentBody = z
-  .strictObject({
-    full_name: fullName,
-    student_id: externalId.optional(),
-    personal_email: personalEmail.optional(),
-    license_days: z.number().int().min(1).max(3650).default(365).openapi({ description: 'Length of the license granted, in days.', example: 365 }),
-  })
-  .openapi('StudentCreate');
+export { createStudentBody, studentStatus };
 
 export const updateStudentBody = z
   .strictObject({

@@ -1,5 +1,5 @@
-import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 const SUBMISSION_EXAMPLE = 'sub_3Jx8kW2xMq9Pz3Lb7Tn1Vc5Y';
 const EXAM_EXAMPLE = 'exm_5Rt9pL3xKw8Qz2Nb7Vm4Yc1D';

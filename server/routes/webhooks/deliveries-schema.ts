@@ -1,6 +1,6 @@
 import { isEventPattern } from '../../events/patterns.js';
-import { idParam, pageOf, pageQuery, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 import { DELIVERY_STATUSES } from '../../webhooks/deliveries.js';
 
 const DELIVERY_ID = 'dlv_3Fq8mKx2Lw7Pz1Rb9Tn4Vc6Y';

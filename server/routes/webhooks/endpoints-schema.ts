@@ -1,7 +1,7 @@
 import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../commands/webhook-endpoints.js';
 import { isEventPattern } from '../../events/patterns.js';
-import { idParam, timestamp } from '../../http/schemas.js';
-import { z } from '../../http/zod.js';
+import { idParam, timestamp } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
 
 const ENDPOINT_ID = 'whe_8Tq3mLx7Kw2Pz9Rb4Nc1Vd6Y';
 const SECRET_EXAMPLE = 'whsec_q0YB8HkR3nV1w2Lx5ZpT7cJm9sDf4aEu';

@@ -3,11 +3,12 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEndpoint, endpointSecrets } from '../../commands/webhook-endpoints.js';
+import { createEndpoint } from '../../commands/webhook-endpoints.js';
+import { endpointSecrets } from '../../webhooks/secrets.js';
 import type { Config } from '../../config.js';
 import type { Scope } from '../../policies/scopes.js';
 import type { Resolver } from '../../webhooks/address.js';
-import { makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
+import { makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestKey } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const ENDPOINT_FIELDS = ['consecutive_failures', 'created_at', 'description', 'disabled_reason', 'events', 'id', 'status', 'updated_at', 'url'];
@@ -90,8 +91,6 @@ describe('Webhook endpoints', () => {
     app = await startTestAppliance({ config: webhookConfig(true) });
   });
   afterAll(() => app.close());
-
-  type School = TestSchool;
 
   const school = (scopes: Array<Scope | 'all'> = ['webhooks:write']) => makeSchool(app, { scopes });
 

@@ -21,9 +21,7 @@ export interface PermissionDetails {
 }
 
 export interface GuardedSession {
-  setPermissionRequestHandler(
-    handler: (contents: unknown, permission: string, callback: (granted: boolean) => void, details: PermissionDetails) => void,
-  ): void;
+  setPermissionRequestHandler(handler: (contents: unknown, permission: string, callback: (granted: boolean) => void, details: PermissionDetails) => void): void;
 }
 
 /** What the navigation guards need of a `WebContents`. */
@@ -49,9 +47,7 @@ export interface ShellWindow {
 
 /** An item of the tray menu; a subset of Electron's `MenuItemConstructorOptions`. */
 export type TrayMenuItem =
-  | { type: 'separator' }
-  | { type: 'normal'; label: string; click: () => void }
-  | { type: 'checkbox'; label: string; checked: boolean; click: () => void };
+  { type: 'separator' } | { type: 'normal'; label: string; click: () => void } | { type: 'checkbox'; label: string; checked: boolean; click: () => void };
 
 /** A built menu is only handed back to the tray. */
 export type ShellMenu = object;

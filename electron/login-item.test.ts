@@ -44,7 +44,9 @@ describe('xdgAutostartLoginItem', () => {
 
   it('runs the AppImage itself rather than its temporary mount', () => {
     const home = configHome();
-    loginItemFor(fakeApp(), 'linux', { XDG_CONFIG_HOME: home, APPIMAGE: '/opt/apps/CampusBridge.AppImage' }, '/tmp/.mount_Campus/campusbridge').setEnabled(true);
+    loginItemFor(fakeApp(), 'linux', { XDG_CONFIG_HOME: home, APPIMAGE: '/opt/apps/CampusBridge.AppImage' }, '/tmp/.mount_Campus/campusbridge').setEnabled(
+      true,
+    );
     const entry = fs.readFileSync(path.join(home, 'autostart', 'org.campusbridge.appliance.desktop'), 'utf8');
     expect(entry).toContain('Exec=/opt/apps/CampusBridge.AppImage --hidden');
   });

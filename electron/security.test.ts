@@ -5,12 +5,7 @@ import { FakeWebContents } from './test-support/fake-electron.js';
 const PORTAL = 'http://127.0.0.1:4780';
 
 describe('decideNavigation', () => {
-  it.each([
-    `${PORTAL}/`,
-    `${PORTAL}/developers?tab=keys#new`,
-    `${PORTAL}/v1/docs/`,
-    'HTTP://127.0.0.1:4780/institutions',
-  ])('keeps %s in the window', (url) => {
+  it.each([`${PORTAL}/`, `${PORTAL}/developers?tab=keys#new`, `${PORTAL}/v1/docs/`, 'HTTP://127.0.0.1:4780/institutions'])('keeps %s in the window', (url) => {
     expect(decideNavigation(url, PORTAL)).toBe('allow');
   });
 

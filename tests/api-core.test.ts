@@ -548,12 +548,8 @@ describe('API core wire rules (contract §3, §7)', () => {
     it('an unknown query parameter → 422 naming it', async () => {
       const { key } = await newKey({ scopes: ['institution:read', 'webhooks:read'] });
       expect(paths(expectValidationError(await app.http.get('/v1/me?foo=1').set('Authorization', key.auth)))).toEqual(['foo']);
-      expect(paths(expectValidationError(await app.http.get('/v1/institution?expand=all').set('Authorization', key.auth)))).toEqual([
-        'expand',
-      ]);
-      expect(paths(expectValidationError(await app.http.get('/v1/events?limit=5&cursor=x').set('Authorization', key.auth)))).toEqual([
-        'cursor',
-      ]);
+      expect(paths(expectValidationError(await app.http.get('/v1/institution?expand=all').set('Authorization', key.auth)))).toEqual(['expand']);
+      expect(paths(expectValidationError(await app.http.get('/v1/events?limit=5&cursor=x').set('Authorization', key.auth)))).toEqual(['cursor']);
     });
 
     it.each([
@@ -717,10 +713,7 @@ describe('API core wire rules (contract §3, §7)', () => {
 
     it('an unknown body field on creation (e.g. id, status) → 422 naming it; nothing is created', async () => {
       const { key } = await newKey({ scopes: ['students:write'] });
-      const res = await app.http
-        .post('/v1/students')
-        .set('Authorization', key.auth)
-        .send({ full_name: 'Eve', id: 'stu_mine', institution_id: 'inst_other' });
+      const res = await app.http.post('/v1/students').set('Authorization', key.auth).send({ full_name: 'Eve', id: 'stu_mine', institution_id: 'inst_other' });
       expect(paths(expectValidationError(res)).sort()).toEqual(['id', 'institution_id']);
       const list = await app.http.get('/v1/students').set('Authorization', key.auth);
       expect(list.body.data.total).toBe(0);
@@ -729,10 +722,7 @@ describe('API core wire rules (contract §3, §7)', () => {
     it('a personal email is accepted but never appears in a response or a log line', async () => {
       const { key } = await newKey({ scopes: ['students:write'] });
       const personal = `family.${alnum(10).toLowerCase()}@example.org`;
-      const created = await app.http
-        .post('/v1/students')
-        .set('Authorization', key.auth)
-        .send({ full_name: 'Kid Example', personal_email: personal });
+      const created = await app.http.post('/v1/students').set('Authorization', key.auth).send({ full_name: 'Kid Example', personal_email: personal });
       expectOk(created);
       const filtered = await app.http.get(`/v1/students?email=${encodeURIComponent(personal)}`).set('Authorization', key.auth);
       expectOk(filtered);

@@ -60,10 +60,9 @@ async function olderDataFolder(upTo: string = FIRST): Promise<{ dataDir: string;
   expect(db.migrationsApplied.at(-1)).toBe(upTo);
   const institutionId = 'inst_older0000000000000000000001';
   const now = new Date().toISOString();
-  await db.sequelize.query(
-    "INSERT INTO institutions (id, name, status, config, created_at, updated_at) VALUES (?, 'Riverside High', 'approved', '{}', ?, ?)",
-    { replacements: [institutionId, now, now] },
-  );
+  await db.sequelize.query("INSERT INTO institutions (id, name, status, config, created_at, updated_at) VALUES (?, 'Riverside High', 'approved', '{}', ?, ?)", {
+    replacements: [institutionId, now, now],
+  });
   await db.close();
   return { dataDir, institutionId };
 }
@@ -212,9 +211,7 @@ describe('cli backup and restore', () => {
       await app.stop();
       app = null;
 
-      const restored = ok<{ restored_from: string; previous_database: string; migrations: string[] }>(
-        await runCliCaptured(dataDir, 'restore', backedUp.file),
-      );
+      const restored = ok<{ restored_from: string; previous_database: string; migrations: string[] }>(await runCliCaptured(dataDir, 'restore', backedUp.file));
       expect(restored.restored_from).toBe(backedUp.file);
       expect(restored.migrations).toEqual(ALL);
       expect(path.basename(restored.previous_database)).toMatch(/^campusbridge-\d{8}T\d{6}\.\d{3}Z-before-restore\.sqlite$/);

@@ -204,7 +204,10 @@ describe('crash: SIGKILL during bulk provisioning', () => {
         const student = await v1(server, key, 'GET', `/students/${id}`);
         expect(student.status, `${label}: GET /students/${id}`).toBe(200);
         const licensesOfId = await v1Ok(server, key, 'GET', `/licenses?user_id=${id}`);
-        expect(licensesOfId.items.map((license: { status: string }) => license.status), `${label}: licenses of ${id}`).toEqual(['active']);
+        expect(
+          licensesOfId.items.map((license: { status: string }) => license.status),
+          `${label}: licenses of ${id}`,
+        ).toEqual(['active']);
       });
       return { students: students.length, batchesWhole: perBatch.size };
     }

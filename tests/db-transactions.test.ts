@@ -49,9 +49,7 @@ describe('write transactions', () => {
   it('lets savepoints join their parent and after-commit hooks queue new work', async () => {
     let hookWrote: Promise<unknown> | null = null;
     await db.sequelize.transaction(async (transaction) => {
-      await db.sequelize.transaction({ transaction }, (savepoint) =>
-        insertInstitution(db, { name: 'Savepoint School', status: 'pending' }, savepoint),
-      );
+      await db.sequelize.transaction({ transaction }, (savepoint) => insertInstitution(db, { name: 'Savepoint School', status: 'pending' }, savepoint));
       transaction.afterCommit(() => {
         hookWrote = db.sequelize.transaction((next) => insertInstitution(db, { name: 'After Commit School', status: 'pending' }, next));
       });

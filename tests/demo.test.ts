@@ -103,7 +103,16 @@ describe('demo seed', () => {
   });
 
   it('shows a living event stream', async () => {
-    for (const type of ['student.created', 'faculty.created', 'group.created', 'exam.published', 'exam.graded', 'submission.created', 'submission.voided', 'guardian.verified']) {
+    for (const type of [
+      'student.created',
+      'faculty.created',
+      'group.created',
+      'exam.published',
+      'exam.graded',
+      'submission.created',
+      'submission.voided',
+      'guardian.verified',
+    ]) {
       const events = await get(first.key, `/events?type=${type}&limit=1`);
       expect(events.items, type).toHaveLength(1);
     }
@@ -138,7 +147,9 @@ describe('demo seed', () => {
 
     // The story is fixed: the same grades come out, only ids and times differ.
     const scores = async (key: string) =>
-      (await get(key, '/submissions?status=graded&limit=200')).items.map((submission: { score: number }) => submission.score).sort((a: number, b: number) => a - b);
+      (await get(key, '/submissions?status=graded&limit=200')).items
+        .map((submission: { score: number }) => submission.score)
+        .sort((a: number, b: number) => a - b);
     expect(await scores(second.key)).toEqual(await scores(first.key));
   });
 });

@@ -50,11 +50,19 @@ beforeAll(async () => {
   teacher = await makePerson(app, school.key, 'faculty', 'Edge Teacher');
   student = await makePerson(app, school.key, 'students', 'Edge Student');
   const auth = { Authorization: school.key.auth };
-  const group = await app.http.post('/v1/groups').set(auth).send({ name: 'Edge group', faculty_id: teacher.id, student_ids: [student.id] });
+  const group = await app.http
+    .post('/v1/groups')
+    .set(auth)
+    .send({ name: 'Edge group', faculty_id: teacher.id, student_ids: [student.id] });
   const exam = await app.http.post('/v1/exams').set(auth).send({ title: 'Edge exam', faculty_id: teacher.id });
   expect(exam.status, JSON.stringify(exam.body)).toBe(200);
   examId = exam.body.data.id;
-  expectOk(await app.http.post(`/v1/exams/${examId}/assignments`).set(auth).send({ group_ids: [group.body.data.id] }));
+  expectOk(
+    await app.http
+      .post(`/v1/exams/${examId}/assignments`)
+      .set(auth)
+      .send({ group_ids: [group.body.data.id] }),
+  );
   expectOk(await app.http.post(`/v1/exams/${examId}/publish`).set(auth));
   session = await learnerSession(app, school.key, student);
   const attempt = await app.http.post(`/v1/app/exams/${examId}/attempts`).set('Authorization', `Bearer ${session}`);
@@ -179,7 +187,11 @@ describe('3. client errors from the parsers are 4xx in the envelope, never 500',
 
   it.each([
     ['a control character in a header', 'GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n', 400],
-    ['both Transfer-Encoding and Content-Length', 'POST /v1/sso/exchange HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n', 400],
+    [
+      'both Transfer-Encoding and Content-Length',
+      'POST /v1/sso/exchange HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+    ],
     ['a header block over 16 KB', `GET /v1/me HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17_000)}\r\n\r\n`, 431],
   ])('malformed HTTP (%s) gets the envelope and an X-Request-Id', async (_name, request, status) => {
     const answer = await rawSocket(request);
@@ -198,8 +210,16 @@ describe('4. malformed multipart is 422 validation_error naming the problem', ()
   const cases: Array<[string, Record<string, string>, string]> = [
     ['no boundary', { 'Content-Type': 'multipart/form-data' }, filePart('starter.zip', 'x')],
     ['truncated body', { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` }, filePart('starter.zip', 'x').slice(0, 120)],
-    ['control character in a part header', { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` }, `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a\u0001.zip"\r\nX-Bad\u0007: 1\r\n\r\nx\r\n--${BOUNDARY}--\r\n`],
-    ['header without a colon', { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` }, `--${BOUNDARY}\r\nContent-Disposition form-data name=file\r\n\r\nx\r\n--${BOUNDARY}--\r\n`],
+    [
+      'control character in a part header',
+      { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a\u0001.zip"\r\nX-Bad\u0007: 1\r\n\r\nx\r\n--${BOUNDARY}--\r\n`,
+    ],
+    [
+      'header without a colon',
+      { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
+      `--${BOUNDARY}\r\nContent-Disposition form-data name=file\r\n\r\nx\r\n--${BOUNDARY}--\r\n`,
+    ],
     ['NUL in the file name', { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` }, filePart('start\u0000er.zip', 'x')],
   ];
   it.each(cases)('%s', async (_name, headers, body) => {
@@ -221,17 +241,33 @@ describe('2. a developer cannot grant what only admins may use', () => {
     const developer = await signedInMember(app, school.inst.id, 'developer');
     const keys = `${institutionApi(school.inst.id)}/keys`;
     for (const scope of ADMIN_ONLY_SCOPES) {
-      const res = await developer.agent.post(keys).set('X-CSRF-Token', developer.csrf).send({ name: 'sneaky', scopes: ['students:read', scope] });
+      const res = await developer.agent
+        .post(keys)
+        .set('X-CSRF-Token', developer.csrf)
+        .send({ name: 'sneaky', scopes: ['students:read', scope] });
       expectError(res, 403, 'forbidden');
       expect(res.body.message).toContain(scope);
     }
-    const all = await developer.agent.post(keys).set('X-CSRF-Token', developer.csrf).send({ name: 'everything', scopes: ['all'] });
+    const all = await developer.agent
+      .post(keys)
+      .set('X-CSRF-Token', developer.csrf)
+      .send({ name: 'everything', scopes: ['all'] });
     expectError(all, 403, 'forbidden');
     expect(await app.ctx.db.models.ApiKey.count({ where: { institution_id: school.inst.id, name: ['sneaky', 'everything'] } })).toBe(0);
-    expectOk(await developer.agent.post(keys).set('X-CSRF-Token', developer.csrf).send({ name: 'lms', scopes: ['students:write', 'webhooks:write'] }));
+    expectOk(
+      await developer.agent
+        .post(keys)
+        .set('X-CSRF-Token', developer.csrf)
+        .send({ name: 'lms', scopes: ['students:write', 'webhooks:write'] }),
+    );
 
     const admin = await signedInMember(app, school.inst.id, 'admin');
-    expectOk(await admin.agent.post(keys).set('X-CSRF-Token', admin.csrf).send({ name: 'licensing', scopes: ['licenses:write', 'institution:write'] }));
+    expectOk(
+      await admin.agent
+        .post(keys)
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ name: 'licensing', scopes: ['licenses:write', 'institution:write'] }),
+    );
 
     // The scope picker is told which are admin-only.
     const scopes = await developer.agent.get('/portal/api/scopes');

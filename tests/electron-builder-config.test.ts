@@ -121,10 +121,23 @@ describe('electron-builder configuration', () => {
       expect(fs.existsSync(path.join(root, base)), `${pattern} matches something`).toBe(true);
     }
     const packed = (file: string) => includes.some((pattern) => minimatch(file, pattern));
-    for (const file of ['package.json', 'dist/electron/main.js', 'dist/electron/preload.cjs', 'dist/electron/tray.png', 'dist/ui/index.html', 'dist/server/cli.js']) {
+    for (const file of [
+      'package.json',
+      'dist/electron/main.js',
+      'dist/electron/preload.cjs',
+      'dist/electron/tray.png',
+      'dist/ui/index.html',
+      'dist/server/cli.js',
+    ]) {
       expect(packed(file), file).toBe(true);
     }
-    for (const file of ['electron/main.ts', 'server/appliance.ts', 'tests/smoke.test.ts', 'build/electron-builder.yml', 'dist/installers/CampusBridge-0.1.0-linux-x86_64.AppImage']) {
+    for (const file of [
+      'electron/main.ts',
+      'server/appliance.ts',
+      'tests/smoke.test.ts',
+      'build/electron-builder.yml',
+      'dist/installers/CampusBridge-0.1.0-linux-x86_64.AppImage',
+    ]) {
       expect(packed(file), file).toBe(false);
     }
   });

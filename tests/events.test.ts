@@ -4,7 +4,16 @@ import type { EventType } from '../server/events/catalog.js';
 import { emit } from '../server/events/emit.js';
 import { isEventPattern, matchesPattern } from '../server/events/patterns.js';
 import type { EventRow } from '../server/models/event.js';
-import { makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type WireEvent } from './helpers/appliance.js';
+import {
+  makeInstitution,
+  makeKey,
+  makeSchool,
+  startTestAppliance,
+  type TestAppliance,
+  type TestInstitution,
+  type TestKey,
+  type WireEvent,
+} from './helpers/appliance.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -276,7 +285,10 @@ describe('event store', () => {
         const res = await poll(key, { limit });
         expect(res.status, limit).toBe(422);
         expect(res.body.error, limit).toBe('validation_error');
-        expect(res.body.details.map((d: { path: string }) => d.path), limit).toContain('limit');
+        expect(
+          res.body.details.map((d: { path: string }) => d.path),
+          limit,
+        ).toContain('limit');
       }
     });
 
@@ -443,7 +455,7 @@ describe('event store', () => {
   });
 
   describe('retention', () => {
-    it("the prune-events job deletes events older than 30 days and keeps recent ones", async () => {
+    it('the prune-events job deletes events older than 30 days and keeps recent ones', async () => {
       const { inst, key } = await institutionWithKey();
       const other = await institutionWithKey();
       const { Event } = app.ctx.db.models;
@@ -519,12 +531,31 @@ describe('event patterns (server/events/patterns.ts)', () => {
     },
   );
 
-  it.each(['', ' ', 'exam*', 'EXAM.*', 'Exam.graded', 'exam', 'exam.', '.exam', '.*', '*.graded', 'exam.**', 'exam.*.graded', '**', '* ', ' exam.*', 'exam graded', 'exam..graded', '1exam.graded', 'exam.%', 'exam._', 'exam-x.graded'])(
-    'isEventPattern(%j) is false',
-    (pattern) => {
-      expect(isEventPattern(pattern)).toBe(false);
-    },
-  );
+  it.each([
+    '',
+    ' ',
+    'exam*',
+    'EXAM.*',
+    'Exam.graded',
+    'exam',
+    'exam.',
+    '.exam',
+    '.*',
+    '*.graded',
+    'exam.**',
+    'exam.*.graded',
+    '**',
+    '* ',
+    ' exam.*',
+    'exam graded',
+    'exam..graded',
+    '1exam.graded',
+    'exam.%',
+    'exam._',
+    'exam-x.graded',
+  ])('isEventPattern(%j) is false', (pattern) => {
+    expect(isEventPattern(pattern)).toBe(false);
+  });
 
   it('every contract type is a valid exact pattern', () => {
     for (const type of CONTRACT_EVENT_TYPES) expect(isEventPattern(type), type).toBe(true);

@@ -106,7 +106,13 @@ describe('a coding exam from provisioning to grades', () => {
     ok(
       await api.post(
         `/app/attempts/${attempt.id}/events`,
-        { events: [{ type: 'focus_lost', at }, { type: 'focus_lost', at }, { type: 'recorder_error', at, detail: { code: 'camera_busy' } }] },
+        {
+          events: [
+            { type: 'focus_lost', at },
+            { type: 'focus_lost', at },
+            { type: 'recorder_error', at, detail: { code: 'camera_busy' } },
+          ],
+        },
         session,
       ),
       'proctoring events',
@@ -120,7 +126,11 @@ describe('a coding exam from provisioning to grades', () => {
       'attempt file',
     );
     const submitted = ok<{ id: string; status: string }>(
-      await api.post(`/app/attempts/${attempt.id}/submit`, { answers: { notes: 'done' }, files: [file.ref], ai_usage: { interactions: 3, cost_cents: 12 } }, session),
+      await api.post(
+        `/app/attempts/${attempt.id}/submit`,
+        { answers: { notes: 'done' }, files: [file.ref], ai_usage: { interactions: 3, cost_cents: 12 } },
+        session,
+      ),
       'submit',
     );
     expect(submitted.status).toBe('submitted');
@@ -136,11 +146,14 @@ describe('a coding exam from provisioning to grades', () => {
     expect(detail.proctoring.counts.focus_lost).toBe(2);
     expect(detail.attachments.map((a) => a.name)).toEqual(['solution.py']);
     const link = new URL(detail.attachments[0]!.url);
-    const download = await app.http.get(`${link.pathname}${link.search}`).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    });
+    const download = await app.http
+      .get(`${link.pathname}${link.search}`)
+      .buffer(true)
+      .parse((res, done) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => done(null, Buffer.concat(chunks)));
+      });
     expect(download.status).toBe(200);
     expect(Buffer.compare(download.body as Buffer, solution)).toBe(0);
     const feed = ok<{ attempt: { hidden_released_at: string | null }; counts: Record<string, number> }>(
@@ -167,7 +180,10 @@ describe('a coding exam from provisioning to grades', () => {
     // Analytics, scores and the CSV reflect the grade.
     const analytics = ok<{ count: number; mean: number; min: number; max: number }>(await api.get(`/exams/${exam.id}/analytics`), 'analytics');
     expect(analytics).toMatchObject({ count: 1, mean: 87, min: 87, max: 87 });
-    const scores = ok<{ items: Array<{ student_id: string; score: number | null; status: string | null }> }>(await api.get(`/exams/${exam.id}/scores`), 'scores');
+    const scores = ok<{ items: Array<{ student_id: string; score: number | null; status: string | null }> }>(
+      await api.get(`/exams/${exam.id}/scores`),
+      'scores',
+    );
     expect(scores.items).toHaveLength(3);
     expect(scores.items.find((row) => row.student_id === ada.id)).toMatchObject({ score: 87, status: 'graded' });
     expect(scores.items.filter((row) => row.score === null)).toHaveLength(2);

@@ -103,7 +103,12 @@ const { demo, outsider, shared, own, draft, doc } = await settingUp(async () => 
     demo,
     outsider: await makePerson(app, other.key, 'students', 'Olive Outsider'),
     shared: await createCurriculum(app.ctx.db, { name: 'Fractions', concepts: ['Equivalent fractions', 'Adding fractions'], publish: true }),
-    own: await createCurriculum(app.ctx.db, { name: 'Local history', concepts: ['The founding', 'The mill'], institution_id: demo.institution.id, publish: true }),
+    own: await createCurriculum(app.ctx.db, {
+      name: 'Local history',
+      concepts: ['The founding', 'The mill'],
+      institution_id: demo.institution.id,
+      publish: true,
+    }),
     draft: await createCurriculum(app.ctx.db, { name: 'Unfinished', concepts: ['One'], institution_id: demo.institution.id }),
     doc: (await (await fetch(`${app.origin}/v1/openapi.json`)).json()) as OpenApiDocument,
   };
@@ -137,9 +142,20 @@ afterAll(async () => {
   const families = new Map<string, number>();
   for (const [label, count] of labels) families.set(label.split(':')[0]!, (families.get(label.split(':')[0]!) ?? 0) + count);
   console.log(`fuzz request kinds: ${[...families.entries()].map(([family, count]) => `${family}=${count}`).join(', ')}`);
-  console.log(`fuzz answers: ${[...stats.byStatus.entries()].sort().map(([status, count]) => `${status}=${count}`).join(', ')}`);
+  console.log(
+    `fuzz answers: ${[...stats.byStatus.entries()]
+      .sort()
+      .map(([status, count]) => `${status}=${count}`)
+      .join(', ')}`,
+  );
   if (process.env.FUZZ_VERBOSE === '1') {
-    for (const [id, statuses] of stats.byOperation) console.log(`  ${id}: ${[...statuses.entries()].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ')}`);
+    for (const [id, statuses] of stats.byOperation)
+      console.log(
+        `  ${id}: ${[...statuses.entries()]
+          .sort(([a], [b]) => a - b)
+          .map(([status, count]) => `${status}×${count}`)
+          .join(' ')}`,
+      );
   }
   const opCount = operations.filter((op) => stats.covered.has(op.id)).length;
   console.log(`fuzz: ${stats.requests} requests, ${opCount} operations, ${stats.failures.length} failures (seed ${FUZZ_SEED}, ${RUNS} runs per operation)`);
@@ -184,7 +200,12 @@ async function upload(path: string, auth: string, name: string, content: Buffer)
     content,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
-  const answer = await sendRaw(port, { method: 'POST', target: `/v1${path}`, headers: { Authorization: auth, 'Content-Type': `multipart/form-data; boundary=${boundary}` }, body });
+  const answer = await sendRaw(port, {
+    method: 'POST',
+    target: `/v1${path}`,
+    headers: { Authorization: auth, 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+    body,
+  });
   expect(answer.status, `upload ${path}: ${answerSummary(answer)}`).toBe(200);
   return (JSON.parse(answer.body.toString('utf8')) as { data: { ref: string; sha256: string } }).data;
 }
@@ -208,7 +229,13 @@ async function provisionLearner(): Promise<Learner> {
     const exam = await ok<{ id: string }>('POST', '/exams', { faculty_id: teacher.id, title: `Fuzz exam ${index} ${stamp}`, app: appName, max_score: 100 });
     if (appName === 'code') {
       const hidden = await upload(`/exams/${exam.id}/files`, key.auth, 'hidden-tests.zip.enc', Buffer.alloc(64, 1));
-      await ok('PATCH', `/exams/${exam.id}`, { code_spec: { toolchain, hidden_tests: { file: hidden.ref, iv_b64: Buffer.alloc(12, 2).toString('base64'), sha256: hidden.sha256 }, commands: { test: 'pytest' } } });
+      await ok('PATCH', `/exams/${exam.id}`, {
+        code_spec: {
+          toolchain,
+          hidden_tests: { file: hidden.ref, iv_b64: Buffer.alloc(12, 2).toString('base64'), sha256: hidden.sha256 },
+          commands: { test: 'pytest' },
+        },
+      });
       await ok('PUT', `/exams/${exam.id}/code-secret`, { hidden_key_b64: Buffer.alloc(32, 3).toString('base64') });
     }
     await ok('POST', `/exams/${exam.id}/publish`);
@@ -226,7 +253,12 @@ async function provisionLearner(): Promise<Learner> {
     fileRefs.push((await upload(`/app/attempts/${attempt.id}/files`, session, 'solution.py', Buffer.from('print(1)\n'))).ref);
   }
   // One submitted attempt with a file, so its submission has a signed attachment link.
-  await ok('POST', `/app/attempts/${attemptIds[3]}/submit`, { answers: { text: 'done' }, files: [fileRefs[3]], ai_usage: { interactions: 1, cost_cents: 0 } }, session);
+  await ok(
+    'POST',
+    `/app/attempts/${attemptIds[3]}/submit`,
+    { answers: { text: 'done' }, files: [fileRefs[3]], ai_usage: { interactions: 1, cost_cents: 0 } },
+    session,
+  );
   return { token, person, examIds, attemptIds, fileRefs };
 }
 
@@ -321,10 +353,12 @@ async function refreshPools(): Promise<void> {
   const groups = ids(await items('/groups?limit=200'));
   pairs = { removeGroupMember: [], unassignExam: [], revokeLicenseDevice: [] };
   for (const group of groups.slice(0, 6)) {
-    for (const member of (await ok<{ members: Array<{ id: string }> }>('GET', `/groups/${group}`)).members.slice(0, 3)) pairs.removeGroupMember!.push(`/v1/groups/${group}/members/${member.id}`);
+    for (const member of (await ok<{ members: Array<{ id: string }> }>('GET', `/groups/${group}`)).members.slice(0, 3))
+      pairs.removeGroupMember!.push(`/v1/groups/${group}/members/${member.id}`);
   }
   for (const exam of exams.slice(0, 8).map((e) => e.id)) {
-    for (const assignment of await items<{ group_id: string }>(`/exams/${exam}/assignments`)) pairs.unassignExam!.push(`/v1/exams/${exam}/assignments/${assignment.group_id}`);
+    for (const assignment of await items<{ group_id: string }>(`/exams/${exam}/assignments`))
+      pairs.unassignExam!.push(`/v1/exams/${exam}/assignments/${assignment.group_id}`);
   }
   pairs.revokeLicenseDevice = seatPairs;
 
@@ -460,7 +494,10 @@ const genContext: PlanContext = {
   localUrls: [receiverUrl, `${receiverUrl}?x=1`, 'http://127.0.0.1:9/closed'],
   validTarget: (op) => {
     if (op.id === 'downloadFile' && signedLinks.length > 0) {
-      return fc.oneof(fc.constantFrom(...signedLinks), fc.constantFrom(...signedLinks).map((link) => link.replace(/signature=./, 'signature=0')));
+      return fc.oneof(
+        fc.constantFrom(...signedLinks),
+        fc.constantFrom(...signedLinks).map((link) => link.replace(/signature=./, 'signature=0')),
+      );
     }
     const known = pairs[op.id] ?? [];
     return known.length > 0 ? fc.constantFrom(...known) : undefined;
@@ -471,11 +508,19 @@ const genContext: PlanContext = {
 // batch, a merit allowance, enrollments; then the pools.
 await settingUp(async () => {
   await ok('POST', '/webhooks/endpoints', { url: receiverUrl, description: 'fuzz receiver', events: ['*'] });
-  const batch = await ok<{ id: string }>('POST', '/coupons/batches', { name: 'Fuzz prizes', total_coupons: 30, value_cents: 100, expiry_date: new Date(Date.now() + 30 * 86_400_000).toISOString() });
+  const batch = await ok<{ id: string }>('POST', '/coupons/batches', {
+    name: 'Fuzz prizes',
+    total_coupons: 30,
+    value_cents: 100,
+    expiry_date: new Date(Date.now() + 30 * 86_400_000).toISOString(),
+  });
   await approveBatch(app.ctx.db, batch.id);
   await setAllowance(app.ctx.db, demo.institution.id, 100_000_000);
   await ensureLearner();
-  await ok('POST', '/alpha/enrollments', { curriculum_id: own.curriculum.id, student_ids: (await items<{ id: string }>('/students?limit=5')).map((s) => s.id) });
+  await ok('POST', '/alpha/enrollments', {
+    curriculum_id: own.curriculum.id,
+    student_ids: (await items<{ id: string }>('/students?limit=5')).map((s) => s.id),
+  });
   await refreshPools();
 });
 
@@ -535,11 +580,17 @@ async function execute(op: Operation, plan: Plan): Promise<void> {
   statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
   stats.byOperation.set(op.id, statuses);
   if (answer.status === 200 && plan.method.toLowerCase() === 'delete') forgetDeleted(op, plan.target);
-  if (process.env.FUZZ_DEBUG && op.id === process.env.FUZZ_DEBUG && plan.credential === 'valid') console.log(`DEBUG [${plan.label}] ${plan.target} -> ${answerSummary(answer).replace(/\s+/g, ' ')}`);
+  if (process.env.FUZZ_DEBUG && op.id === process.env.FUZZ_DEBUG && plan.credential === 'valid')
+    console.log(`DEBUG [${plan.label}] ${plan.target} -> ${answerSummary(answer).replace(/\s+/g, ' ')}`);
   const expectation: Expectation = plan.credential === 'valid' || plan.expectAlways ? plan.expect : { kind: 'any' };
   const sameOperation = plan.method.toLowerCase() === op.method;
   const problems = [
-    ...answerProblems(answer, { produces: sameOperation || RAW_EXTRAS.has(op.id) ? op.produces : 'application/json', method: plan.method, expect: expectation, rawSuccess: RAW_EXTRAS.has(op.id) }),
+    ...answerProblems(answer, {
+      produces: sameOperation || RAW_EXTRAS.has(op.id) ? op.produces : 'application/json',
+      method: plan.method,
+      expect: expectation,
+      rawSuccess: RAW_EXTRAS.has(op.id),
+    }),
     ...requestIdProblems(plan, answer),
     ...prototypeProblems(),
   ];
@@ -584,7 +635,10 @@ async function assertProperty<T>(name: string, property: fc.IAsyncProperty<[T]>,
     await fc.assert(property, { numRuns, seed, endOnFailure: !SHRINK, verbose: 0 });
   } catch (error) {
     const failure = stats.failures.length > failuresBefore ? `\n${stats.failures[stats.failures.length - 1]}` : '';
-    throw new Error(`${name}: reproduce with FUZZ_SEED=${FUZZ_SEED} npx vitest run tests/fuzz.test.ts -t ${JSON.stringify(name)} (property seed ${seed})${failure}\n${(error as Error).message}`, { cause: error });
+    throw new Error(
+      `${name}: reproduce with FUZZ_SEED=${FUZZ_SEED} npx vitest run tests/fuzz.test.ts -t ${JSON.stringify(name)} (property seed ${seed})${failure}\n${(error as Error).message}`,
+      { cause: error },
+    );
   } finally {
     await stillAlive();
   }
@@ -621,15 +675,44 @@ describe('fuzz: the document', () => {
 
 describe('fuzz: request shapes known to have crashed', () => {
   it('bad percent escapes in a path segment answer 400 bad_request, with or without a key', { timeout: 120_000 }, async () => {
-    const targets = ['/v1/students/%ZZ', '/v1/files/%ZZ', '/portal/api/institutions/%ZZ/keys', '/v1/exams/%E0%A4%A/files', '/v1/app/attempts/%ED%A0%80/files', '/v1/groups/x/members/%'];
+    const targets = [
+      '/v1/students/%ZZ',
+      '/v1/files/%ZZ',
+      '/portal/api/institutions/%ZZ/keys',
+      '/v1/exams/%E0%A4%A/files',
+      '/v1/app/attempts/%ED%A0%80/files',
+      '/v1/groups/x/members/%',
+    ];
     const sent: Plan[] = [];
     for (const credential of ['valid', 'none'] as const) {
       for (const target of targets) {
         const method = target.endsWith('/files') ? 'POST' : 'GET';
-        sent.push(printable({ label: 'path-bad-escape', method, target, headers: {}, body: null, credential, expect: { kind: 'status', status: 400, error: 'bad_request' }, expectAlways: true }));
+        sent.push(
+          printable({
+            label: 'path-bad-escape',
+            method,
+            target,
+            headers: {},
+            body: null,
+            credential,
+            expect: { kind: 'status', status: 400, error: 'bad_request' },
+            expectAlways: true,
+          }),
+        );
       }
       // Outside every router, the static portal falls through to the 404 envelope: either is fine.
-      sent.push(printable({ label: 'path-bad-escape', method: 'GET', target: '/%ZZ', headers: {}, body: null, credential, expect: { kind: 'status-in', statuses: [400, 404] }, expectAlways: true }));
+      sent.push(
+        printable({
+          label: 'path-bad-escape',
+          method: 'GET',
+          target: '/%ZZ',
+          headers: {},
+          body: null,
+          credential,
+          expect: { kind: 'status-in', statuses: [400, 404] },
+          expectAlways: true,
+        }),
+      );
     }
     const pseudo: Operation = { id: 'bad-escape', method: 'get', path: '/', auth: 'key', pathParams: [], query: [], body: null, produces: 'application/json' };
     for (const plan of sent) await execute(pseudo, plan);
@@ -642,15 +725,36 @@ describe('fuzz: request shapes known to have crashed', () => {
       const index = which % op.pathParams.length;
       let i = 0;
       const target = `/v1${op.path.replace(/\{(\w+)\}/g, (_, name: string) => (i++ === index ? escape : encodeURIComponent(pathPool(op, name)[0] ?? 'x')))}`;
-      return aimed(op, { label: `path-bad-escape:${escape}`, method: op.method, target, headers: {}, body: null, credential: keyed ? 'valid' : 'none', expect: { kind: 'status', status: 400, error: 'bad_request' }, expectAlways: true });
+      return aimed(op, {
+        label: `path-bad-escape:${escape}`,
+        method: op.method,
+        target,
+        headers: {},
+        body: null,
+        credential: keyed ? 'valid' : 'none',
+        expect: { kind: 'status', status: 400, error: 'bad_request' },
+        expectAlways: true,
+      });
     });
-    await assertProperty('bad escapes', fc.asyncProperty(arb, async ({ op, plan }) => execute(op, plan)), 60);
+    await assertProperty(
+      'bad escapes',
+      fc.asyncProperty(arb, async ({ op, plan }) => execute(op, plan)),
+      60,
+    );
   });
 
   it('Content-Encoding gzip (or deflate, or unknown) with a plain body answers 4xx on every JSON route', { timeout: 120_000 }, async () => {
     for (const op of jsonBodyOperations) {
       for (const encoding of ['gzip', 'deflate', 'x-unknown']) {
-        await execute(op, fixedPlan(op, { label: `content-encoding:${encoding}-with-plain-body`, headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body: Buffer.from('{"a":1}'), expect: { kind: 'client-error' } }));
+        await execute(
+          op,
+          fixedPlan(op, {
+            label: `content-encoding:${encoding}-with-plain-body`,
+            headers: { 'Content-Type': 'application/json', 'Content-Encoding': encoding },
+            body: Buffer.from('{"a":1}'),
+            expect: { kind: 'client-error' },
+          }),
+        );
       }
     }
     await stillAlive();
@@ -659,7 +763,15 @@ describe('fuzz: request shapes known to have crashed', () => {
   it('JSON nested 10,000 levels deep answers 422 validation_error on every JSON route', { timeout: 120_000 }, async () => {
     for (const op of jsonBodyOperations) {
       for (const shape of ['array', 'object'] as const) {
-        await execute(op, fixedPlan(op, { label: `deep-json:10000:${shape}`, headers: { 'Content-Type': 'application/json' }, body: deepJson(10_000, shape), expect: { kind: 'status', status: 422, error: 'validation_error' } }));
+        await execute(
+          op,
+          fixedPlan(op, {
+            label: `deep-json:10000:${shape}`,
+            headers: { 'Content-Type': 'application/json' },
+            body: deepJson(10_000, shape),
+            expect: { kind: 'status', status: 422, error: 'validation_error' },
+          }),
+        );
       }
     }
     await stillAlive();
@@ -669,7 +781,14 @@ describe('fuzz: request shapes known to have crashed', () => {
     for (const op of integerQueryOperations) {
       for (const param of op.query.filter((p) => resolveSchema(p.schema, genContext).type === 'integer')) {
         for (const form of NUMBER_FORMS) {
-          await execute(op, fixedPlan(op, { label: `query-number-form:${param.name}=${JSON.stringify(form)}`, target: `${realTarget(op)}?${param.name}=${encodeURIComponent(form)}`, expect: { kind: 'status', status: 422, error: 'validation_error' } }));
+          await execute(
+            op,
+            fixedPlan(op, {
+              label: `query-number-form:${param.name}=${JSON.stringify(form)}`,
+              target: `${realTarget(op)}?${param.name}=${encodeURIComponent(form)}`,
+              expect: { kind: 'status', status: 422, error: 'validation_error' },
+            }),
+          );
         }
       }
     }
@@ -685,19 +804,28 @@ describe('fuzz: request shapes known to have crashed', () => {
       ['uploadExamFile', `/v1/exams/${exam.id}/files`],
       ['uploadLearnerAttemptFile', `/v1/app/attempts/${learner.attemptIds[0]}/files`],
     ]);
-    const arb = fc.tuple(fc.constantFrom(...uploadOperations), uploadShape.filter((shape) => shape.malformed)).map(([op, shape]) =>
-      aimed(
-        op,
-        fixedPlan(op, {
-          label: shape.label,
-          target: targets.get(op.id) ?? realTarget(op),
-          headers: { 'Content-Type': shape.contentType },
-          body: shape.body,
-          expect: { kind: 'status', status: 422, error: 'validation_error' },
-        }),
-      ),
+    const arb = fc
+      .tuple(
+        fc.constantFrom(...uploadOperations),
+        uploadShape.filter((shape) => shape.malformed),
+      )
+      .map(([op, shape]) =>
+        aimed(
+          op,
+          fixedPlan(op, {
+            label: shape.label,
+            target: targets.get(op.id) ?? realTarget(op),
+            headers: { 'Content-Type': shape.contentType },
+            body: shape.body,
+            expect: { kind: 'status', status: 422, error: 'validation_error' },
+          }),
+        ),
+      );
+    await assertProperty(
+      'malformed multipart',
+      fc.asyncProperty(arb, async ({ op, plan }) => execute(op, plan)),
+      80,
     );
-    await assertProperty('malformed multipart', fc.asyncProperty(arb, async ({ op, plan }) => execute(op, plan)), 80);
   });
 });
 

@@ -14,7 +14,12 @@ describe('learner sessions end with the license or seat they rest on', () => {
   afterAll(() => app.close());
 
   async function signIn(deviceId: string) {
-    const student = (await app.http.post('/v1/students').set('Authorization', key.auth).send({ full_name: `Learner ${deviceId}` })).body.data;
+    const student = (
+      await app.http
+        .post('/v1/students')
+        .set('Authorization', key.auth)
+        .send({ full_name: `Learner ${deviceId}` })
+    ).body.data;
     const minted = await app.http.post('/v1/sso/tokens').set('Authorization', key.auth).send({ email: student.login_email, app: 'learning' });
     const token = new URL(minted.body.data.launch_url).searchParams.get('token');
     const exchanged = await app.http.post('/v1/sso/exchange').send({ token, device: { id: deviceId, name: 'Laptop' } });

@@ -15,7 +15,12 @@ describe('the import-boundary rule', () => {
     ['server/ids.ts', "import { apiRoutes } from './routes/index.js';\nexport const probe = apiRoutes;\n", 'foundation', 'edge'],
     ['server/context.ts', "import { startWebhookEngine } from './webhooks/engine.js';\nexport const probe = startWebhookEngine;\n", 'foundation', 'services'],
     ['server/models/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n", 'data', 'commands'],
-    ['server/webhooks/probe.ts', "import { createEndpoint } from '../commands/webhook-endpoints.js';\nexport const probe = createEndpoint;\n", 'services', 'commands'],
+    [
+      'server/webhooks/probe.ts',
+      "import { createEndpoint } from '../commands/webhook-endpoints.js';\nexport const probe = createEndpoint;\n",
+      'services',
+      'commands',
+    ],
   ])('%s importing upwards is an error', async (filePath, source, from, to) => {
     const errors = await boundaryErrors(filePath, source);
     expect(errors).toHaveLength(1);
@@ -24,7 +29,9 @@ describe('the import-boundary rule', () => {
   });
 
   it('allows the layers to point down', async () => {
-    expect(await boundaryErrors('server/routes/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n")).toEqual([]);
+    expect(
+      await boundaryErrors('server/routes/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n"),
+    ).toEqual([]);
     expect(await boundaryErrors('server/commands/probe.ts', "import { hashToken } from '../crypto/tokens.js';\nexport const probe = hashToken;\n")).toEqual([]);
   });
 });

@@ -121,7 +121,9 @@ describe('OpenAPI document and explorer', () => {
     });
 
     it('documents nothing else: every documented operation is a route of apiRoutes', () => {
-      const documented = operationsOf(doc).map(({ method, path, op }) => `${method} ${path} ${op.operationId}`).sort();
+      const documented = operationsOf(doc)
+        .map(({ method, path, op }) => `${method} ${path} ${op.operationId}`)
+        .sort();
       const routes = apiRoutes.map((route) => `${route.method} ${route.path} ${route.operationId}`).sort();
       expect(documented).toEqual(routes);
     });
@@ -269,7 +271,11 @@ describe('OpenAPI document and explorer', () => {
       expect(html).not.toMatch(/@import\s+url\(\s*["']?(https?:)?\/\//i);
 
       const required = ['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-init.js'];
-      for (const name of required) expect(assets.some((asset) => asset.endsWith(name)), name).toBe(true);
+      for (const name of required)
+        expect(
+          assets.some((asset) => asset.endsWith(name)),
+          name,
+        ).toBe(true);
 
       for (const asset of assets) {
         const url = new URL(asset, `${app.origin}/v1/docs/`);
@@ -309,7 +315,11 @@ describe('OpenAPI document and explorer', () => {
     it('the page is served with a Content-Security-Policy that allows scripts and styles from itself only', async () => {
       const res = await app.http.get('/v1/docs/');
       const csp = String(res.headers['content-security-policy'] ?? '');
-      const directive = (name: string) => csp.split(';').map((part) => part.trim()).find((part) => part.startsWith(`${name} `)) ?? '';
+      const directive = (name: string) =>
+        csp
+          .split(';')
+          .map((part) => part.trim())
+          .find((part) => part.startsWith(`${name} `)) ?? '';
       expect(directive('script-src')).toBe("script-src 'self'");
       expect(directive('style-src')).not.toMatch(/https?:/);
     });

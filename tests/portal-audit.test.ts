@@ -82,7 +82,11 @@ describe('Portal: audit log', () => {
 
   it('pages newest first', async () => {
     for (const name of ['a', 'b', 'c']) {
-      await admin.agent.post(`/portal/api/institutions/${institutionId}/keys`).set('X-CSRF-Token', admin.csrf).send({ name, scopes: ['faculty:read'] }).expect(200);
+      await admin.agent
+        .post(`/portal/api/institutions/${institutionId}/keys`)
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ name, scopes: ['faculty:read'] })
+        .expect(200);
     }
     const first = await auditLog(admin.agent, '?limit=2&page=1');
     const second = await auditLog(admin.agent, '?limit=2&page=2');
@@ -102,7 +106,11 @@ describe('Portal: audit log', () => {
 
     const other = await makeInstitution(app, { name: 'Elsewhere College' });
     const otherAdmin = await signedInMember(app, other.id, 'admin', { email: 'admin@elsewhere.test' });
-    await otherAdmin.agent.post(`/portal/api/institutions/${other.id}/keys`).set('X-CSRF-Token', otherAdmin.csrf).send({ name: 'theirs', scopes: ['groups:read'] }).expect(200);
+    await otherAdmin.agent
+      .post(`/portal/api/institutions/${other.id}/keys`)
+      .set('X-CSRF-Token', otherAdmin.csrf)
+      .send({ name: 'theirs', scopes: ['groups:read'] })
+      .expect(200);
     expect((await otherAdmin.agent.get(`/portal/api/institutions/${institutionId}/audit-log`)).status).toBe(404);
     const ours = await auditLog(admin.agent, '?limit=200');
     expect(ours.items.every((entry) => entry.institution_id === institutionId)).toBe(true);
@@ -118,7 +126,7 @@ describe('Portal: audit log', () => {
     expect((await otherAdmin.agent.get('/portal/api/operator/audit-log')).status).toBe(403);
   });
 
-  it('records operator actions on an institution in that institution\'s log', async () => {
+  it("records operator actions on an institution in that institution's log", async () => {
     const pending = await makeInstitution(app, { name: 'Pending School', status: 'pending' });
     await admin.agent.post(`/portal/api/operator/institutions/${pending.id}/approve`).set('X-CSRF-Token', admin.csrf).expect(200);
     const entries = await app.ctx.db.models.PortalAuditEntry.findAll({ where: { institution_id: pending.id } });

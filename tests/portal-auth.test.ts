@@ -7,14 +7,7 @@ import http from 'node:http';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, MAX_ACTIVE_KEYS } from '../server/commands/api-keys.js';
-import {
-  ADDRESS_FREE_FAILURES,
-  FAILURE_MEMORY_MS,
-  FIRST_WAIT_MS,
-  LoginThrottle,
-  MAX_WAIT_MS,
-  PAIR_FREE_FAILURES,
-} from '../server/portal/login-throttle.js';
+import { ADDRESS_FREE_FAILURES, FAILURE_MEMORY_MS, FIRST_WAIT_MS, LoginThrottle, MAX_WAIT_MS, PAIR_FREE_FAILURES } from '../server/portal/login-throttle.js';
 import { requireMember } from '../server/portal/policies.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { createAccount, expectError, expectOk, setUpPortal, signedInMember, signIn, type FirstRun, type Res } from './helpers/portal.js';
@@ -130,7 +123,10 @@ describe('Portal: setup, sign-in and sessions', () => {
   it('a replayed cookie of an ended session is refused', async () => {
     const agent = supertest.agent(app.origin);
     const login = await agent.post('/portal/api/login').send({ email: ADMIN_EMAIL, password: ADMIN.admin_password });
-    const cookie = login.get('Set-Cookie')!.find((line) => line.startsWith('cb_portal='))!.split(';')[0]!;
+    const cookie = login
+      .get('Set-Cookie')!
+      .find((line) => line.startsWith('cb_portal='))!
+      .split(';')[0]!;
     expectOk(await app.http.get('/portal/api/session').set('Cookie', cookie));
     await agent.post('/portal/api/logout').set('X-CSRF-Token', login.body.data.csrf_token);
     expectError(await app.http.get('/portal/api/session').set('Cookie', cookie), 401, 'unauthorized');
@@ -189,7 +185,13 @@ describe('Portal: failed sign-ins are rate limited', () => {
         (res) => {
           let text = '';
           res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { error?: string }, retryAfter: res.headers['retry-after'] as string | undefined }));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              body: JSON.parse(text) as { error?: string },
+              retryAfter: res.headers['retry-after'] as string | undefined,
+            }),
+          );
         },
       );
       request.on('error', reject);
@@ -327,13 +329,22 @@ describe('Portal: API keys', () => {
   });
 
   it('rejects unknown scopes and out-of-range rate limits at creation', async () => {
-    const unknown = await admin.agent.post(keysPath()).set('X-CSRF-Token', admin.csrf).send({ name: 'Bad', scopes: ['students:read', 'rockets:launch'] });
+    const unknown = await admin.agent
+      .post(keysPath())
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ name: 'Bad', scopes: ['students:read', 'rockets:launch'] });
     expectError(unknown, 422, 'invalid_scopes');
     for (const rate of [9, 6001]) {
-      const res = await admin.agent.post(keysPath()).set('X-CSRF-Token', admin.csrf).send({ name: 'Bad', scopes: ['students:read'], rate_limit_per_min: rate });
+      const res = await admin.agent
+        .post(keysPath())
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ name: 'Bad', scopes: ['students:read'], rate_limit_per_min: rate });
       expectError(res, 422, 'validation_error');
     }
-    const withCreator = await admin.agent.post(keysPath()).set('X-CSRF-Token', admin.csrf).send({ name: 'Bad', scopes: ['students:read'], created_by: 'acc_x' });
+    const withCreator = await admin.agent
+      .post(keysPath())
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ name: 'Bad', scopes: ['students:read'], created_by: 'acc_x' });
     expectError(withCreator, 422, 'validation_error');
   });
 
@@ -341,7 +352,10 @@ describe('Portal: API keys', () => {
     const scoped = admin.institution.tenant;
     const active = await app.ctx.db.models.ApiKey.count({ where: { institution_id: institutionId, status: 'active' } });
     for (let i = active; i < MAX_ACTIVE_KEYS; i += 1) await createApiKey(scoped, { name: `filler ${i}`, scopes: ['students:read'] });
-    const res = await admin.agent.post(keysPath()).set('X-CSRF-Token', admin.csrf).send({ name: 'One too many', scopes: ['students:read'] });
+    const res = await admin.agent
+      .post(keysPath())
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ name: 'One too many', scopes: ['students:read'] });
     expectError(res, 422, 'key_limit');
     expect(res.body.message).toMatch(/25/);
     expect(await app.ctx.db.models.ApiKey.count({ where: { institution_id: institutionId, status: 'active' } })).toBe(MAX_ACTIVE_KEYS);
@@ -355,7 +369,10 @@ describe('Portal: API keys', () => {
     expect(session.body.data.memberships).toEqual([{ institution: { id: school.id, name: 'Developer School', status: 'approved' }, role: 'developer' }]);
 
     const path = `/portal/api/institutions/${school.id}/keys`;
-    const created = await dev.agent.post(path).set('X-CSRF-Token', dev.csrf).send({ name: 'Dev key', scopes: ['exams:read'] });
+    const created = await dev.agent
+      .post(path)
+      .set('X-CSRF-Token', dev.csrf)
+      .send({ name: 'Dev key', scopes: ['exams:read'] });
     expectOk(created);
     expect((await app.ctx.db.models.ApiKey.findByPk(created.body.data.key_id))!.created_by).toBe(dev.account.id);
     expectOk(await dev.agent.patch(`${path}/${created.body.data.key_id}`).set('X-CSRF-Token', dev.csrf).send({ name: 'Dev key 2' }));
@@ -367,7 +384,14 @@ describe('Portal: API keys', () => {
     // The developer is no member of the first institution: 404, whatever the method, and nothing changes.
     const before = await app.ctx.db.models.ApiKey.count({ where: { institution_id: institutionId } });
     expectError(await dev.agent.get(keysPath()), 404, 'not_found');
-    expectError(await dev.agent.post(keysPath()).set('X-CSRF-Token', dev.csrf).send({ name: 'x', scopes: ['students:read'] }), 404, 'not_found');
+    expectError(
+      await dev.agent
+        .post(keysPath())
+        .set('X-CSRF-Token', dev.csrf)
+        .send({ name: 'x', scopes: ['students:read'] }),
+      404,
+      'not_found',
+    );
     const someKey = await app.ctx.db.models.ApiKey.findOne({ where: { institution_id: institutionId, status: 'active' } });
     expectError(await dev.agent.post(`${keysPath()}/${someKey!.id}/revoke`).set('X-CSRF-Token', dev.csrf), 404, 'not_found');
     expect((await someKey!.reload()).status).toBe('active');

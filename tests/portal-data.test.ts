@@ -38,7 +38,9 @@ describe('Portal: institution data', () => {
 
   describe('students', () => {
     it('a student made in the portal is the one the API reads, with the same event; the personal email stays sealed', async () => {
-      const created = ok(await portal.post('/students', { full_name: 'Ada Lovelace', student_id: 'S-100', personal_email: 'Ada.Family@Example.org', license_days: 30 }));
+      const created = ok(
+        await portal.post('/students', { full_name: 'Ada Lovelace', student_id: 'S-100', personal_email: 'Ada.Family@Example.org', license_days: 30 }),
+      );
       expect(created).toMatchObject({ id: expect.stringMatching(/^stu_/), full_name: 'Ada Lovelace', student_id: 'S-100', status: 'active' });
       expect(created.login_email).toMatch(/^ada\.lovelace@/);
 
@@ -108,7 +110,11 @@ describe('Portal: institution data', () => {
       expectError(await portal.post('/students/stu_doesNotExist/suspend'), 404, 'not_found');
 
       // Bulk: each item on its own, as POST /v1/students/bulk.
-      const bulk = ok(await portal.post('/students/bulk', { students: [{ full_name: 'Bulk One', student_id: 'B-1' }, { full_name: '' }, { full_name: 'Dup', student_id: 'S-300' }] }));
+      const bulk = ok(
+        await portal.post('/students/bulk', {
+          students: [{ full_name: 'Bulk One', student_id: 'B-1' }, { full_name: '' }, { full_name: 'Dup', student_id: 'S-300' }],
+        }),
+      );
       expect(bulk).toMatchObject({ created: 1, failed: 2 });
       expect(bulk.results[1]).toMatchObject({ index: 1, error: 'validation_error' });
       expect(bulk.results[2]).toMatchObject({ index: 2, error: 'conflict' });
@@ -185,7 +191,11 @@ describe('Portal: institution data', () => {
       expect(detail).toEqual(ok(await api.get(key, `/groups/${group.id}`)));
       expect(detail.members.map((m: { id: string }) => m.id)).toEqual([b.id, c.id]);
       expect(Object.keys(detail.members[0]).sort()).toEqual(['added_at', 'full_name', 'id', 'login_email', 'status']);
-      expect(ok(await portal.get('/students', { group_id: group.id })).items.map((s: { id: string }) => s.id).sort()).toEqual([b.id, c.id].sort());
+      expect(
+        ok(await portal.get('/students', { group_id: group.id }))
+          .items.map((s: { id: string }) => s.id)
+          .sort(),
+      ).toEqual([b.id, c.id].sort());
 
       const memberships = (await eventsOf('group.updated')).filter((item) => item.data.group_id === group.id);
       expect(memberships.map((item) => item.data)).toEqual([
@@ -241,7 +251,14 @@ describe('Portal: institution data', () => {
       const student = ok(await api.post(key, '/students', { full_name: 'Exam Taker' }));
       const group = ok(await api.post(key, '/groups', { name: 'Compilers', faculty_id: teacher.id, student_ids: [student.id] }));
       const exam = ok(
-        await api.post(key, '/exams', { faculty_id: teacher.id, title: 'Parsing quiz', exam_type: 'quiz', max_score: 20, publish: true, group_ids: [group.id] }),
+        await api.post(key, '/exams', {
+          faculty_id: teacher.id,
+          title: 'Parsing quiz',
+          exam_type: 'quiz',
+          max_score: 20,
+          publish: true,
+          group_ids: [group.id],
+        }),
       );
       const draft = ok(await api.post(key, '/exams', { faculty_id: teacher.id, title: 'Codegen draft' }));
 
@@ -262,7 +279,12 @@ describe('Portal: institution data', () => {
       const exchanged = ok(await app.http.post('/v1/sso/exchange').send({ token, device: { id: 'taker-laptop', name: 'Taker laptop' } }));
       const session = `Bearer ${exchanged.session_token}`;
       const attempt = ok(await app.http.post(`/v1/app/exams/${exam.id}/attempts`).set('Authorization', session).send({}));
-      const submitted = ok(await app.http.post(`/v1/app/attempts/${attempt.id}/submit`).set('Authorization', session).send({ answers: { q1: 'LL(1)' } }));
+      const submitted = ok(
+        await app.http
+          .post(`/v1/app/attempts/${attempt.id}/submit`)
+          .set('Authorization', session)
+          .send({ answers: { q1: 'LL(1)' } }),
+      );
 
       const listed = ok(await portal.get('/submissions', { exam_id: exam.id }));
       expect(listed).toEqual(ok(await api.get(key, '/submissions', { exam_id: exam.id })));

@@ -62,7 +62,10 @@ describe('Portal: developers and the operator', () => {
   }
 
   async function createKey(agent: Agent, csrf: string, name: string): Promise<{ id: string; key: string }> {
-    const res = await agent.post(keysPath()).set('X-CSRF-Token', csrf).send({ name, scopes: ['students:read'] });
+    const res = await agent
+      .post(keysPath())
+      .set('X-CSRF-Token', csrf)
+      .send({ name, scopes: ['students:read'] });
     expectOk(res);
     return { id: res.body.data.key_id, key: res.body.data.key };
   }
@@ -72,7 +75,12 @@ describe('Portal: developers and the operator', () => {
   it('invites by mail; the link signs the new developer in, who can make keys but not manage developers or institutions', async () => {
     const invited = await invite('Dev.One@Example.test');
     expectOk(invited);
-    expect(invited.body.data).toMatchObject({ invitation_id: expect.stringMatching(/^inv_/), email: 'dev.one@example.test', role: 'developer', status: 'pending' });
+    expect(invited.body.data).toMatchObject({
+      invitation_id: expect.stringMatching(/^inv_/),
+      email: 'dev.one@example.test',
+      role: 'developer',
+      status: 'pending',
+    });
     const expiresIn = Date.parse(invited.body.data.expires_at) - Date.now();
     expect(expiresIn).toBeGreaterThan(DEVELOPER_INVITE_TTL_MS - 60_000);
     expect(expiresIn).toBeLessThanOrEqual(DEVELOPER_INVITE_TTL_MS);
@@ -100,7 +108,12 @@ describe('Portal: developers and the operator', () => {
     expectError(await accept(dev, token, 'short'), 422, 'validation_error');
     const accepted = await accept(dev, token);
     expectOk(accepted);
-    expect(accepted.body.data).toMatchObject({ institution_id: institutionId, role: 'developer', created_account: true, account: { email: 'dev.one@example.test', is_operator: false } });
+    expect(accepted.body.data).toMatchObject({
+      institution_id: institutionId,
+      role: 'developer',
+      created_account: true,
+      account: { email: 'dev.one@example.test', is_operator: false },
+    });
     expect((accepted.get('Set-Cookie') ?? []).some((line) => line.startsWith('cb_portal='))).toBe(true);
     const csrf = accepted.body.data.csrf_token as string;
 
@@ -116,7 +129,14 @@ describe('Portal: developers and the operator', () => {
     // Only admins manage developers; only the operator manages institutions.
     expectError(await dev.get(devPath()), 403, 'forbidden');
     expectError(await dev.post(devPath('/invitations')).set('X-CSRF-Token', csrf).send({ email: 'x@example.test' }), 403, 'forbidden');
-    expectError(await dev.post(devPath(`/${admin.accountId}/suspend`)).set('X-CSRF-Token', csrf).send({}), 403, 'forbidden');
+    expectError(
+      await dev
+        .post(devPath(`/${admin.accountId}/suspend`))
+        .set('X-CSRF-Token', csrf)
+        .send({}),
+      403,
+      'forbidden',
+    );
     expectError(await dev.delete(devPath(`/${admin.accountId}`)).set('X-CSRF-Token', csrf), 403, 'forbidden');
     expectError(await dev.get('/portal/api/operator/institutions'), 403, 'forbidden');
     expectError(await dev.post('/portal/api/operator/institutions').set('X-CSRF-Token', csrf).send({ name: 'Nope' }), 403, 'forbidden');
@@ -214,13 +234,16 @@ describe('Portal: developers and the operator', () => {
     ]);
   });
 
-  it('suspending a developer revokes their keys (not others\'), refuses their next request; reactivating restores access only', async () => {
+  it("suspending a developer revokes their keys (not others'), refuses their next request; reactivating restores access only", async () => {
     const dev = await inviteAndAccept('suspend-me@example.test');
     const devKeys = [await createKey(dev.agent, dev.csrf, 'dev a'), await createKey(dev.agent, dev.csrf, 'dev b')];
     const adminKey = await createKey(admin.agent, admin.csrf, 'admin key');
     expectOk(await dev.agent.get(keysPath()));
 
-    const suspended = await admin.agent.post(devPath(`/${dev.accountId}/suspend`)).set('X-CSRF-Token', admin.csrf).send({});
+    const suspended = await admin.agent
+      .post(devPath(`/${dev.accountId}/suspend`))
+      .set('X-CSRF-Token', admin.csrf)
+      .send({});
     expectOk(suspended);
     expect(suspended.body.data.member).toMatchObject({ account_id: dev.accountId, status: 'suspended', role: 'developer' });
     expect([...suspended.body.data.revoked_key_ids].sort()).toEqual(devKeys.map((key) => key.id).sort());
@@ -229,7 +252,14 @@ describe('Portal: developers and the operator', () => {
 
     // The suspended developer's session no longer reaches the institution.
     expectError(await dev.agent.get(keysPath()), 404, 'not_found');
-    expectError(await dev.agent.post(keysPath()).set('X-CSRF-Token', dev.csrf).send({ name: 'x', scopes: ['students:read'] }), 404, 'not_found');
+    expectError(
+      await dev.agent
+        .post(keysPath())
+        .set('X-CSRF-Token', dev.csrf)
+        .send({ name: 'x', scopes: ['students:read'] }),
+      404,
+      'not_found',
+    );
     expect((await dev.agent.get('/portal/api/session')).body.data.memberships).toEqual([]);
     // Nor can they be invited again while suspended.
     expectError(await invite('suspend-me@example.test'), 409, 'conflict');
@@ -244,12 +274,22 @@ describe('Portal: developers and the operator', () => {
   it('revoke_keys false suspends but keeps the keys working', async () => {
     const dev = await inviteAndAccept('keep-keys@example.test');
     const key = await createKey(dev.agent, dev.csrf, 'kept');
-    const res = await admin.agent.post(devPath(`/${dev.accountId}/suspend`)).set('X-CSRF-Token', admin.csrf).send({ revoke_keys: false });
+    const res = await admin.agent
+      .post(devPath(`/${dev.accountId}/suspend`))
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ revoke_keys: false });
     expectOk(res);
     expect(res.body.data).toMatchObject({ member: { status: 'suspended' }, revoked_key_ids: [] });
     expectOk(await me(key.key));
     expectError(await dev.agent.get(keysPath()), 404, 'not_found');
-    expectError(await admin.agent.post(devPath(`/${dev.accountId}/suspend`)).set('X-CSRF-Token', admin.csrf).send({ revoke_keys: 'no' }), 422, 'validation_error');
+    expectError(
+      await admin.agent
+        .post(devPath(`/${dev.accountId}/suspend`))
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ revoke_keys: 'no' }),
+      422,
+      'validation_error',
+    );
   });
 
   it('removing a developer ends the membership and revokes their keys', async () => {
@@ -270,10 +310,24 @@ describe('Portal: developers and the operator', () => {
   });
 
   it('an admin cannot suspend or remove themself, nor another admin, here', async () => {
-    expectError(await admin.agent.post(devPath(`/${admin.accountId}/suspend`)).set('X-CSRF-Token', admin.csrf).send({}), 409, 'conflict');
+    expectError(
+      await admin.agent
+        .post(devPath(`/${admin.accountId}/suspend`))
+        .set('X-CSRF-Token', admin.csrf)
+        .send({}),
+      409,
+      'conflict',
+    );
     expectError(await admin.agent.delete(devPath(`/${admin.accountId}`)).set('X-CSRF-Token', admin.csrf), 409, 'conflict');
     const { account: other } = await createAccount(app, institutionId, 'admin', { email: 'admin2@harbour.test', password: null });
-    expectError(await admin.agent.post(devPath(`/${other.id}/suspend`)).set('X-CSRF-Token', admin.csrf).send({}), 409, 'conflict');
+    expectError(
+      await admin.agent
+        .post(devPath(`/${other.id}/suspend`))
+        .set('X-CSRF-Token', admin.csrf)
+        .send({}),
+      409,
+      'conflict',
+    );
     expectError(await admin.agent.post(devPath('/acc_nobody/suspend')).set('X-CSRF-Token', admin.csrf).send({}), 404, 'not_found');
     const active = await app.ctx.db.models.Membership.count({ where: { institution_id: institutionId, role: 'admin', status: 'active' } });
     expect(active).toBe(2);
@@ -293,7 +347,7 @@ describe('Portal: developers and the operator', () => {
     expectError(await app.http.get(devPath()), 401, 'unauthorized');
   });
 
-  it('the operator lists, creates, approves and suspends institutions; a suspended institution\'s key is refused', async () => {
+  it("the operator lists, creates, approves and suspends institutions; a suspended institution's key is refused", async () => {
     const op = (path: string) => admin.agent.post(`/portal/api/operator/institutions${path}`).set('X-CSRF-Token', admin.csrf);
     const created = await op('').send({ name: 'Northside College' });
     expectOk(created);
@@ -308,7 +362,9 @@ describe('Portal: developers and the operator', () => {
 
     const list = await admin.agent.get('/portal/api/operator/institutions');
     expectOk(list);
-    expect(list.body.data.map((row: { name: string }) => row.name)).toEqual(expect.arrayContaining([ADMIN.institution, 'Other School', 'Northside College', 'Eastside School']));
+    expect(list.body.data.map((row: { name: string }) => row.name)).toEqual(
+      expect.arrayContaining([ADMIN.institution, 'Other School', 'Northside College', 'Eastside School']),
+    );
 
     const keyholder = await makeInstitution(app, { name: 'Keyholder School' });
     const { key } = await createApiKey(keyholder.tenant, { name: 'k', scopes: ['students:read'] });

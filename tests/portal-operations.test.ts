@@ -25,8 +25,16 @@ afterAll(() => app.close());
 
 const as = (who: typeof admin, institutionId = school.id) => ({
   get: (path: string) => who.agent.get(`${institutionApi(institutionId)}${path}`),
-  post: (path: string, body: object = {}) => who.agent.post(`${institutionApi(institutionId)}${path}`).set('X-CSRF-Token', who.csrf).send(body),
-  put: (path: string, body: object) => who.agent.put(`${institutionApi(institutionId)}${path}`).set('X-CSRF-Token', who.csrf).send(body),
+  post: (path: string, body: object = {}) =>
+    who.agent
+      .post(`${institutionApi(institutionId)}${path}`)
+      .set('X-CSRF-Token', who.csrf)
+      .send(body),
+  put: (path: string, body: object) =>
+    who.agent
+      .put(`${institutionApi(institutionId)}${path}`)
+      .set('X-CSRF-Token', who.csrf)
+      .send(body),
 });
 
 describe('portal sessions on the /v1 operations', () => {

@@ -83,7 +83,12 @@ describe('Portal: the operator', () => {
 
     const approved = await op.post(`/coupon-batches/${firstId}/approve`);
     expectOk(approved);
-    expect(approved.body.data).toMatchObject({ id: firstId, status: 'approved', institution: { id: inst.id, name: 'Maple Academy' }, decided_at: expect.any(String) });
+    expect(approved.body.data).toMatchObject({
+      id: firstId,
+      status: 'approved',
+      institution: { id: inst.id, name: 'Maple Academy' },
+      decided_at: expect.any(String),
+    });
     const detail = await v1.get(key, `/coupons/batches/${firstId}`);
     expect(detail.body.data.status).toBe('approved');
     expect(detail.body.data.codes).toHaveLength(3);
@@ -147,7 +152,10 @@ describe('Portal: the operator', () => {
       status: 'draft',
       scope: 'shared',
       institution: null,
-      concepts: [{ id: expect.any(String), name: 'Halves' }, { id: expect.any(String), name: 'Quarters' }],
+      concepts: [
+        { id: expect.any(String), name: 'Halves' },
+        { id: expect.any(String), name: 'Quarters' },
+      ],
     });
     const own = await op.post('/curricula', { name: 'Local history', concepts: ['Founding'], institution_id: inst.id, publish: true });
     expectOk(own);
@@ -282,7 +290,9 @@ describe('Portal: the operator', () => {
     }
     // Nothing changed.
     expect((await op.get('/institutions')).body.data.some((row: { name: string }) => row.name === 'Sneaky')).toBe(false);
-    expect((await op.get('/allowances')).body.data.find((row: { institution: { id: string } }) => row.institution.id === inst.id)).toMatchObject({ total_cents: 0 });
+    expect((await op.get('/allowances')).body.data.find((row: { institution: { id: string } }) => row.institution.id === inst.id)).toMatchObject({
+      total_cents: 0,
+    });
     expect((await op.get('/smtp')).body.data).toEqual(smtpBefore);
   });
 });

@@ -30,7 +30,11 @@ describe('Portal: institution settings and the mail outbox', () => {
   afterAll(() => app.close());
 
   const path = (suffix: string, id = admin.institutionId) => `${institutionApi(id)}${suffix}`;
-  const put = (agent: Agent, csrf: string, url: string, body: unknown) => agent.put(url).set('X-CSRF-Token', csrf).send(body as object);
+  const put = (agent: Agent, csrf: string, url: string, body: unknown) =>
+    agent
+      .put(url)
+      .set('X-CSRF-Token', csrf)
+      .send(body as object);
 
   it('shows the profile and counts exactly as GET /v1/institution does', async () => {
     const student = await v1.post(key, '/students', { full_name: 'Ada Lovelace', personal_email: 'ada.home@family.example' });
@@ -140,7 +144,9 @@ describe('Portal: institution settings and the mail outbox', () => {
     await app.ctx.db.models.MailOutbox.update({ status: 'failed', attempts: 5, last_error: 'ECONNREFUSED connect failed' }, { where: { id: failedId } });
     const failed = await admin.agent.get(path('/outbox')).query({ status: 'failed' });
     expectOk(failed);
-    expect(failed.body.data.items).toEqual([expect.objectContaining({ id: failedId, status: 'failed', attempts: 5, last_error: 'ECONNREFUSED connect failed' })]);
+    expect(failed.body.data.items).toEqual([
+      expect.objectContaining({ id: failedId, status: 'failed', attempts: 5, last_error: 'ECONNREFUSED connect failed' }),
+    ]);
     const queued = await admin.agent.get(path('/outbox')).query({ status: 'queued' });
     expect(queued.body.data.items.map((item: { id: string }) => item.id)).not.toContain(failedId);
 

@@ -121,7 +121,12 @@ describe('Portal: webhooks', () => {
     other = { id: school.id, endpointId: theirs.id, deliveryId: delivery.id };
 
     // Events come from real API calls, with a key made in the portal.
-    apiKey = ok(await dev.agent.post(`/portal/api/institutions/${institutionId}/keys`).set('X-CSRF-Token', dev.csrf).send({ name: 'events', scopes: ['students:write'] })).key;
+    apiKey = ok(
+      await dev.agent
+        .post(`/portal/api/institutions/${institutionId}/keys`)
+        .set('X-CSRF-Token', dev.csrf)
+        .send({ name: 'events', scopes: ['students:write'] }),
+    ).key;
   });
   afterAll(async () => {
     await app.close();
@@ -156,7 +161,14 @@ describe('Portal: webhooks', () => {
 
   it('creates an endpoint (secret once), and an event delivers to it, visible in the log with its attempt', async () => {
     const created = ok(await post(dev, '/webhooks/endpoints', { url: good.url, description: 'LMS', events: ['student.*', 'student.created'] }));
-    expect(created).toMatchObject({ url: good.url, description: 'LMS', events: ['student.*', 'student.created'], status: 'active', consecutive_failures: 0, disabled_reason: null });
+    expect(created).toMatchObject({
+      url: good.url,
+      description: 'LMS',
+      events: ['student.*', 'student.created'],
+      status: 'active',
+      consecutive_failures: 0,
+      disabled_reason: null,
+    });
     expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
     endpoint = { id: created.id, secret: created.secret };
 
@@ -177,8 +189,20 @@ describe('Portal: webhooks', () => {
     const event = JSON.parse(request.body);
     expect(event.data).toMatchObject({ student_id: studentId });
 
-    const delivered = await waitFor(async () => (await deliveries()).items.find((d: any) => d.status === 'succeeded'), 'the log to show it succeeded', DELIVERY_WAIT);
-    expect(delivered).toMatchObject({ endpoint_id: endpoint.id, event_id: event.id, event_type: 'student.created', attempt_count: 1, response_status: 200, response_body: 'thanks', replay_of: null });
+    const delivered = await waitFor(
+      async () => (await deliveries()).items.find((d: any) => d.status === 'succeeded'),
+      'the log to show it succeeded',
+      DELIVERY_WAIT,
+    );
+    expect(delivered).toMatchObject({
+      endpoint_id: endpoint.id,
+      event_id: event.id,
+      event_type: 'student.created',
+      attempt_count: 1,
+      response_status: 200,
+      response_body: 'thanks',
+      replay_of: null,
+    });
     firstDeliveryId = delivered.id;
 
     const detail = ok(await get(admin, `/webhooks/deliveries/${firstDeliveryId}`));
@@ -188,7 +212,12 @@ describe('Portal: webhooks', () => {
     expect(detail.attempts[0].response_time_ms).toBeGreaterThanOrEqual(0);
     expect(Date.parse(detail.attempts[0].at)).not.toBeNaN();
     const headers = Object.fromEntries(detail.request_headers.map((h: { name: string; value: string }) => [h.name, h.value]));
-    expect(headers).toMatchObject({ 'Content-Type': 'application/json', 'X-Service-Event-Id': event.id, 'X-Service-Delivery-Id': firstDeliveryId, 'webhook-id': event.id });
+    expect(headers).toMatchObject({
+      'Content-Type': 'application/json',
+      'X-Service-Event-Id': event.id,
+      'X-Service-Delivery-Id': firstDeliveryId,
+      'webhook-id': event.id,
+    });
     expect(request.headers['x-service-delivery-id']).toBe(firstDeliveryId);
     expect(Object.keys(headers)).toEqual(expect.arrayContaining(['X-Service-Signature', 'webhook-timestamp', 'webhook-signature']));
   });
@@ -199,10 +228,14 @@ describe('Portal: webhooks', () => {
     expect(replay).toMatchObject({ replay_of: firstDeliveryId, endpoint_id: endpoint.id, replayed: false });
     expect(replay.id).not.toBe(firstDeliveryId);
 
-    const detail = await waitFor(async () => {
-      const d = ok(await get(dev, `/webhooks/deliveries/${replay.id}`));
-      return d.status === 'succeeded' && d;
-    }, 'the replay to be delivered', DELIVERY_WAIT);
+    const detail = await waitFor(
+      async () => {
+        const d = ok(await get(dev, `/webhooks/deliveries/${replay.id}`));
+        return d.status === 'succeeded' && d;
+      },
+      'the replay to be delivered',
+      DELIVERY_WAIT,
+    );
     expect(detail.attempts).toEqual([expect.objectContaining({ response_status: 200, response_body: 'thanks' })]);
     expect(good.requests.length).toBe(before + 1);
     expect(JSON.parse(good.requests.at(-1)!.body).id).toBe(detail.payload.id);
@@ -220,7 +253,13 @@ describe('Portal: webhooks', () => {
     const broken = ok(await post(admin, '/webhooks/endpoints', { url: failing.url, description: 'Broken', events: ['*'] }));
     await newStudent('Grace Hopper');
     await waitFor(async () => (await deliveries({ endpoint_id: broken.id, status: 'failed' })).items.length > 0, 'a failed delivery', DELIVERY_WAIT);
-    await waitFor(async () => (await deliveries({ endpoint_id: endpoint.id, status: 'pending' })).total === 0 && (await deliveries({ endpoint_id: endpoint.id, status: 'delivering' })).total === 0, 'the good endpoint to settle', DELIVERY_WAIT);
+    await waitFor(
+      async () =>
+        (await deliveries({ endpoint_id: endpoint.id, status: 'pending' })).total === 0 &&
+        (await deliveries({ endpoint_id: endpoint.id, status: 'delivering' })).total === 0,
+      'the good endpoint to settle',
+      DELIVERY_WAIT,
+    );
 
     const all = await deliveries();
     expect(all.total).toBeGreaterThanOrEqual(5);
@@ -269,7 +308,11 @@ describe('Portal: webhooks', () => {
     expect(good.requests.length).toBe(before);
 
     expect(ok(await patch(dev, `/webhooks/endpoints/${endpoint.id}`, { status: 'active' })).status).toBe('active');
-    await waitFor(async () => ok(await get(dev, `/webhooks/deliveries/${queued.id}`)).status === 'succeeded', 'the queued delivery after resume', DELIVERY_WAIT);
+    await waitFor(
+      async () => ok(await get(dev, `/webhooks/deliveries/${queued.id}`)).status === 'succeeded',
+      'the queued delivery after resume',
+      DELIVERY_WAIT,
+    );
     expect(good.requests.length).toBe(before + 1);
   });
 
@@ -363,7 +406,14 @@ describe('Portal: webhooks', () => {
 
     const count = await app.ctx.db.models.WebhookEndpoint.count();
     expectError(await dev.agent.post(`${base()}/webhooks/endpoints`).send({ url: good.url, events: ['*'] }), 403, 'forbidden');
-    expectError(await dev.agent.post(`${base()}/webhooks/endpoints`).set('X-CSRF-Token', 'wrong').send({ url: good.url, events: ['*'] }), 403, 'forbidden');
+    expectError(
+      await dev.agent
+        .post(`${base()}/webhooks/endpoints`)
+        .set('X-CSRF-Token', 'wrong')
+        .send({ url: good.url, events: ['*'] }),
+      403,
+      'forbidden',
+    );
     expectError(await dev.agent.patch(`${base()}/webhooks/endpoints/${endpoint.id}`).send({ status: 'paused' }), 403, 'forbidden');
     expectError(await dev.agent.delete(`${base()}/webhooks/endpoints/${endpoint.id}`), 403, 'forbidden');
     expectError(await dev.agent.post(`${base()}/webhooks/endpoints/${endpoint.id}/rotate-secret`).send({}), 403, 'forbidden');
@@ -378,7 +428,14 @@ describe('Portal: webhooks', () => {
       expectError(await who.agent.get(`${base(other.id)}/webhooks/deliveries`), 404, 'not_found');
       expectError(await who.agent.get(`${base(other.id)}/events/types`), 404, 'not_found');
       expectError(await who.agent.get(`${base(other.id)}/webhooks/endpoints/${other.endpointId}`), 404, 'not_found');
-      expectError(await who.agent.post(`${base(other.id)}/webhooks/endpoints`).set('X-CSRF-Token', who.csrf).send({ url: good.url, events: ['*'] }), 404, 'not_found');
+      expectError(
+        await who.agent
+          .post(`${base(other.id)}/webhooks/endpoints`)
+          .set('X-CSRF-Token', who.csrf)
+          .send({ url: good.url, events: ['*'] }),
+        404,
+        'not_found',
+      );
     }
     expectError(await get(dev, `/webhooks/endpoints/${other.endpointId}`), 404, 'not_found');
     expectError(await patch(dev, `/webhooks/endpoints/${other.endpointId}`, { status: 'active' }), 404, 'not_found');
@@ -419,7 +476,11 @@ describe('Portal: webhook URL rules come from the appliance settings', () => {
   afterAll(() => app.close());
 
   it('refuses http and private hosts with https_required and private_host', async () => {
-    const create = (url: string) => admin.agent.post(base).set('X-CSRF-Token', admin.csrf).send({ url, events: ['*'] });
+    const create = (url: string) =>
+      admin.agent
+        .post(base)
+        .set('X-CSRF-Token', admin.csrf)
+        .send({ url, events: ['*'] });
     expectError(await create('http://lms.example.test/hook'), 422, 'https_required');
     expectError(await create('https://127.0.0.1/hook'), 422, 'private_host');
     expectError(await create('https://10.1.2.3/hook'), 422, 'private_host');

@@ -258,7 +258,16 @@ describe('process: node dist/server/main.js', () => {
 describe('process: in-flight request at SIGTERM', () => {
   it('finishes a request that was already being received, then exits 0', async () => {
     const dataDir = makeDataDir();
-    const setup = cli(dataDir, 'setup', '--institution', 'Inflight School', '--admin-email', 'ops@inflight.example', '--admin-password', 'correct horse battery');
+    const setup = cli(
+      dataDir,
+      'setup',
+      '--institution',
+      'Inflight School',
+      '--admin-email',
+      'ops@inflight.example',
+      '--admin-password',
+      'correct horse battery',
+    );
     const key = cli(dataDir, 'key', 'create', '--institution', setup.institution.id, '--name', 'inflight', '--scopes', 'all');
     const server = await startServer(dataDir);
     const socket = new net.Socket();

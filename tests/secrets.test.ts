@@ -50,7 +50,13 @@ const secrets: Secret[] = [];
 function secret(kind: string, value: string, options: { forms?: Buffer[]; responses?: boolean; database?: boolean } = {}): string {
   if (!value) throw new Error(`empty ${kind}`);
   if (!secrets.some((known) => known.value === value)) {
-    secrets.push({ kind, value, forms: [Buffer.from(value, 'utf8'), ...(options.forms ?? [])], responses: options.responses ?? true, database: options.database ?? true });
+    secrets.push({
+      kind,
+      value,
+      forms: [Buffer.from(value, 'utf8'), ...(options.forms ?? [])],
+      responses: options.responses ?? true,
+      database: options.database ?? true,
+    });
   }
   return value;
 }
@@ -99,7 +105,11 @@ async function send(
     parsed = null;
   }
   const headerLines = [...res.headers.entries()].map(([name, value]) => `${name}: ${value}`);
-  const seen: Seen = { label: `${method} ${pathname.split('?')[0]} → ${res.status}`, text: `${res.status}\n${headerLines.join('\n')}\n\n${text}`, allowed: new Set() };
+  const seen: Seen = {
+    label: `${method} ${pathname.split('?')[0]} → ${res.status}`,
+    text: `${res.status}\n${headerLines.join('\n')}\n\n${text}`,
+    allowed: new Set(),
+  };
   responses.push(seen);
   return { status: res.status, body: parsed, text, setCookies: res.headers.getSetCookie(), seen };
 }
@@ -126,7 +136,11 @@ class PortalBrowser {
   }
 
   request(method: string, pathname: string, json?: unknown): Promise<Answer> {
-    return send(this.origin, method, `/portal/api${pathname}`, { cookie: this.cookie || undefined, csrf: method === 'GET' ? undefined : this.csrf || undefined, json });
+    return send(this.origin, method, `/portal/api${pathname}`, {
+      cookie: this.cookie || undefined,
+      csrf: method === 'GET' ? undefined : this.csrf || undefined,
+      json,
+    });
   }
 
   async ok(method: string, pathname: string, json?: unknown): Promise<Answer> {
@@ -241,7 +255,9 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     const personalEmail = () => secret('personal email', `family.${alnum(10).toLowerCase()}@home-mail.example`);
     const GUARDIAN_EMAIL = secret('guardian email', `guardian.${alnum(10).toLowerCase()}@home-mail.example`, { responses: false, database: false });
     const HIDDEN_KEY_BYTES = randomBytes(32);
-    const HIDDEN_KEY = secret('hidden-tests key', HIDDEN_KEY_BYTES.toString('base64'), { forms: [HIDDEN_KEY_BYTES, Buffer.from(HIDDEN_KEY_BYTES.toString('hex'))] });
+    const HIDDEN_KEY = secret('hidden-tests key', HIDDEN_KEY_BYTES.toString('base64'), {
+      forms: [HIDDEN_KEY_BYTES, Buffer.from(HIDDEN_KEY_BYTES.toString('hex'))],
+    });
     const REFUSED_KEY = secret('refused hidden-tests key', randomBytes(31).toString('base64'));
 
     // The mail server takes only the configured password; a webhook receiver answers every delivery.
@@ -274,7 +290,9 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     expect(expectStatus(await send(origin, 'GET', '/portal/api/setup'), 200).body.data).toEqual({ needed: true });
     const operator = new PortalBrowser(origin);
     const setup = expectStatus(
-      await send(origin, 'POST', '/portal/api/setup', { json: { institution: 'Secrets School', admin_email: OPERATOR_EMAIL, admin_password: OPERATOR_PASSWORD } }),
+      await send(origin, 'POST', '/portal/api/setup', {
+        json: { institution: 'Secrets School', admin_email: OPERATOR_EMAIL, admin_password: OPERATOR_PASSWORD },
+      }),
       200,
     );
     operator.adopt(setup);
@@ -290,7 +308,14 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     await operator.ok('GET', '/session');
 
     // ---- Mail server with a password (portal), a test message, the CLI's view ------------------
-    await operator.ok('PUT', '/operator/smtp', { host: '127.0.0.1', port: mail.port, secure: false, user: 'mailer', password: SMTP_PASSWORD, from: 'CampusBridge <noreply@secrets.example>' });
+    await operator.ok('PUT', '/operator/smtp', {
+      host: '127.0.0.1',
+      port: mail.port,
+      secure: false,
+      user: 'mailer',
+      password: SMTP_PASSWORD,
+      from: 'CampusBridge <noreply@secrets.example>',
+    });
     await operator.ok('GET', '/operator/smtp');
     const testMail = await operator.ok('POST', '/operator/smtp/test', { to: 'ops-check@secrets.example' });
     expect(testMail.body.data.status, JSON.stringify(testMail.body)).toBe('sent');
@@ -362,7 +387,10 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     const minted = await v1Ok('POST', '/sso/tokens', KEY, { email: ada.login_email, app: 'learning' });
     const LAUNCH_TOKEN = secret('launch token', new URL(minted.body.data.launch_url).searchParams.get('token')!);
     minted.seen.allowed.add(LAUNCH_TOKEN);
-    const exchanged = expectStatus(await send(origin, 'POST', '/v1/sso/exchange', { json: { token: LAUNCH_TOKEN, device: { id: `device-${alnum(12)}`, name: "Ada's laptop" } } }), 200);
+    const exchanged = expectStatus(
+      await send(origin, 'POST', '/v1/sso/exchange', { json: { token: LAUNCH_TOKEN, device: { id: `device-${alnum(12)}`, name: "Ada's laptop" } } }),
+      200,
+    );
     const SESSION_TOKEN = secret('learner session token', exchanged.body.data.session_token);
     exchanged.seen.allowed.add(SESSION_TOKEN);
     expectStatus(await send(origin, 'GET', '/v1/app/me', { bearer: SESSION_TOKEN }), 200);
@@ -380,7 +408,9 @@ describe('secrets: never in a log line, a response or the database in clear', ()
       expect(token, `an invitation link in the mail:\n${text}`).toBeTruthy();
       return token!;
     };
-    const guardian = (await v1Ok('POST', '/guardians', KEY, { student_id: ada.id, guardian_email: GUARDIAN_EMAIL, guardian_type: 'mother', guardian_name: 'Anne Lovelace' })).body.data;
+    const guardian = (
+      await v1Ok('POST', '/guardians', KEY, { student_id: ada.id, guardian_email: GUARDIAN_EMAIL, guardian_type: 'mother', guardian_name: 'Anne Lovelace' })
+    ).body.data;
     await waitFor(() => mailsTo(GUARDIAN_EMAIL).length >= 1, 'the guardian invitation mail', { timeoutMs: 15_000, context: server.output });
     const GUARDIAN_TOKEN_1 = secret('guardian invitation token', tokenIn(mailsTo(GUARDIAN_EMAIL)[0]!.text, /guardian\/accept\?token=([A-Za-z0-9]+)/));
     await v1Ok('POST', `/guardians/${guardian.id}/resend`, KEY);
@@ -398,7 +428,10 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     await waitFor(() => mailsTo(DEVELOPER_EMAIL).length >= 1, 'the developer invitation mail', { timeoutMs: 15_000, context: server.output });
     const DEVELOPER_TOKEN = secret('developer invitation token', tokenIn(mailsTo(DEVELOPER_EMAIL)[0]!.text, /accept-invite\?token=([A-Za-z0-9]+)/));
     const developer = new PortalBrowser(origin);
-    const joined = expectStatus(await send(origin, 'POST', '/portal/api/invitations/accept', { json: { token: DEVELOPER_TOKEN, password: DEVELOPER_PASSWORD } }), 200);
+    const joined = expectStatus(
+      await send(origin, 'POST', '/portal/api/invitations/accept', { json: { token: DEVELOPER_TOKEN, password: DEVELOPER_PASSWORD } }),
+      200,
+    );
     developer.adopt(joined);
     expectStatus(await send(origin, 'POST', '/portal/api/invitations/accept', { json: { token: DEVELOPER_TOKEN, password: DEVELOPER_PASSWORD } }), 401);
     const developerKey = await developer.ok('POST', `${inst}/keys`, { name: 'developer key', scopes: ['students:read'] });
@@ -412,11 +445,10 @@ describe('secrets: never in a log line, a response or the database in clear', ()
 
     // ---- Reads where a secret could be echoed ------------------------------------------------
     await waitFor(() => hooks.length >= 5, 'webhook deliveries to arrive', { timeoutMs: 15_000, context: server.output });
-    await waitFor(
-      async () => (await v1('GET', '/webhooks/deliveries?status=pending&limit=1', KEY)).body?.data?.total === 0,
-      'pending deliveries to go out',
-      { timeoutMs: 15_000, intervalMs: 200 },
-    );
+    await waitFor(async () => (await v1('GET', '/webhooks/deliveries?status=pending&limit=1', KEY)).body?.data?.total === 0, 'pending deliveries to go out', {
+      timeoutMs: 15_000,
+      intervalMs: 200,
+    });
     const deliveries = (await v1Ok('GET', '/webhooks/deliveries?limit=200', KEY)).body.data.items as Array<{ id: string }>;
     for (const delivery of deliveries.slice(0, 10)) await v1Ok('GET', `/webhooks/deliveries/${delivery.id}`, KEY);
     await v1Ok('GET', '/events?type=*&limit=200', KEY);
@@ -464,13 +496,25 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     const databaseBytes = fs.statSync(databaseFile).size;
     const stored = filesUnder(dataDir).filter((file) => path.basename(file) !== 'master.key');
     for (const file of stored) {
-      findings.push(...findIn(fs.readFileSync(file), `file ${path.relative(dataDir, file)}`, secrets.filter((candidate) => candidate.database)));
+      findings.push(
+        ...findIn(
+          fs.readFileSync(file),
+          `file ${path.relative(dataDir, file)}`,
+          secrets.filter((candidate) => candidate.database),
+        ),
+      );
     }
 
     // Not asserted: addresses kept in clear by design (shown to the institution), reported for the record.
     const notes: Finding[] = [];
     for (const file of stored) {
-      notes.push(...findIn(fs.readFileSync(file), `file ${path.relative(dataDir, file)}`, secrets.filter((candidate) => !candidate.database)));
+      notes.push(
+        ...findIn(
+          fs.readFileSync(file),
+          `file ${path.relative(dataDir, file)}`,
+          secrets.filter((candidate) => !candidate.database),
+        ),
+      );
     }
 
     const kinds = new Set(secrets.map((candidate) => candidate.kind));
@@ -483,7 +527,21 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     for (const note of notes) console.log(`  note (by design, not asserted): ${note.kind} in clear in ${note.where}`);
 
     // Sanity: the scenario saw what it claims to check.
-    for (const kind of ['operator password', 'developer password', 'SMTP password', 'API key (portal)', 'API key (CLI)', 'webhook secret (rotated, /v1)', 'hidden-tests key', 'personal email', 'launch token', 'learner session token', 'guardian invitation token', 'developer invitation token', 'portal session token']) {
+    for (const kind of [
+      'operator password',
+      'developer password',
+      'SMTP password',
+      'API key (portal)',
+      'API key (CLI)',
+      'webhook secret (rotated, /v1)',
+      'hidden-tests key',
+      'personal email',
+      'launch token',
+      'learner session token',
+      'guardian invitation token',
+      'developer invitation token',
+      'portal session token',
+    ]) {
       expect(kinds, kind).toContain(kind);
     }
     expect(logLines.length).toBeGreaterThan(50);

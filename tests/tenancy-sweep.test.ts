@@ -26,7 +26,16 @@ import { grants, roleScopes } from '../server/policies/scopes.js';
 import { apiRoutes } from '../server/routes/index.js';
 import { Tenant } from '../server/db/tenant.js';
 import { replayDelivery } from '../server/commands/webhook-deliveries.js';
-import { learnerSession, makeKey, makePerson, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type TestPerson } from './helpers/appliance.js';
+import {
+  learnerSession,
+  makeKey,
+  makePerson,
+  startTestAppliance,
+  type TestAppliance,
+  type TestInstitution,
+  type TestKey,
+  type TestPerson,
+} from './helpers/appliance.js';
 import { createAccount, signedInMember, type SignedIn } from './helpers/portal.js';
 import {
   diffSnapshots,
@@ -125,7 +134,11 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const classmate = await makePerson(app, key, 'students', `Carl ${text} Classmate`, { student_id: externalIds.classmate });
     const scratch = await makePerson(app, key, 'students', `Sam ${text} Scratch`);
     const scratchTeacher = await makePerson(app, key, 'faculty', `Tom ${text} Scratch`);
-    const poolStudents = Array.from({ length: 10 }, (_, i) => ({ full_name: `Pat ${text} Pool${i}`, student_id: `P-${tag}-${unique()}`, personal_email: `pool${i}.${unique()}@family-${tag.toLowerCase()}.example.org` }));
+    const poolStudents = Array.from({ length: 10 }, (_, i) => ({
+      full_name: `Pat ${text} Pool${i}`,
+      student_id: `P-${tag}-${unique()}`,
+      personal_email: `pool${i}.${unique()}@family-${tag.toLowerCase()}.example.org`,
+    }));
     data(await as(app.http.post('/v1/students/bulk')).send({ students: poolStudents }), `${tag} bulk`);
     const poolFaculty: string[] = [];
     for (let i = 0; i < 6; i += 1) poolFaculty.push(`F-${tag}-${unique()}`);
@@ -136,17 +149,34 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const groupId = (group.group ?? group).id as string;
     const scratchGroupId = (scratchGroup.group ?? scratchGroup).id as string;
     const guardianEmails = [`guardian.${unique()}@family-${tag.toLowerCase()}.example.org`, `guardian.${unique()}@family-${tag.toLowerCase()}.example.org`];
-    const guardian = await post('/guardians', { student_id: learner.id, guardian_email: guardianEmails[0], guardian_type: 'mother', guardian_name: `${text} Parent` });
+    const guardian = await post('/guardians', {
+      student_id: learner.id,
+      guardian_email: guardianEmails[0],
+      guardian_type: 'mother',
+      guardian_name: `${text} Parent`,
+    });
     await post('/guardians', { student_id: classmate.id, guardian_email: guardianEmails[1], guardian_type: 'father' });
 
     // A coding exam with its uploads, spec and stored key, published to the group; and a draft one.
     async function codingExam(publish: boolean) {
-      const exam = await post('/exams', { faculty_id: teacher.id, title: `${text} coding exam`, app: 'code', max_score: 100, time_limit_minutes: 600, code_spec: { toolchain: 'python-3.12' } });
+      const exam = await post('/exams', {
+        faculty_id: teacher.id,
+        title: `${text} coding exam`,
+        app: 'code',
+        max_score: 100,
+        time_limit_minutes: 600,
+        code_spec: { toolchain: 'python-3.12' },
+      });
       const starter = await upload(exam.id, 'starter.zip', randomBytes(512));
       const samples = await upload(exam.id, 'sample-tests.zip', randomBytes(512));
       const hidden = await upload(exam.id, 'hidden-tests.zip.enc', randomBytes(512));
       await patch(`/exams/${exam.id}`, {
-        code_spec: { toolchain: 'python-3.12', starter: starter.ref, sample_tests: { ref: samples.ref }, hidden_tests: { file: hidden.ref, iv_b64: randomBytes(12).toString('base64'), sha256: hidden.sha256 } },
+        code_spec: {
+          toolchain: 'python-3.12',
+          starter: starter.ref,
+          sample_tests: { ref: samples.ref },
+          hidden_tests: { file: hidden.ref, iv_b64: randomBytes(12).toString('base64'), sha256: hidden.sha256 },
+        },
       });
       await put(`/exams/${exam.id}/code-secret`, { hidden_key_b64: randomBytes(32).toString('base64') });
       if (publish) {
@@ -161,33 +191,64 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     // The learner side: the classmate takes the exam to the end (file, hidden key, submission);
     // the learner starts an attempt and keeps it open.
     const learnerApp = (token: string) => ({
-      post: async (path: string, body: object) => data(await app.http.post(`/v1/app${path}`).set('Authorization', `Bearer ${token}`).send(body), `${tag} app POST ${path}`),
+      post: async (path: string, body: object) =>
+        data(await app.http.post(`/v1/app${path}`).set('Authorization', `Bearer ${token}`).send(body), `${tag} app POST ${path}`),
       upload: async (attemptId: string) =>
-        data(await app.http.post(`/v1/app/attempts/${attemptId}/files`).set('Authorization', `Bearer ${token}`).attach('file', Buffer.from(`print("${tag}")\n`), 'solution.py'), `${tag} app upload`),
+        data(
+          await app.http
+            .post(`/v1/app/attempts/${attemptId}/files`)
+            .set('Authorization', `Bearer ${token}`)
+            .attach('file', Buffer.from(`print("${tag}")\n`), 'solution.py'),
+          `${tag} app upload`,
+        ),
     });
-    const classmateSession = await learnerSession(app, key, classmate, { mint: { app: 'code' }, exchange: { device: { id: `device-${tag}-classmate`, name: `${text} laptop` } } });
+    const classmateSession = await learnerSession(app, key, classmate, {
+      mint: { app: 'code' },
+      exchange: { device: { id: `device-${tag}-classmate`, name: `${text} laptop` } },
+    });
     const classmateApp = learnerApp(classmateSession);
     const doneAttempt = await classmateApp.post(`/exams/${exam.id}/attempts`, {});
     const attachment = await classmateApp.upload(doneAttempt.id);
     await classmateApp.post(`/attempts/${doneAttempt.id}/hidden-key`, {});
-    await classmateApp.post(`/attempts/${doneAttempt.id}/events`, { events: [{ type: 'focus_lost', at: new Date().toISOString(), detail: { duration_ms: 1200 } }] });
-    const submission = await classmateApp.post(`/attempts/${doneAttempt.id}/submit`, { answers: { text: `${text} answer` }, files: [attachment.ref], ai_usage: { interactions: 1, cost_cents: 0 } });
+    await classmateApp.post(`/attempts/${doneAttempt.id}/events`, {
+      events: [{ type: 'focus_lost', at: new Date().toISOString(), detail: { duration_ms: 1200 } }],
+    });
+    const submission = await classmateApp.post(`/attempts/${doneAttempt.id}/submit`, {
+      answers: { text: `${text} answer` },
+      files: [attachment.ref],
+      ai_usage: { interactions: 1, cost_cents: 0 },
+    });
     await post(`/submissions/${submission.id}/grade`, { score: 70, feedback: `${text} feedback`, graded_by: teacher.login_email });
 
-    const session = await learnerSession(app, key, learner, { mint: { app: 'code' }, exchange: { device: { id: `device-${tag}-learner`, name: `${text} tablet` } } });
+    const session = await learnerSession(app, key, learner, {
+      mint: { app: 'code' },
+      exchange: { device: { id: `device-${tag}-learner`, name: `${text} tablet` } },
+    });
     const learnerCalls = learnerApp(session);
     const openAttempt = await learnerCalls.post(`/exams/${exam.id}/attempts`, {});
     await learnerCalls.upload(openAttempt.id);
 
     // Coupons (approved by the operator, one redeemed), merits, Alpha Learning.
-    const batch = await post('/coupons/batches', { name: `${text} prizes`, description: `${text} batch`, total_coupons: 3, value_cents: 150, expiry_date: new Date(Date.now() + 30 * DAY_MS).toISOString() });
+    const batch = await post('/coupons/batches', {
+      name: `${text} prizes`,
+      description: `${text} batch`,
+      total_coupons: 3,
+      value_cents: 150,
+      expiry_date: new Date(Date.now() + 30 * DAY_MS).toISOString(),
+    });
     await approveBatch(app.ctx.db, batch.id);
     const codes = ((await get(`/coupons/batches/${batch.id}`)).codes as Array<{ code: string }>).map((code) => code.code);
     await learnerCalls.post('/coupons/redeem', { code: codes[0]! });
     await setAllowance(app.ctx.db, inst.id, 1_000_000);
     const meritRef = `merit-${tag}-${unique()}`;
     await post('/merits/credits', { email: learner.login_email, amount_cents: 500, reason: `${text} award`, ref: meritRef });
-    const { curriculum, concepts } = await createCurriculum(app.ctx.db, { name: `${text} curriculum`, description: `${text} maths`, concepts: [`${text} fractions`, `${text} decimals`], institution_id: inst.id, publish: true });
+    const { curriculum, concepts } = await createCurriculum(app.ctx.db, {
+      name: `${text} curriculum`,
+      description: `${text} maths`,
+      concepts: [`${text} fractions`, `${text} decimals`],
+      institution_id: inst.id,
+      publish: true,
+    });
     const enrolled = await post('/alpha/enrollments', { curriculum_id: curriculum.id, student_ids: [learner.id], guide_id: teacher.id });
     const enrollment = ((enrolled.items ?? enrolled.created ?? []) as Array<{ id: string }>)[0]!;
     const pointsRef = `points-${tag}-${unique()}`;
@@ -309,7 +370,28 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
       for (const school of [A, B]) for (const value of school.refs[kind] ?? []) expect(value, `${school.tag} ${kind}`).toMatch(shape);
     }
     expect(A.inst.id).not.toBe(B.inst.id);
-    for (const table of ['Person', 'Group', 'License', 'DeviceSeat', 'GuardianLink', 'Exam', 'ExamSecret', 'StoredFile', 'Attempt', 'Submission', 'CouponBatch', 'CouponCode', 'MeritLedgerEntry', 'AlphaEnrollment', 'WebhookEndpoint', 'WebhookDelivery', 'Event', 'ApiKey', 'Membership', 'Invitation']) {
+    for (const table of [
+      'Person',
+      'Group',
+      'License',
+      'DeviceSeat',
+      'GuardianLink',
+      'Exam',
+      'ExamSecret',
+      'StoredFile',
+      'Attempt',
+      'Submission',
+      'CouponBatch',
+      'CouponCode',
+      'MeritLedgerEntry',
+      'AlphaEnrollment',
+      'WebhookEndpoint',
+      'WebhookDelivery',
+      'Event',
+      'ApiKey',
+      'Membership',
+      'Invitation',
+    ]) {
       expect(before.tables[table]?.length ?? 0, `B rows of ${table}`).toBeGreaterThan(0);
     }
   });
@@ -342,7 +424,14 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
   /** One line that reproduces a call by hand. */
   const describeCall = (call: Call) => {
     const query = Object.keys(call.query).length ? `?${new URLSearchParams(call.query).toString()}` : '';
-    const who = call.auth.as === 'key' ? "A's key" : call.auth.as === 'session' ? "A's learner session" : call.auth.as === 'portal' ? `A's portal ${call.auth.signed === A.admin ? 'admin' : 'developer'}` : 'no credentials';
+    const who =
+      call.auth.as === 'key'
+        ? "A's key"
+        : call.auth.as === 'session'
+          ? "A's learner session"
+          : call.auth.as === 'portal'
+            ? `A's portal ${call.auth.signed === A.admin ? 'admin' : 'developer'}`
+            : 'no credentials';
     const body = call.upload ? ` multipart file=${call.upload}` : call.body !== undefined ? ` ${JSON.stringify(call.body)}` : '';
     return `${call.method.toUpperCase()} ${call.url}${query} as ${who}${body}`;
   };
@@ -427,7 +516,9 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
   const CONTEXT: Record<string, Context> = {
     'post /groups': { body: () => ({ faculty_id: contextValue('faculty') }) },
     'post /licenses/{id}/extend': { body: () => ({ days: 1 }) },
-    'post /exams': { body: (slot) => ({ faculty_id: contextValue('faculty'), app: 'code', ...(slot.name.startsWith('code_spec') ? { code_spec: codeSpecFor(slot) } : {}) }) },
+    'post /exams': {
+      body: (slot) => ({ faculty_id: contextValue('faculty'), app: 'code', ...(slot.name.startsWith('code_spec') ? { code_spec: codeSpecFor(slot) } : {}) }),
+    },
     'patch /exams/{id}': { body: (slot) => (slot.name.startsWith('code_spec') ? { code_spec: codeSpecFor(slot) } : {}) },
     'put /exams/{id}/code-secret': { body: () => ({ hidden_key_b64: randomBytes(32).toString('base64') }) },
     'post /exams/{id}/files': { upload: 'starter.zip' },
@@ -501,7 +592,14 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     return !details.includes(slotRoot(slot)) && details.length > 0;
   }
 
-  async function crossCheck(label: string, slot: Slot, kind: string, bValue: string, build: (value: string) => Call, write: boolean): Promise<supertest.Response> {
+  async function crossCheck(
+    label: string,
+    slot: Slot,
+    kind: string,
+    bValue: string,
+    build: (value: string) => Call,
+    write: boolean,
+  ): Promise<supertest.Response> {
     const missing = lookalike(bValue);
     const crossCall = build(bValue);
     const controlCall = build(missing);
@@ -509,7 +607,10 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const control = await send(controlCall);
     stats.crossCalls += 1;
     const repro = `${describeCall(crossCall)} → ${describeAnswer(cross)}; with a nonexistent ${kind} (${missing}) → ${describeAnswer(control)}`;
-    if (process.env.SWEEP_VERBOSE) console.log(`${label} ${slot.where}:${slot.name} ${kind}: ${cross.status} ${errorCodeOf(cross.body) ?? ''} | ${control.status} ${errorCodeOf(control.body) ?? ''}`);
+    if (process.env.SWEEP_VERBOSE)
+      console.log(
+        `${label} ${slot.where}:${slot.name} ${kind}: ${cross.status} ${errorCodeOf(cross.body) ?? ''} | ${control.status} ${errorCodeOf(control.body) ?? ''}`,
+      );
     const problems: string[] = [];
     if (cross.status >= 500 || control.status >= 500) problems.push('5xx');
     // The value the caller sent may come back in a refusal ("No exam … in this institution"), as a missing one does.
@@ -518,7 +619,11 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const normalizedCross = normalizeAnswer(cross.status, cross.body, cross.text ?? '', bValue, write);
     const normalizedControl = normalizeAnswer(control.status, control.body, control.text ?? '', missing, write);
     if (JSON.stringify(normalizedCross) !== JSON.stringify(normalizedControl)) {
-      problems.push(cross.status !== control.status || errorCodeOf(cross.body) !== errorCodeOf(control.body) ? 'answered differently from a missing id' : 'same status, different body');
+      problems.push(
+        cross.status !== control.status || errorCodeOf(cross.body) !== errorCodeOf(control.body)
+          ? 'answered differently from a missing id'
+          : 'same status, different body',
+      );
     }
     // A list filtered by another institution's value is empty, as it is for a value that names nothing.
     if (!write && slot.where === 'query' && cross.status === 200) {
@@ -575,7 +680,11 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
             const missing = lookalike(value);
             const none = await send(buildCall(op, slots, slot, missing, auth, '/v1'));
             checked += 1;
-            if (JSON.stringify(normalizeAnswer(mine.status, mine.body, mine.text ?? '', value, false)) !== JSON.stringify(normalizeAnswer(none.status, none.body, none.text ?? '', missing, false))) differs = true;
+            if (
+              JSON.stringify(normalizeAnswer(mine.status, mine.body, mine.text ?? '', value, false)) !==
+              JSON.stringify(normalizeAnswer(none.status, none.body, none.text ?? '', missing, false))
+            )
+              differs = true;
           }
           if (!differs) insensitive.push(`${op.key} ${slot.where}:${slot.name} (${kind})`);
         }
@@ -649,7 +758,9 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     accountId: 'account',
   };
   const portalUrl = (route: PortalRoute, institutionId: string) =>
-    `/portal/api${route.path}`.replace(/\{(\w+)\}/g, (_match, name: string) => encodeURIComponent(name === 'id' ? institutionId : contextValue(PORTAL_PARAM_KIND[name] ?? 'student')));
+    `/portal/api${route.path}`.replace(/\{(\w+)\}/g, (_match, name: string) =>
+      encodeURIComponent(name === 'id' ? institutionId : contextValue(PORTAL_PARAM_KIND[name] ?? 'student')),
+    );
   const portalCall = (route: PortalRoute, institutionId: string, signed: SignedIn): Call => ({
     method: route.method,
     url: portalUrl(route, institutionId),
@@ -664,7 +775,12 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     for (const op of operationsOf(doc).filter((candidate) => candidate.method === 'get' && candidate.auth !== 'none' && !candidate.path.includes('{'))) {
       if (op.path === '/openapi.json') continue;
       const limit = ((op.op.parameters ?? []) as Array<{ name: string; schema?: { maximum?: number } }>).find((param) => param.name === 'limit');
-      calls.push({ method: 'get', url: `/v1${op.path}`, query: limit?.schema?.maximum ? { limit: String(limit.schema.maximum) } : {}, auth: op.auth === 'session' ? { as: 'session' } : { as: 'key' } });
+      calls.push({
+        method: 'get',
+        url: `/v1${op.path}`,
+        query: limit?.schema?.maximum ? { limit: String(limit.schema.maximum) } : {},
+        auth: op.auth === 'session' ? { as: 'session' } : { as: 'key' },
+      });
     }
     for (const route of routes().filter((candidate) => candidate.method === 'get' && !candidate.path.slice('/institutions/{id}'.length).includes('{'))) {
       calls.push({ method: 'get', url: portalUrl(route, A.inst.id), query: {}, auth: { as: 'portal', signed: A.admin! } });
@@ -690,11 +806,20 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
         stats.portalRoutes.add(`${route.method} ${route.path}`);
         const slot: Slot = { where: 'path', name: 'id', kinds: [] };
         const last = findings.length;
-        const res = await crossCheck(`portal ${route.method} ${route.path}`, slot, 'institution', B.inst.id, (id) => portalCall(route, id, signed), route.method !== 'get');
+        const res = await crossCheck(
+          `portal ${route.method} ${route.path}`,
+          slot,
+          'institution',
+          B.inst.id,
+          (id) => portalCall(route, id, signed),
+          route.method !== 'get',
+        );
         // Not only alike: exactly the 404 of an institution the caller is not a member of.
         if (findings.length === last && (res.status !== 404 || errorCodeOf(res.body) !== 'not_found')) {
           stats.findings += 1;
-          findings.push(`[portal ${route.method} ${route.path}] B's institution id: expected 404 not_found: ${describeCall(portalCall(route, B.inst.id, signed))} → ${describeAnswer(res)}`);
+          findings.push(
+            `[portal ${route.method} ${route.path}] B's institution id: expected 404 not_found: ${describeCall(portalCall(route, B.inst.id, signed))} → ${describeAnswer(res)}`,
+          );
         }
       }
     }
@@ -710,7 +835,9 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
       const res = await send(call);
       stats.portalRoutes.add(`${route.method} ${route.path}`);
       if (res.status !== 403 || errorCodeOf(res.body) !== 'forbidden') {
-        findings.push(`[portal ${route.method} ${route.path}] A's developer on an admin-only route: expected 403 forbidden: ${describeCall(call)} → ${describeAnswer(res)}`);
+        findings.push(
+          `[portal ${route.method} ${route.path}] A's developer on an admin-only route: expected 403 forbidden: ${describeCall(call)} → ${describeAnswer(res)}`,
+        );
         stats.findings += 1;
       }
     }
@@ -735,7 +862,10 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
       if (twin) {
         op = twin;
         slots = slotsOf(doc, twin).slots.filter(
-          (slot) => slot.where === 'path' || (slot.where === 'query' && queryNames.has(slot.name)) || (slot.where === 'body' && bodyNames.has(slot.name.split(/[.[]/)[0]!)),
+          (slot) =>
+            slot.where === 'path' ||
+            (slot.where === 'query' && queryNames.has(slot.name)) ||
+            (slot.where === 'body' && bodyNames.has(slot.name.split(/[.[]/)[0]!)),
         );
       } else {
         op = { method: route.method, path, key, auth: 'key', op: {} };

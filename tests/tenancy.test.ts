@@ -101,7 +101,9 @@ describe('structural tenancy of ScopedRepo', () => {
 
     // The same inside a transaction.
     const inTx = await A.tenant.inTransaction((tx) =>
-      tx.apiKeys.create({ ...values, id: 'key_tenancyProbeBBBBBBBBBBBBBBB', key_hash: 'b'.repeat(64) } as unknown as Parameters<typeof A.tenant.apiKeys.create>[0]),
+      tx.apiKeys.create({ ...values, id: 'key_tenancyProbeBBBBBBBBBBBBBBB', key_hash: 'b'.repeat(64) } as unknown as Parameters<
+        typeof A.tenant.apiKeys.create
+      >[0]),
     );
     expect(inTx.institution_id).toBe(A.id);
     expect((await rawKey(inTx.id))?.institution_id).toBe(A.id);
@@ -134,13 +136,24 @@ describe('log privacy', () => {
     const malformed = 'cb_live_short-and-wrong';
 
     const requests: Array<{ id: string; route: string; path: string; status: number; run: () => Promise<{ status: number }> }> = [
-      { id: 'log-me', route: '/v1/me', path: '/v1/me', status: 200, run: () => app.http.get('/v1/me').set('Authorization', key.auth).set('X-Request-Id', 'log-me') },
+      {
+        id: 'log-me',
+        route: '/v1/me',
+        path: '/v1/me',
+        status: 200,
+        run: () => app.http.get('/v1/me').set('Authorization', key.auth).set('X-Request-Id', 'log-me'),
+      },
       {
         id: 'log-events',
         route: '/v1/events',
         path: '/v1/events',
         status: 200,
-        run: () => app.http.get('/v1/events').query({ type: 'exam.*', since: new Date(Date.now() - 1000).toISOString() }).set('Authorization', key.auth).set('X-Request-Id', 'log-events'),
+        run: () =>
+          app.http
+            .get('/v1/events')
+            .query({ type: 'exam.*', since: new Date(Date.now() - 1000).toISOString() })
+            .set('Authorization', key.auth)
+            .set('X-Request-Id', 'log-events'),
       },
       {
         id: 'log-put',
@@ -156,9 +169,27 @@ describe('log privacy', () => {
         status: 422,
         run: () => app.http.get('/v1/events?since=guest%40example.org').set('Authorization', key.auth).set('X-Request-Id', 'log-invalid'),
       },
-      { id: 'log-unknown', route: '/v1/me', path: '/v1/me', status: 401, run: () => app.http.get('/v1/me').set('Authorization', `Bearer ${unknownKey}`).set('X-Request-Id', 'log-unknown') },
-      { id: 'log-malformed', route: '/v1/scopes', path: '/v1/scopes', status: 401, run: () => app.http.get('/v1/scopes').set('Authorization', `Bearer ${malformed}`).set('X-Request-Id', 'log-malformed') },
-      { id: 'log-nokey', route: '/v1/institution', path: '/v1/institution', status: 401, run: () => app.http.get('/v1/institution').set('X-Request-Id', 'log-nokey') },
+      {
+        id: 'log-unknown',
+        route: '/v1/me',
+        path: '/v1/me',
+        status: 401,
+        run: () => app.http.get('/v1/me').set('Authorization', `Bearer ${unknownKey}`).set('X-Request-Id', 'log-unknown'),
+      },
+      {
+        id: 'log-malformed',
+        route: '/v1/scopes',
+        path: '/v1/scopes',
+        status: 401,
+        run: () => app.http.get('/v1/scopes').set('Authorization', `Bearer ${malformed}`).set('X-Request-Id', 'log-malformed'),
+      },
+      {
+        id: 'log-nokey',
+        route: '/v1/institution',
+        path: '/v1/institution',
+        status: 401,
+        run: () => app.http.get('/v1/institution').set('X-Request-Id', 'log-nokey'),
+      },
     ];
     for (const request of requests) {
       const res = await request.run();

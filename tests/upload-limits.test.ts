@@ -16,7 +16,10 @@ describe('upload size limit (50 MB)', () => {
 
   const filesIn = (dir: string): string[] => {
     if (!fs.existsSync(dir)) return [];
-    return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+    return fs
+      .readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name));
   };
 
   beforeAll(async () => {

@@ -52,15 +52,33 @@ describe('isPublicAddress', () => {
     'IPv4 link-local and cloud metadata': ['169.254.0.1', '169.254.169.254', '169.254.170.2', '169.254.255.255'],
     'carrier-grade NAT 100.64/10': ['100.64.0.1', '100.100.100.200', '100.127.255.255'],
     'unspecified 0.0.0.0/8': ['0.0.0.0', '0.1.2.3', '0.255.255.255'],
-    'broadcast': ['255.255.255.255'],
+    broadcast: ['255.255.255.255'],
     'IPv4 multicast 224/4': ['224.0.0.1', '224.0.0.251', '239.255.255.250'],
-    'IPv4 reserved, documentation and benchmarking': ['192.0.0.8', '192.0.2.1', '198.51.100.7', '203.0.113.9', '198.18.0.1', '198.19.255.255', '240.0.0.1', '250.1.2.3', '192.88.99.1'],
+    'IPv4 reserved, documentation and benchmarking': [
+      '192.0.0.8',
+      '192.0.2.1',
+      '198.51.100.7',
+      '203.0.113.9',
+      '198.18.0.1',
+      '198.19.255.255',
+      '240.0.0.1',
+      '250.1.2.3',
+      '192.88.99.1',
+    ],
     'IPv6 loopback and unspecified': ['::1', '::', '0:0:0:0:0:0:0:1', '0000:0000:0000:0000:0000:0000:0000:0000'],
     'IPv6 unique-local fc00::/7': ['fc00::1', 'fd00::1', 'fd12:3456:789a:1::1', 'fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'],
     'IPv6 link-local fe80::/10': ['fe80::1', 'fe80::1ff:fe23:4567:890a', 'febf::1', 'fe80::1%eth0'],
     'IPv6 site-local (deprecated)': ['fec0::1'],
     'IPv6 multicast': ['ff02::1', 'ff05::1:3', 'ff0e::1'],
-    'IPv4-mapped IPv6 of private addresses': ['::ffff:10.0.0.1', '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', '::ffff:192.168.1.1', '::ffff:0.0.0.0'],
+    'IPv4-mapped IPv6 of private addresses': [
+      '::ffff:10.0.0.1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '::ffff:169.254.169.254',
+      '::ffff:a9fe:a9fe',
+      '::ffff:192.168.1.1',
+      '::ffff:0.0.0.0',
+    ],
     'IPv4-translated ::ffff:0:0/96': ['::ffff:0:7f00:1', '::ffff:0:a00:1'],
     'IPv4-compatible ::/96 (deprecated)': ['::7f00:1', '::a00:1', '::127.0.0.1', '::2'],
     'NAT64 64:ff9b::/96 and 64:ff9b:1::/48': ['64:ff9b::a00:1', '64:ff9b::7f00:1', '64:ff9b::808:808', '64:ff9b:1::a00:1'],
@@ -93,7 +111,22 @@ describe('isPublicAddress', () => {
   });
 
   it('draws the edges of the private ranges exactly', () => {
-    const outside = ['9.255.255.255', '11.0.0.0', '172.15.255.255', '172.32.0.0', '192.167.255.255', '192.169.0.0', '126.255.255.255', '128.0.0.0', '169.253.255.255', '169.255.0.0', '100.63.255.255', '100.128.0.0', '1.0.0.0', '223.255.255.254'];
+    const outside = [
+      '9.255.255.255',
+      '11.0.0.0',
+      '172.15.255.255',
+      '172.32.0.0',
+      '192.167.255.255',
+      '192.169.0.0',
+      '126.255.255.255',
+      '128.0.0.0',
+      '169.253.255.255',
+      '169.255.0.0',
+      '100.63.255.255',
+      '100.128.0.0',
+      '1.0.0.0',
+      '223.255.255.254',
+    ];
     for (const address of outside) expect(isPublicAddress(address), address).toBe(true);
   });
 
@@ -124,11 +157,16 @@ describe('isPublicAddress', () => {
   it('refuses every unique-local and link-local IPv6 address', () => {
     const group = fc.integer({ min: 0, max: 0xffff });
     fc.assert(
-      fc.property(fc.integer({ min: 0xfc00, max: 0xfdff }), fc.integer({ min: 0xfe80, max: 0xfebf }), fc.array(group, { minLength: 7, maxLength: 7 }), (ula, linkLocal, rest) => {
-        const tail = rest.map((g) => g.toString(16)).join(':');
-        expect(isPublicAddress(`${ula.toString(16)}:${tail}`)).toBe(false);
-        expect(isPublicAddress(`${linkLocal.toString(16)}:${tail}`)).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 0xfc00, max: 0xfdff }),
+        fc.integer({ min: 0xfe80, max: 0xfebf }),
+        fc.array(group, { minLength: 7, maxLength: 7 }),
+        (ula, linkLocal, rest) => {
+          const tail = rest.map((g) => g.toString(16)).join(':');
+          expect(isPublicAddress(`${ula.toString(16)}:${tail}`)).toBe(false);
+          expect(isPublicAddress(`${linkLocal.toString(16)}:${tail}`)).toBe(false);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -191,7 +229,12 @@ describe('checkEndpointUrl with host names: the injected resolver answers', () =
 
   it('refuses a name with one public and one private address, in either order', async () => {
     const publicOne: ResolvedAddress = { address: '93.184.215.14', family: 4 };
-    for (const privateOne of [{ address: '127.0.0.1', family: 4 }, { address: '::1', family: 6 }, { address: '169.254.169.254', family: 4 }, { address: 'fd00::1', family: 6 }] as ResolvedAddress[]) {
+    for (const privateOne of [
+      { address: '127.0.0.1', family: 4 },
+      { address: '::1', family: 6 },
+      { address: '169.254.169.254', family: 4 },
+      { address: 'fd00::1', family: 6 },
+    ] as ResolvedAddress[]) {
       expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver: fixed(publicOne, privateOne) }))).toBe('private_host');
       expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver: fixed(privateOne, publicOne) }))).toBe('private_host');
     }
@@ -237,7 +280,13 @@ describe('checkEndpointUrl: scheme, credentials, WEBHOOK_ALLOW_PRIVATE_HOSTS', (
   });
 
   it('with allowPrivate accepts http:// and loopback or LAN hosts', async () => {
-    for (const raw of ['http://127.0.0.1:4781/hook', 'https://127.0.0.1:4781/hook', 'http://[::1]:8080/', 'http://192.168.1.20/lms', 'http://10.0.0.5:3000/webhooks']) {
+    for (const raw of [
+      'http://127.0.0.1:4781/hook',
+      'https://127.0.0.1:4781/hook',
+      'http://[::1]:8080/',
+      'http://192.168.1.20/lms',
+      'http://10.0.0.5:3000/webhooks',
+    ]) {
       expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: true, resolver: tripwire })), raw).toBe('accepted');
     }
     const lan = fixed({ address: '192.168.1.20', family: 4 });

@@ -43,7 +43,11 @@ describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        received.push({ eventId: String(req.headers['x-service-event-id']), deliveryId: String(req.headers['x-service-delivery-id']), body: Buffer.concat(chunks).toString('utf8') });
+        received.push({
+          eventId: String(req.headers['x-service-event-id']),
+          deliveryId: String(req.headers['x-service-delivery-id']),
+          body: Buffer.concat(chunks).toString('utf8'),
+        });
         if (received.length === 1) return;
         res.writeHead(200, { 'Content-Type': 'text/plain' }).end('got it');
       });
@@ -52,7 +56,16 @@ describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
     cleanups.push(listening.close);
     const receiverUrl = listening.url;
 
-    const setup = cliBundle(dataDir, 'setup', '--institution', 'Crash School', '--admin-email', 'ops@crash.example', '--admin-password', 'correct horse battery');
+    const setup = cliBundle(
+      dataDir,
+      'setup',
+      '--institution',
+      'Crash School',
+      '--admin-email',
+      'ops@crash.example',
+      '--admin-password',
+      'correct horse battery',
+    );
     const { key } = cliBundle(dataDir, 'key', 'create', '--institution', setup.json.institution.id, '--name', 'crash', '--scopes', 'all').json;
 
     const first = await startBundle(dataDir, WEBHOOK_ENV);
@@ -71,7 +84,11 @@ describe('webhook delivery across a crash (SIGKILL mid-delivery)', () => {
     const second = await startBundle(dataDir, WEBHOOK_ENV);
     try {
       // The orphaned claim is returned to due once older than the timeout plus the margin, and sent again.
-      await waitFor(() => received.length >= 2, 'the delivery to be sent again after the restart', { timeoutMs: 20_000, intervalMs: 50, context: second.output });
+      await waitFor(() => received.length >= 2, 'the delivery to be sent again after the restart', {
+        timeoutMs: 20_000,
+        intervalMs: 50,
+        context: second.output,
+      });
       const done = await waitFor(
         async () => {
           const res = await call(second.origin, key, 'GET', `/webhooks/deliveries/${received[0]!.deliveryId}`);

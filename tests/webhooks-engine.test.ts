@@ -57,7 +57,13 @@ async function startReceiver(respond: Respond = answer(200)): Promise<Receiver> 
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: Received = { method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const request: Received = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       receiver.requests.push(request);
       receiver.open += 1;
       receiver.maxOpen = Math.max(receiver.maxOpen, receiver.open);
@@ -77,7 +83,6 @@ async function startReceiver(respond: Respond = answer(200)): Promise<Receiver> 
   receivers.push(receiver);
   return receiver;
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // Signatures, verified from the words of docs/api.md#signatures alone.
@@ -132,9 +137,18 @@ describe('webhook engine', () => {
 
   const school = () => makeSchool(app);
 
-  const get = (s: School, path: string, query: Record<string, string | number> = {}) => app.http.get(`/v1${path}`).query(query).set('Authorization', s.key.auth);
-  const post = (s: School, path: string, body: unknown = {}) => app.http.post(`/v1${path}`).set('Authorization', s.key.auth).send(body as object);
-  const patch = (s: School, path: string, body: unknown) => app.http.patch(`/v1${path}`).set('Authorization', s.key.auth).send(body as object);
+  const get = (s: School, path: string, query: Record<string, string | number> = {}) =>
+    app.http.get(`/v1${path}`).query(query).set('Authorization', s.key.auth);
+  const post = (s: School, path: string, body: unknown = {}) =>
+    app.http
+      .post(`/v1${path}`)
+      .set('Authorization', s.key.auth)
+      .send(body as object);
+  const patch = (s: School, path: string, body: unknown) =>
+    app.http
+      .patch(`/v1${path}`)
+      .set('Authorization', s.key.auth)
+      .send(body as object);
 
   async function endpoint(s: School, url: string, events: string[] = ['*']): Promise<{ id: string; secret: string }> {
     const res = await post(s, '/webhooks/endpoints', { url, events, description: 'test receiver' });
@@ -276,10 +290,14 @@ describe('webhook engine', () => {
     const { id: endpointId } = await endpoint(s, receiver.url);
     await createStudent(s);
 
-    const [row] = await waitFor(async () => {
-      const rows = await deliveries(s);
-      return rows.length === 1 && rows[0].status === 'dead' && rows;
-    }, 'the delivery to be dead', 15_000);
+    const [row] = await waitFor(
+      async () => {
+        const rows = await deliveries(s);
+        return rows.length === 1 && rows[0].status === 'dead' && rows;
+      },
+      'the delivery to be dead',
+      15_000,
+    );
     const dead = await delivery(s, row.id);
     expect(dead).toMatchObject({ status: 'dead', attempt_count: 6, next_attempt_at: null, response_status: 500, response_body: 'nope' });
     expect(dead.attempts).toHaveLength(6);
@@ -326,10 +344,14 @@ describe('webhook engine', () => {
     expect(bulk.body.data.created).toBe(30);
     expect(await deliveries(s)).toHaveLength(30);
 
-    const disabled = await waitFor(async () => {
-      const e = await endpointState(s, endpointId);
-      return e.status === 'disabled' && e;
-    }, 'the endpoint to be disabled', 10_000);
+    const disabled = await waitFor(
+      async () => {
+        const e = await endpointState(s, endpointId);
+        return e.status === 'disabled' && e;
+      },
+      'the endpoint to be disabled',
+      10_000,
+    );
     expect(disabled.disabled_reason).toBe('too_many_failures');
     expect(disabled.consecutive_failures).toBeGreaterThanOrEqual(30);
     // Once disabled nothing more is sent (a request already in flight may still land).
@@ -357,10 +379,14 @@ describe('webhook engine', () => {
     await endpoint(s, receiver.url);
     await createStudent(s);
     const [row] = await waitFor(async () => (await deliveries(s)).length === 1 && deliveries(s), 'the delivery row');
-    const failed = await waitFor(async () => {
-      const d = await delivery(s, row.id);
-      return d.status === 'failed' && d.attempt_count === 1 && d;
-    }, 'the first attempt to time out', 5_000);
+    const failed = await waitFor(
+      async () => {
+        const d = await delivery(s, row.id);
+        return d.status === 'failed' && d.attempt_count === 1 && d;
+      },
+      'the first attempt to time out',
+      5_000,
+    );
     expect(failed.response_status).toBeNull();
     expect(failed.next_attempt_at).not.toBeNull();
     expect(failed.attempts).toHaveLength(1);
@@ -519,7 +545,14 @@ describe('webhook engine', () => {
     const res = await post(s, `/webhooks/deliveries/${originalId}/replay`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const replay = res.body.data;
-    expect(replay).toMatchObject({ endpoint_id: endpointId, event_id: before.event_id, event_type: 'student.created', replay_of: originalId, attempt_count: 0, replayed: false });
+    expect(replay).toMatchObject({
+      endpoint_id: endpointId,
+      event_id: before.event_id,
+      event_type: 'student.created',
+      replay_of: originalId,
+      attempt_count: 0,
+      replayed: false,
+    });
     expect(replay.id).not.toBe(originalId);
 
     await waitFor(() => receiver.requests.length === 2, 'the replay');
@@ -604,7 +637,10 @@ describe('webhook engine at stop', () => {
     try {
       const inst = await makeInstitution(app);
       const key = await makeKey(app, inst, { scopes: ['all'] });
-      const created = await app.http.post('/v1/webhooks/endpoints').set('Authorization', key.auth).send({ url: receiver.url, events: ['*'] });
+      const created = await app.http
+        .post('/v1/webhooks/endpoints')
+        .set('Authorization', key.auth)
+        .send({ url: receiver.url, events: ['*'] });
       expect(created.status).toBe(200);
       expect((await app.http.post('/v1/students').set('Authorization', key.auth).send({ full_name: 'Ada Lovelace' })).status).toBe(200);
       await waitFor(() => receiver.requests.length === 1, 'the request to be in flight');

@@ -64,7 +64,13 @@ async function closedPort(): Promise<number> {
 }
 
 const EVENT_ID = 'evt_SenderTests000000000000000';
-const BODY = JSON.stringify({ id: EVENT_ID, type: 'student.created', created_at: '2026-09-14T08:00:00.000Z', institution_id: 'inst_SenderTests00000000000000', data: { student_id: 'stu_1', note: 'Zoë 🎓' } });
+const BODY = JSON.stringify({
+  id: EVENT_ID,
+  type: 'student.created',
+  created_at: '2026-09-14T08:00:00.000Z',
+  institution_id: 'inst_SenderTests00000000000000',
+  data: { student_id: 'stu_1', note: 'Zoë 🎓' },
+});
 const HEADERS = {
   'X-Service-Event-Id': EVENT_ID,
   'X-Service-Delivery-Id': 'dlv_SenderTests000000000000000',
@@ -128,7 +134,9 @@ describe('postWebhook', () => {
   it('reports a non-2xx answer as a failure with its status and body', async () => {
     for (const status of [400, 404, 410, 500, 503]) {
       const receiver = await startReceiver((_req, res) => res.writeHead(status).end(`status ${status}`));
-      expect(await send({ url: receiver.url }), String(status)).toEqual(expect.objectContaining({ ok: false, status, body: `status ${status}`, error: `http_${status}` }));
+      expect(await send({ url: receiver.url }), String(status)).toEqual(
+        expect.objectContaining({ ok: false, status, body: `status ${status}`, error: `http_${status}` }),
+      );
     }
   });
 

@@ -42,7 +42,12 @@ function eventBody(eventId: string, data: Record<string, unknown>): string {
 
 /** The headers of one delivery as the engine sends them. */
 function deliveryHeaders(secrets: string[], eventId: string, body: string, t: number): Record<string, string> {
-  return { 'Content-Type': 'application/json', 'X-Service-Event-Id': eventId, 'X-Service-Delivery-Id': 'dlv_SigningTests00000000000000', ...signatureHeaders(secrets, eventId, body, t) };
+  return {
+    'Content-Type': 'application/json',
+    'X-Service-Event-Id': eventId,
+    'X-Service-Delivery-Id': 'dlv_SigningTests00000000000000',
+    ...signatureHeaders(secrets, eventId, body, t),
+  };
 }
 
 const current = newWebhookSecret();
@@ -56,12 +61,21 @@ const spacedBody = `{\n  "id": "${eventId}",\r\n  "type": "exam.graded",\n\t"dat
 const ok: Outcome = { service: true, standard: true };
 const refused: Outcome = { service: false, standard: false };
 
-function signed(name: string, options: { secrets?: string[]; verifyWith?: string; body?: string; sentBody?: string; t?: number; now?: number }, expected: Outcome): Case {
+function signed(
+  name: string,
+  options: { secrets?: string[]; verifyWith?: string; body?: string; sentBody?: string; t?: number; now?: number },
+  expected: Outcome,
+): Case {
   const signedBody = options.body ?? body;
   const t = options.t ?? NOW;
   return {
     name,
-    vector: { secret: options.verifyWith ?? current, headers: deliveryHeaders(options.secrets ?? [current], eventId, signedBody, t), body: options.sentBody ?? signedBody, now: options.now ?? NOW },
+    vector: {
+      secret: options.verifyWith ?? current,
+      headers: deliveryHeaders(options.secrets ?? [current], eventId, signedBody, t),
+      body: options.sentBody ?? signedBody,
+      now: options.now ?? NOW,
+    },
     expected,
   };
 }
@@ -94,7 +108,12 @@ const CASES: Case[] = [
     }),
     refused,
   ),
-  withHeaders(oneSecret, 'header names in another case', (headers) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase() === k ? k.toUpperCase() : k.toLowerCase(), v])), ok),
+  withHeaders(
+    oneSecret,
+    'header names in another case',
+    (headers) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase() === k ? k.toUpperCase() : k.toLowerCase(), v])),
+    ok,
+  ),
   withHeaders(oneSecret, 'another event id in webhook-id', (headers) => ({ ...headers, 'webhook-id': 'evt_Other' }), { service: true, standard: false }),
   withHeaders(oneSecret, 'no signature headers', (headers) => ({ 'Content-Type': headers['Content-Type']! }), refused),
 ];
@@ -113,7 +132,9 @@ function contractVerify({ secret, headers, body: raw, now }: Vector): Outcome {
   const value = headerOf(headers, 'x-service-signature');
   const t = value?.match(/^t=(\d+)(?:,|$)/)?.[1];
   if (value && fresh(t)) {
-    const expected = createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(`${t}.${raw}`, 'utf8')).digest();
+    const expected = createHmac('sha256', Buffer.from(secret, 'utf8'))
+      .update(Buffer.from(`${t}.${raw}`, 'utf8'))
+      .digest();
     service = [...value.matchAll(/(?:^|,)v1=([0-9a-f]+)/g)].some((m) => equal(Buffer.from(m[1]!, 'hex'), expected));
   }
 
@@ -124,7 +145,9 @@ function contractVerify({ secret, headers, body: raw, now }: Vector): Outcome {
   const signatures = headerOf(headers, 'webhook-signature');
   if (id && signatures && fresh(ts)) {
     const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
-    const expected = createHmac('sha256', key).update(Buffer.from(`${id}.${ts}.${raw}`, 'utf8')).digest();
+    const expected = createHmac('sha256', key)
+      .update(Buffer.from(`${id}.${ts}.${raw}`, 'utf8'))
+      .digest();
     standard = signatures.split(' ').some((entry) => entry.startsWith('v1,') && equal(Buffer.from(entry.slice(3), 'base64'), expected));
   }
   return { service, standard };

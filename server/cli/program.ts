@@ -73,9 +73,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('suspend <id>')
     .description('suspend an institution: every key answers 401 invalid_api_key, webhooks wait')
     .action(async (id: string) => print(presentInstitutionSummary(await setInstitutionStatus(await database(), id, 'suspended'))));
-  institution
-    .command('list')
-    .action(async () => print((await listInstitutions(await database())).map(presentInstitutionSummary)));
+  institution.command('list').action(async () => print((await listInstitutions(await database())).map(presentInstitutionSummary)));
 
   const key = program.command('key').description('API keys');
   key
@@ -94,12 +92,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       });
       print(presentCreatedApiKey(row, fullKey));
     });
-  key
-    .command('revoke <key_id>')
-    .action(async (keyId: string) => {
-      const db = await database();
-      print(presentApiKey(await revokeApiKey(new Tenant(db, await institutionOfKey(db, keyId)), keyId)));
-    });
+  key.command('revoke <key_id>').action(async (keyId: string) => {
+    const db = await database();
+    print(presentApiKey(await revokeApiKey(new Tenant(db, await institutionOfKey(db, keyId)), keyId)));
+  });
   key
     .command('list')
     .requiredOption('--institution <id>', 'institution id')
@@ -144,7 +140,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       print(await getSmtpSettings(db));
     });
 
-  const coupons = program.command('coupons').description("coupon batches requested by institutions (operator role)");
+  const coupons = program.command('coupons').description('coupon batches requested by institutions (operator role)');
   coupons
     .command('approve <batch_id>')
     .description('approve a pending batch: its codes are generated now and coupon_batch.approved is emitted')
@@ -157,7 +153,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const merits = program.command('merits').description('merit allowances (operator role)');
   merits
     .command('allowance')
-    .description("set what an institution may credit in total (never below what it already credited); without --cents, show it")
+    .description('set what an institution may credit in total (never below what it already credited); without --cents, show it')
     .requiredOption('--institution <id>', 'institution id')
     .option('--cents <n>', 'the new total, in whole cents')
     .action(async (opts: { institution: string; cents?: string }) => {

@@ -38,7 +38,11 @@ export function isBase64Of(text: string, bytes: number): boolean {
   return text === canonical || text === canonical.replace(/=+$/, '');
 }
 
-const fileRefId = z.string().min(1).max(40).openapi({ description: 'A `ref` returned by POST /exams/{id}/files for this exam.', example: 'file_3Jk8mQ2xLw9Pz4Rb7Tn1Vc5Y' });
+const fileRefId = z
+  .string()
+  .min(1)
+  .max(40)
+  .openapi({ description: 'A `ref` returned by POST /exams/{id}/files for this exam.', example: 'file_3Jk8mQ2xLw9Pz4Rb7Tn1Vc5Y' });
 const fileRef = z
   .union([fileRefId, z.strictObject({ ref: fileRefId })])
   .openapi({ description: 'A `ref` of a file uploaded to this exam, as a string or `{ref}`.', example: 'file_3Jk8mQ2xLw9Pz4Rb7Tn1Vc5Y' });
@@ -65,7 +69,10 @@ export const codeSpecSchema = z
         sha256: z
           .string()
           .regex(/^[0-9a-fA-F]{64}$/, 'Must be 64 hexadecimal characters.')
-          .openapi({ description: 'SHA-256 (hex) of the uploaded encrypted file; must equal the upload\'s `sha256`.', example: '9f2c1a7e4b8d3f60a5c2e1b7d9f4a3c8e6b1d0f2a7c9e5b3d1f8a6c4e2b0d9f7' }),
+          .openapi({
+            description: "SHA-256 (hex) of the uploaded encrypted file; must equal the upload's `sha256`.",
+            example: '9f2c1a7e4b8d3f60a5c2e1b7d9f4a3c8e6b1d0f2a7c9e5b3d1f8a6c4e2b0d9f7',
+          }),
       })
       .optional()
       .openapi({ description: 'The encrypted hidden tests; their key is held with PUT /exams/{id}/code-secret.' }),
@@ -73,7 +80,10 @@ export const codeSpecSchema = z
       .record(z.string().min(1).max(50), z.union([commandLine, z.array(commandLine).min(1).max(50)]))
       .refine((commands) => Object.keys(commands).length <= 20, 'At most 20 commands.')
       .optional()
-      .openapi({ description: 'Named commands: a command line or a list of them.', example: { build: 'pip install -r requirements.txt', test: ['pytest -q'] } }),
+      .openapi({
+        description: 'Named commands: a command line or a list of them.',
+        example: { build: 'pip install -r requirements.txt', test: ['pytest -q'] },
+      }),
     ai_policy: z
       .strictObject({
         allowed: z.boolean(),
@@ -113,17 +123,31 @@ export async function validateCodeSpec(tenant: Tenant, examId: string | null, co
   const sampleTests = refOf(spec.sample_tests);
   if (starter) wanted.push({ path: typeof spec.starter === 'string' ? 'code_spec.starter' : 'code_spec.starter.ref', ref: starter, kind: 'starter' });
   if (sampleTests) {
-    wanted.push({ path: typeof spec.sample_tests === 'string' ? 'code_spec.sample_tests' : 'code_spec.sample_tests.ref', ref: sampleTests, kind: 'sample_tests' });
+    wanted.push({
+      path: typeof spec.sample_tests === 'string' ? 'code_spec.sample_tests' : 'code_spec.sample_tests.ref',
+      ref: sampleTests,
+      kind: 'sample_tests',
+    });
   }
   if (spec.hidden_tests) wanted.push({ path: 'code_spec.hidden_tests.file', ref: spec.hidden_tests.file, kind: 'hidden_tests' });
 
-  const files = examId && wanted.length > 0 ? await examFiles(tenant, examId, wanted.map((item) => item.ref)) : new Map<string, StoredFileRow>();
+  const files =
+    examId && wanted.length > 0
+      ? await examFiles(
+          tenant,
+          examId,
+          wanted.map((item) => item.ref),
+        )
+      : new Map<string, StoredFileRow>();
   for (const item of wanted) {
     const file = files.get(item.ref);
     if (!file) {
       details.push({ path: item.path, message: 'Not a file uploaded to this exam (POST /exams/{id}/files).' });
     } else if (file.kind !== item.kind) {
-      details.push({ path: item.path, message: `Must be the exam's ${NAME_OF_KIND[item.kind]} upload; this ref is ${NAME_OF_KIND[file.kind as ExamFileKind] ?? file.kind}.` });
+      details.push({
+        path: item.path,
+        message: `Must be the exam's ${NAME_OF_KIND[item.kind]} upload; this ref is ${NAME_OF_KIND[file.kind as ExamFileKind] ?? file.kind}.`,
+      });
     } else if (item.kind === 'hidden_tests' && spec.hidden_tests && file.sha256 !== spec.hidden_tests.sha256.toLowerCase()) {
       details.push({ path: 'code_spec.hidden_tests.sha256', message: 'Does not match the sha256 of the uploaded file.' });
     }
@@ -193,8 +217,7 @@ export async function storeHiddenKey(tenant: Tenant, examId: string, keyB64: str
   });
 }
 
-const releasedCount = (tenant: Tenant, examId: string) =>
-  tenant.attempts.count({ where: { exam_id: examId, hidden_released_at: { [Op.ne]: null } } });
+const releasedCount = (tenant: Tenant, examId: string) => tenant.attempts.count({ where: { exam_id: examId, hidden_released_at: { [Op.ne]: null } } });
 
 export async function hiddenKeyStatus(tenant: Tenant, examId: string): Promise<HiddenKeyStatus> {
   const exam = await findExam(tenant, examId);

@@ -80,7 +80,15 @@ export function createBatch(tenant: Tenant, input: NewBatch, now = new Date()): 
 }
 
 export function listBatches(tenant: Tenant, request: PageRequest): Promise<Page<CouponBatchRow>> {
-  return tenant.couponBatches.page({ order: [['created_at', 'ASC'], ['id', 'ASC']] }, request);
+  return tenant.couponBatches.page(
+    {
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
+    request,
+  );
 }
 
 export interface BatchDetail {
@@ -184,13 +192,22 @@ export async function listRedemptions(tenant: Tenant, filter: RedemptionFilter):
   }
   if (filter.since !== undefined) where.push({ redeemed_at: { [Op.gte]: filter.since } });
   const page = await tenant.couponRedemptions.page(
-    { where: where.length > 0 ? { [Op.and]: where } : undefined, order: [['redeemed_at', 'ASC'], ['id', 'ASC']] },
+    {
+      where: where.length > 0 ? { [Op.and]: where } : undefined,
+      order: [
+        ['redeemed_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
     filter,
   );
   const codeIds = page.items.map((row) => row.code_id);
   const codes = codeIds.length > 0 ? await tenant.couponCodes.findAll({ attributes: ['id', 'code'], where: { id: { [Op.in]: codeIds } } }) : [];
   const codeOf = new Map(codes.map((row) => [row.id, row.code]));
-  const emails = await loginEmails(tenant, page.items.map((row) => row.student_id));
+  const emails = await loginEmails(
+    tenant,
+    page.items.map((row) => row.student_id),
+  );
   return {
     ...page,
     items: page.items.map((redemption) => ({

@@ -18,7 +18,6 @@ export const DEVELOPER_INVITE_TTL_MS = 7 * DAY_MS;
 const TOKEN_LENGTH = 40;
 const TOKEN_PATTERN = /^[A-Za-z0-9]{40}$/;
 
-
 /** The portal is a single-page app with hash routes. */
 export const developerAcceptUrl = (portalUrl: string, token: string) => `${portalUrl}/#/accept-invite?token=${token}`;
 
@@ -73,8 +72,19 @@ async function membersOf(tenant: Tenant, memberships: MembershipRow[]): Promise<
 export async function listDevelopers(tenant: Tenant): Promise<Team> {
   const team = teamOf(tenant);
   const [memberships, invitations] = await Promise.all([
-    team.memberships.findAll({ order: [['created_at', 'ASC'], ['id', 'ASC']] }),
-    team.invitations.findAll({ where: { status: 'pending' }, order: [['created_at', 'ASC'], ['id', 'ASC']] }),
+    team.memberships.findAll({
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    }),
+    team.invitations.findAll({
+      where: { status: 'pending' },
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    }),
   ]);
   return { members: await membersOf(tenant, memberships), invitations };
 }

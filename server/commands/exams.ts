@@ -144,10 +144,7 @@ export async function listStudentExams(tenant: Tenant, studentRef: string, reque
   });
   const examIds = [...new Set(assignments.map((row) => row.exam_id))];
   if (examIds.length === 0) return emptyPage(request);
-  const page = await tenant.exams.page(
-    { where: { id: { [Op.in]: examIds }, status: { [Op.in]: ['published', 'closed'] } }, order: EXAM_ORDER },
-    request,
-  );
+  const page = await tenant.exams.page({ where: { id: { [Op.in]: examIds }, status: { [Op.in]: ['published', 'closed'] } }, order: EXAM_ORDER }, request);
   const submissions = await latestLiveSubmissions(tenant, { student_id: student.id, exam_id: { [Op.in]: page.items.map((exam) => exam.id) } });
   const byExam = new Map(submissions.map((row) => [row.exam_id, row]));
   return {
@@ -283,10 +280,7 @@ export async function deleteExam(tenant: Tenant, id: string, options: { dataDir:
     const attemptIds = (await tx.attempts.findAll({ attributes: ['id'], where: { exam_id: exam.id } })).map((row) => row.id);
     const files = await tx.files.findAll({
       where: {
-        [Op.or]: [
-          { owner_type: 'exam', owner_id: exam.id },
-          ...(attemptIds.length > 0 ? [{ owner_type: 'attempt', owner_id: { [Op.in]: attemptIds } }] : []),
-        ],
+        [Op.or]: [{ owner_type: 'exam', owner_id: exam.id }, ...(attemptIds.length > 0 ? [{ owner_type: 'attempt', owner_id: { [Op.in]: attemptIds } }] : [])],
       },
     });
     if (attemptIds.length > 0) await tx.proctoringEvents.destroy({ attempt_id: { [Op.in]: attemptIds } });

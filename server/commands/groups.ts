@@ -82,10 +82,19 @@ export async function listGroups(tenant: Tenant, filter: GroupFilter): Promise<P
   }
   if (filter.q) where.push(nameContains(tenant, filter.q));
   const page = await tenant.groups.page(
-    { where: where.length > 0 ? { [Op.and]: where } : undefined, order: [['created_at', 'ASC'], ['id', 'ASC']] },
+    {
+      where: where.length > 0 ? { [Op.and]: where } : undefined,
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
     filter,
   );
-  const counts = await memberCounts(tenant, page.items.map((group) => group.id));
+  const counts = await memberCounts(
+    tenant,
+    page.items.map((group) => group.id),
+  );
   return { ...page, items: page.items.map((group) => ({ group, studentCount: counts.get(group.id) ?? 0 })) };
 }
 

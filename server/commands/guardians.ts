@@ -18,7 +18,6 @@ export const INVITE_TTL_MS = 7 * DAY_MS;
 const INVITE_TOKEN_LENGTH = 32;
 const INVITE_TOKEN_PATTERN = /^[A-Za-z0-9]{32}$/;
 
-
 export const guardianAcceptUrl = (portalUrl: string, token: string) => `${portalUrl}/guardian/accept?token=${token}`;
 
 const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;

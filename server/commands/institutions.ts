@@ -75,9 +75,7 @@ export async function insertInstitution(
 }
 
 export async function createInstitution(db: Database, input: { name: string; approve?: boolean }): Promise<InstitutionRow> {
-  return db.sequelize.transaction((transaction) =>
-    insertInstitution(db, { name: input.name, status: input.approve ? 'approved' : 'pending' }, transaction),
-  );
+  return db.sequelize.transaction((transaction) => insertInstitution(db, { name: input.name, status: input.approve ? 'approved' : 'pending' }, transaction));
 }
 
 export async function findInstitution(db: Database, id: string): Promise<InstitutionRow> {

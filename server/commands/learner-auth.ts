@@ -16,4 +16,3 @@ export interface LearnerAuth {
   institution: InstitutionRow;
   tenant: Tenant;
 }
-

@@ -45,7 +45,10 @@ async function latestSubmissions(tenant: Tenant, student: PersonRow, examIds: st
   if (examIds.length === 0) return latest;
   const rows = await tenant.submissions.findAll({
     where: { student_id: student.id, exam_id: { [Op.in]: examIds } },
-    order: [['submitted_at', 'DESC'], ['created_at', 'DESC']],
+    order: [
+      ['submitted_at', 'DESC'],
+      ['created_at', 'DESC'],
+    ],
   });
   for (const row of rows) if (!latest.has(row.exam_id)) latest.set(row.exam_id, row);
   return latest;
@@ -66,7 +69,11 @@ export async function listAssignedExams(learner: LearnerAuth): Promise<AssignedE
   const ids = await assignedExamIds(tenant, student);
   if (ids.length === 0) return [];
   const exams = await tenant.exams.findAll({ where: { id: { [Op.in]: ids }, status: 'published' } });
-  const submissions = await latestSubmissions(tenant, student, exams.map((exam) => exam.id));
+  const submissions = await latestSubmissions(
+    tenant,
+    student,
+    exams.map((exam) => exam.id),
+  );
   const due = (exam: ExamRow) => exam.due_date?.getTime() ?? Number.POSITIVE_INFINITY;
   exams.sort((a, b) => due(a) - due(b) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
   return exams.map((exam) => ({ exam, submission: submissions.get(exam.id) ?? null }));
@@ -132,7 +139,10 @@ async function assertTakesWork(tenant: Tenant, student: PersonRow, attempt: Atte
     if (!attempt.submitted_at) return { resubmitting: false };
     if (latest?.attempt_id === attempt.id) return { resubmitting: true };
   }
-  throw new AppError('conflict', attempt.submitted_at ? 'This attempt has already been submitted.' : `You already submitted this exam (submission ${latest?.status}).`);
+  throw new AppError(
+    'conflict',
+    attempt.submitted_at ? 'This attempt has already been submitted.' : `You already submitted this exam (submission ${latest?.status}).`,
+  );
 }
 
 /**
@@ -199,7 +209,10 @@ export type AttemptFileKind = 'submission' | 'recording';
 /** A file name as the client sent it, reduced to a plain name: no folders, no control characters. */
 function plainFileName(name: string): string {
   const base = name.split(/[\\/]/).pop() ?? '';
-  const cleaned = base.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 255);
+  const cleaned = base
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim()
+    .slice(0, 255);
   return cleaned || 'file';
 }
 

@@ -71,7 +71,16 @@ export async function listLicenses(tenant: Tenant, filter: LicenseFilter, reques
   if (filter.status) where.push(effectiveStatusWhere(filter.status, new Date()));
   if (filter.type) where.push({ type: filter.type });
   if (filter.expires_before) where.push({ expires_at: { [Op.lt]: filter.expires_before } });
-  return tenant.licenses.page({ where: { [Op.and]: where }, order: [['created_at', 'ASC'], ['id', 'ASC']] }, request);
+  return tenant.licenses.page(
+    {
+      where: { [Op.and]: where },
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
+    request,
+  );
 }
 
 type StatusCounts = Record<LicenseStatus, number>;
@@ -81,7 +90,9 @@ export async function summarizeLicenses(tenant: Tenant) {
   const now = new Date();
   const statuses: LicenseStatus[] = ['active', 'expired', 'revoked'];
   const cells = LICENSE_TYPES.flatMap((type) => statuses.map((status) => ({ type, status })));
-  const counts = await Promise.all(cells.map(({ type, status }) => tenant.licenses.count({ where: { [Op.and]: [{ type }, effectiveStatusWhere(status, now)] } })));
+  const counts = await Promise.all(
+    cells.map(({ type, status }) => tenant.licenses.count({ where: { [Op.and]: [{ type }, effectiveStatusWhere(status, now)] } })),
+  );
   const byType: Record<LicenseType, StatusCounts> = {
     student: { active: 0, expired: 0, revoked: 0 },
     faculty: { active: 0, expired: 0, revoked: 0 },
@@ -148,7 +159,13 @@ export function extendLicense(tenant: Tenant, id: string, extension: Extension):
 /** GET /licenses/{id}/devices: every seat the license has had, newest first; revoked ones included. */
 export async function listSeats(tenant: Tenant, licenseId: string): Promise<DeviceSeatRow[]> {
   const license = await findLicense(tenant, licenseId);
-  return tenant.deviceSeats.findAll({ where: { license_id: license.id }, order: [['activated_at', 'DESC'], ['id', 'DESC']] });
+  return tenant.deviceSeats.findAll({
+    where: { license_id: license.id },
+    order: [
+      ['activated_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
+  });
 }
 
 /** Frees a seat of this license; the seat stays listed as `revoked`. Revoking it again changes nothing. */
@@ -219,7 +236,10 @@ export async function expireLicenses(db: Database, now = new Date()): Promise<nu
     const due = await tenant.licenses.findAll({
       attributes: ['id', 'user_id'],
       where: { status: 'active', expires_at: { [Op.lte]: now } },
-      order: [['expires_at', 'ASC'], ['id', 'ASC']],
+      order: [
+        ['expires_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
     });
     for (const license of due) {
       const changed = await tenant.inTransaction(async (tx) => {

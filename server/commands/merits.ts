@@ -188,7 +188,10 @@ export async function getWallet(tenant: Tenant, studentRef: string): Promise<Wal
   if (!student) throw noStudent(studentRef);
   const rows = await tenant.meritLedger.findAll({
     where: { student_id: student.id },
-    order: [['created_at', 'DESC'], ['id', 'DESC']],
+    order: [
+      ['created_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
     limit: WALLET_LEDGER_ROWS,
   });
   // The balance comes from the newest row, not a second query, so it always matches the rows shown
@@ -226,10 +229,19 @@ export async function listLedger(tenant: Tenant, filter: LedgerFilter): Promise<
   }
   if (filter.since !== undefined) where.push({ created_at: { [Op.gte]: filter.since } });
   const page = await tenant.meritLedger.page(
-    { where: where.length > 0 ? { [Op.and]: where } : undefined, order: [['created_at', 'ASC'], ['id', 'ASC']] },
+    {
+      where: where.length > 0 ? { [Op.and]: where } : undefined,
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
     filter,
   );
-  const emails = await loginEmails(tenant, page.items.map((entry) => entry.student_id));
+  const emails = await loginEmails(
+    tenant,
+    page.items.map((entry) => entry.student_id),
+  );
   return { ...page, items: page.items.map((entry) => ({ entry, email: emails.get(entry.student_id) ?? '' })) };
 }
 

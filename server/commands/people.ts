@@ -53,7 +53,16 @@ export async function listPeople(tenant: Tenant, role: PersonRole, filter: Peopl
     const members = await tenant.groupMembers.findAll({ attributes: ['student_id'], where: { group_id: filter.group_id } });
     where.push({ id: { [Op.in]: members.map((member) => member.student_id) } });
   }
-  return tenant.people.page({ where: { [Op.and]: where }, order: [['created_at', 'ASC'], ['id', 'ASC']] }, filter);
+  return tenant.people.page(
+    {
+      where: { [Op.and]: where },
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
+    filter,
+  );
 }
 
 export function personRefWhere(role: PersonRole, ref: string) {

@@ -10,7 +10,10 @@ import { hashPassword } from './passwords.js';
 
 export const setupInput = z.strictObject({
   institution: institutionNameSchema,
-  admin_email: z.email().max(320).transform((email) => email.toLowerCase()),
+  admin_email: z
+    .email()
+    .max(320)
+    .transform((email) => email.toLowerCase()),
   admin_password: z.string().min(10, 'Use at least 10 characters.').max(200),
 });
 

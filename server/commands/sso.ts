@@ -22,7 +22,6 @@ export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
 const SESSION_TOKEN_LENGTH = 32;
 const EXAM_REDIRECT = /^exam:(.*)$/s;
 
-
 /** `<portal>/launch?token=…`: the portal's learner page exchanges the token and removes it from the address bar. */
 export const launchUrl = (portalUrl: string, token: string) => `${portalUrl}/launch?token=${token}`;
 
@@ -31,7 +30,13 @@ const launchTokenInvalid = () =>
 
 /** The person's license: the newest one they hold (every person receives one at creation). */
 function licenseOf(tenant: Tenant, person: PersonRow): Promise<LicenseRow | null> {
-  return tenant.licenses.findOne({ where: { user_id: person.id }, order: [['created_at', 'DESC'], ['id', 'DESC']] });
+  return tenant.licenses.findOne({
+    where: { user_id: person.id },
+    order: [
+      ['created_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
+  });
 }
 
 /** Sign-in is allowed for an active person whose license is effectively active; anything else is `409 user_inactive`. */

@@ -46,7 +46,13 @@ export async function listSubmissions(tenant: Tenant, filter: SubmissionFilter):
   if (filter.status !== undefined) where.push({ status: filter.status });
   if (filter.since !== undefined) where.push({ submitted_at: { [Op.gte]: filter.since } });
   return tenant.submissions.page(
-    { where: where.length > 0 ? { [Op.and]: where } : undefined, order: [['submitted_at', 'ASC'], ['id', 'ASC']] },
+    {
+      where: where.length > 0 ? { [Op.and]: where } : undefined,
+      order: [
+        ['submitted_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
     filter,
   );
 }
@@ -69,7 +75,11 @@ async function attemptEvents(tenant: Tenant, attemptId: string, attributes?: Arr
   return tenant.proctoringEvents.findAll({
     ...(attributes ? { attributes } : {}),
     where: { attempt_id: attemptId },
-    order: [['at', 'ASC'], ['created_at', 'ASC'], ['id', 'ASC']],
+    order: [
+      ['at', 'ASC'],
+      ['created_at', 'ASC'],
+      ['id', 'ASC'],
+    ],
   });
 }
 
@@ -95,7 +105,10 @@ async function attachmentsOf(tenant: Tenant, submission: SubmissionRow): Promise
 function recordingsOf(tenant: Tenant, attemptId: string): Promise<StoredFileRow[]> {
   return tenant.files.findAll({
     where: { owner_type: 'attempt', owner_id: attemptId, kind: 'recording' },
-    order: [['created_at', 'ASC'], ['id', 'ASC']],
+    order: [
+      ['created_at', 'ASC'],
+      ['id', 'ASC'],
+    ],
   });
 }
 

@@ -34,7 +34,10 @@ export function listDeliveries(tenant: Tenant, filter: DeliveryFilter): Promise<
     {
       attributes: { exclude: ['payload'] },
       where: where.length ? { [Op.and]: where } : undefined,
-      order: [['created_at', 'DESC'], ['id', 'DESC']],
+      order: [
+        ['created_at', 'DESC'],
+        ['id', 'DESC'],
+      ],
     },
     filter,
   );
@@ -49,7 +52,13 @@ export async function findDelivery(tenant: Tenant, id: string): Promise<WebhookD
 /** The delivery with its attempts, oldest first. */
 export async function getDeliveryDetail(tenant: Tenant, id: string): Promise<{ delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }> {
   const delivery = await findDelivery(tenant, id);
-  const attempts = await tenant.webhookAttempts.findAll({ where: { delivery_id: delivery.id }, order: [['at', 'ASC'], ['id', 'ASC']] });
+  const attempts = await tenant.webhookAttempts.findAll({
+    where: { delivery_id: delivery.id },
+    order: [
+      ['at', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  });
   return { delivery, attempts };
 }
 

@@ -32,7 +32,12 @@ export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookE
 
 /** Every endpoint of the institution, oldest first (at most 20, so not paged). */
 export function listEndpoints(tenant: Tenant): Promise<WebhookEndpointRow[]> {
-  return tenant.webhookEndpoints.findAll({ order: [['created_at', 'ASC'], ['id', 'ASC']] });
+  return tenant.webhookEndpoints.findAll({
+    order: [
+      ['created_at', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  });
 }
 
 /** A subscription needs at least one pattern (`422 events_required`); repeats are dropped, order kept. */

@@ -36,9 +36,7 @@ export async function migrate(sequelize: Sequelize, options: MigrateOptions): Pr
     migrations: migrations.map((migration) => ({
       name: migration.name,
       up: () =>
-        sequelize.transaction((transaction) =>
-          migration.up({ queryInterface: sequelize.getQueryInterface(), transaction, fieldCrypto: options.fieldCrypto }),
-        ),
+        sequelize.transaction((transaction) => migration.up({ queryInterface: sequelize.getQueryInterface(), transaction, fieldCrypto: options.fieldCrypto })),
     })),
     storage: new SequelizeStorage({ sequelize, tableName: 'schema_migrations' }),
     logger: undefined,

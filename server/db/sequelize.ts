@@ -62,8 +62,7 @@ function queueWriteTransactions(sequelize: Sequelize): void {
 
   type Work = (t: Transaction) => Promise<unknown>;
   const queued = (optionsOrWork?: object | Work, maybeWork?: Work) => {
-    const [options, work]: [object, Work | undefined] =
-      typeof optionsOrWork === 'function' ? [{}, optionsOrWork as Work] : [optionsOrWork ?? {}, maybeWork];
+    const [options, work]: [object, Work | undefined] = typeof optionsOrWork === 'function' ? [{}, optionsOrWork as Work] : [optionsOrWork ?? {}, maybeWork];
     if (!work || (options as { transaction?: unknown }).transaction) return original(options, work);
     const enclosing = inside.getStore();
     if (enclosing && !(enclosing.current as { finished?: string } | undefined)?.finished) {

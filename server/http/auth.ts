@@ -36,8 +36,7 @@ export function authenticateKey(db: Database) {
     const hash = hashToken(presented);
     // One query for key and institution: this runs on every request.
     const key = (await db.models.ApiKey.findOne({ where: { key_hash: hash }, include: [{ association: 'institution' }] })) as
-      | (ApiKeyRow & { institution?: InstitutionRow })
-      | null;
+      (ApiKeyRow & { institution?: InstitutionRow }) | null;
     // The lookup is by hash, so its timing says nothing about the key; the comparison is constant-time anyway.
     if (!key || !timingSafeEqual(Buffer.from(key.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalidKey();
     if (key.status !== 'active') throw invalidKey();

@@ -15,7 +15,11 @@ export function answerClientError(error: NodeJS.ErrnoException & { code?: string
   }
   const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const message =
-    status === 431 ? 'The request headers are larger than 16 KB.' : status === 408 ? 'The request took too long to arrive.' : 'The request is not well-formed HTTP.';
+    status === 431
+      ? 'The request headers are larger than 16 KB.'
+      : status === 408
+        ? 'The request took too long to arrive.'
+        : 'The request is not well-formed HTTP.';
   const body = JSON.stringify({ success: false, error: 'bad_request', message });
   socket.end(
     [

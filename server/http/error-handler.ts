@@ -41,9 +41,9 @@ export function toAppError(error: unknown): AppError | null {
     case 'entity.too.large':
       return new AppError('validation_error', 'The request body is larger than 2 MB.', { details: [{ path: '', message: 'Body over 2 MB.' }] });
     case 'encoding.unsupported':
-      return new AppError('unsupported_media_type', 'The request body\'s Content-Encoding is not supported; send it plain, gzip or deflate.');
+      return new AppError('unsupported_media_type', "The request body's Content-Encoding is not supported; send it plain, gzip or deflate.");
     case 'charset.unsupported':
-      return new AppError('unsupported_media_type', 'The request body\'s charset is not supported; send UTF-8.');
+      return new AppError('unsupported_media_type', "The request body's charset is not supported; send UTF-8.");
     case 'request.aborted':
     case 'request.size.invalid':
       return unreadableBody(libraryError.message);

@@ -7,7 +7,16 @@ export const API_VERSION_LABEL = '2026-09-14';
 
 /** Codes every operation of a kind can answer, in the check order of docs/api.md#order-of-checks. */
 const COMMON_ERRORS: Record<'key' | 'session' | 'none', ErrorCode[]> = {
-  key: ['unauthorized', 'invalid_api_key', 'institution_not_approved', 'insufficient_scope', 'validation_error', 'rate_limited', 'rate_limiter_unavailable', 'internal_error'],
+  key: [
+    'unauthorized',
+    'invalid_api_key',
+    'institution_not_approved',
+    'insufficient_scope',
+    'validation_error',
+    'rate_limited',
+    'rate_limiter_unavailable',
+    'internal_error',
+  ],
   session: ['unauthorized', 'institution_not_approved', 'validation_error', 'rate_limited', 'rate_limiter_unavailable', 'internal_error'],
   none: ['validation_error', 'internal_error'],
 };
@@ -104,7 +113,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readon
             required: true,
             content: {
               'multipart/form-data': {
-                schema: z.object({ file: z.string().openapi({ type: 'string', format: 'binary', description: `At most ${Math.round(route.upload.maxBytes / 1024 / 1024)} MB.` }) }),
+                schema: z.object({
+                  file: z.string().openapi({ type: 'string', format: 'binary', description: `At most ${Math.round(route.upload.maxBytes / 1024 / 1024)} MB.` }),
+                }),
               },
             },
           },

@@ -52,7 +52,13 @@ export function authenticatePortalCaller(ctx: AppContext, scope: Scope): Request
 }
 
 /** After a successful change made in the portal: the audit entry, as for the portal's own operations. */
-export function auditPortalChange(ctx: AppContext, req: Request, route: { method: string; path: string; summary: string }, params: Record<string, unknown>, result: unknown) {
+export function auditPortalChange(
+  ctx: AppContext,
+  req: Request,
+  route: { method: string; path: string; summary: string },
+  params: Record<string, unknown>,
+  result: unknown,
+) {
   const caller = req.portalCaller;
   if (!caller || route.method === 'get') return Promise.resolve();
   return recordPortalAction(ctx, {

@@ -96,26 +96,21 @@ export interface RouteDefinition<
 }
 
 /** A learner-side operation (`/app/*`), called with a session token from the launch exchange. */
-export interface LearnerRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>
-  extends RouteBase<P, Q, B, R> {
+export interface LearnerRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> extends RouteBase<P, Q, B, R> {
   auth: 'session';
   upload?: UploadOptions<BeforeUpload<LearnerHandlerInput<z.output<P>, z.output<Q>, never>>>;
   handler: (input: LearnerHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
 }
 
 /** An operation without credentials (the launch-token exchange, signed file links). */
-export interface PublicRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType>
-  extends RouteBase<P, Q, B, R> {
+export interface PublicRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> extends RouteBase<P, Q, B, R> {
   auth: 'none';
   upload?: never;
   handler: (input: PublicHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-export type AnyRoute =
-  | RouteDefinition<any, any, any, any>
-  | LearnerRouteDefinition<any, any, any, any>
-  | PublicRouteDefinition<any, any, any, any>;
+export type AnyRoute = RouteDefinition<any, any, any, any> | LearnerRouteDefinition<any, any, any, any> | PublicRouteDefinition<any, any, any, any>;
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 export function defineRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(

@@ -11,7 +11,6 @@ import { TEMP_PREFIX, tempDir } from '../files/temp.js';
 export type { UploadedFile } from '../files/temp.js';
 import { randomToken } from '../ids.js';
 
-
 /**
  * Streams the upload to a temporary file, hashing it on the way: no second read, no memory copy.
  * Whatever ends the stream early (the client going away, a malformed body, the size limit) ends

@@ -8,6 +8,10 @@ export const pruneAuditLogJob: Job = {
   schedule: () => '41 3 * * *',
   run: async (ctx) => {
     const cutoff = new Date(Date.now() - AUDIT_RETENTION_DAYS * 24 * 60 * 60 * 1000);
-    return { audit_entries: await ctx.db.sequelize.transaction((transaction) => ctx.db.models.PortalAuditEntry.destroy({ where: { created_at: { [Op.lt]: cutoff } }, transaction })) };
+    return {
+      audit_entries: await ctx.db.sequelize.transaction((transaction) =>
+        ctx.db.models.PortalAuditEntry.destroy({ where: { created_at: { [Op.lt]: cutoff } }, transaction }),
+      ),
+    };
   },
 };

@@ -29,11 +29,19 @@ export function startScheduler(ctx: AppContext, jobs: readonly Job[]): Scheduler
   };
 
   const tasks: ScheduledTask[] = jobs.map((job) =>
-    cron.schedule(job.schedule(ctx), () => execute(job).then(() => undefined, () => undefined), {
-      name: job.name,
-      timezone: 'Etc/UTC',
-      noOverlap: true,
-    }),
+    cron.schedule(
+      job.schedule(ctx),
+      () =>
+        execute(job).then(
+          () => undefined,
+          () => undefined,
+        ),
+      {
+        name: job.name,
+        timezone: 'Etc/UTC',
+        noOverlap: true,
+      },
+    ),
   );
 
   return {

@@ -4,7 +4,6 @@ import type { TenantTx } from '../db/tenant.js';
 import { newId } from '../ids.js';
 import { MAIL_BODY, MAIL_RECIPIENT, type MailOutboxRow } from '../models/mail.js';
 
-
 export interface OutgoingMail {
   to: string;
   subject: string;
@@ -79,10 +78,7 @@ export async function pruneMail(db: Database, now = new Date()): Promise<{ expir
       { status: 'expired', body_sealed: null },
       { where: { status: { [Op.in]: ['queued', 'failed'] }, expires_at: { [Op.lte]: now } }, transaction },
     );
-    const [erased] = await MailOutbox.update(
-      { body_sealed: null },
-      { where: { status: { [Op.ne]: 'queued' }, body_sealed: { [Op.ne]: null } }, transaction },
-    );
+    const [erased] = await MailOutbox.update({ body_sealed: null }, { where: { status: { [Op.ne]: 'queued' }, body_sealed: { [Op.ne]: null } }, transaction });
     const deleted = await MailOutbox.destroy({
       where: { status: { [Op.ne]: 'queued' }, created_at: { [Op.lt]: new Date(now.getTime() - MAIL_RETENTION_MS) } },
       transaction,

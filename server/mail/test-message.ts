@@ -54,7 +54,9 @@ export async function sendTestMessage(db: Database, logger: Logger, portalUrl: s
   await sendQueuedMail(db, logger, { retries: false });
   await row.reload();
   if (row.status === 'queued' && row.attempts > 0) {
-    await db.sequelize.transaction((transaction) => db.models.MailOutbox.update({ status: 'failed' }, { where: { id: row.id, status: 'queued' }, transaction }));
+    await db.sequelize.transaction((transaction) =>
+      db.models.MailOutbox.update({ status: 'failed' }, { where: { id: row.id, status: 'queued' }, transaction }),
+    );
     await row.reload();
   }
   return { mail_id: row.id, to: row.to_masked, status: row.status, error: row.last_error };

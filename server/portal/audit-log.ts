@@ -2,7 +2,6 @@ import type { AppContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { PortalAuth } from './session.js';
 
-
 export interface PortalAction {
   auth: PortalAuth;
   institutionId: string | null;

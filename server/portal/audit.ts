@@ -49,7 +49,7 @@ export const auditRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/institutions/{id}/audit-log',
-    summary: "Changes made in the portal for this institution, newest first",
+    summary: 'Changes made in the portal for this institution, newest first',
     access: 'member',
     roles: ['admin'],
     params: institutionAuditQuery,

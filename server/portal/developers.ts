@@ -50,7 +50,12 @@ const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
 const invitationParams = z.strictObject({ id: z.string().min(1).max(40), invitationId: z.string().min(1).max(40) });
 const memberParams = z.strictObject({ id: z.string().min(1).max(40), accountId: z.string().min(1).max(40) });
 
-const inviteBody = z.strictObject({ email: z.email().max(320).transform((email) => email.toLowerCase()) });
+const inviteBody = z.strictObject({
+  email: z
+    .email()
+    .max(320)
+    .transform((email) => email.toLowerCase()),
+});
 const acceptBody = z.strictObject({
   token: z.string().min(1).max(100),
   /** A new account's password; for an existing account, its current password (which is kept). */
@@ -135,7 +140,7 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/institutions/{id}/developers/{accountId}/suspend',
-      summary: "Suspend a developer; by default the keys they created here are revoked",
+      summary: 'Suspend a developer; by default the keys they created here are revoked',
       access: 'member',
       roles: ADMIN,
       params: memberParams,

@@ -26,10 +26,7 @@ export class LoginThrottle {
   /** Seconds until this email may be tried again from this address, or 0. */
   retryAfterSeconds(email: string, address: string): number {
     const at = this.now();
-    const waitMs = Math.max(
-      this.waitMs(pairOf(email, address), PAIR_FREE_FAILURES, at),
-      this.waitMs(addressOf(address), ADDRESS_FREE_FAILURES, at),
-    );
+    const waitMs = Math.max(this.waitMs(pairOf(email, address), PAIR_FREE_FAILURES, at), this.waitMs(addressOf(address), ADDRESS_FREE_FAILURES, at));
     return waitMs > 0 ? Math.max(1, Math.ceil(waitMs / 1000)) : 0;
   }
 

@@ -98,11 +98,18 @@ async function listAllBatches(db: Database, filter: z.output<typeof batchesQuery
   const where = filter.status ? { status: filter.status } : {};
   const { count, rows } = await db.models.CouponBatch.findAndCountAll({
     where,
-    order: [[literal("CASE WHEN status = 'pending' THEN 0 ELSE 1 END"), 'ASC'], ['created_at', 'DESC'], ['id', 'ASC']],
+    order: [
+      [literal("CASE WHEN status = 'pending' THEN 0 ELSE 1 END"), 'ASC'],
+      ['created_at', 'DESC'],
+      ['id', 'ASC'],
+    ],
     limit: filter.limit,
     offset: (filter.page - 1) * filter.limit,
   });
-  const institutions = await institutionsById(db, rows.map((row) => row.institution_id));
+  const institutions = await institutionsById(
+    db,
+    rows.map((row) => row.institution_id),
+  );
   return {
     items: rows.map((row) => presentOperatorBatch(row, institutions.get(row.institution_id))),
     page: filter.page,
@@ -126,7 +133,10 @@ async function listAllowances(db: Database) {
 }
 
 async function presentOperatorCurricula(db: Database, list: CurriculumWithConcepts[]): Promise<Array<z.input<typeof operatorCurriculumSchema>>> {
-  const institutions = await institutionsById(db, list.flatMap(({ curriculum }) => (curriculum.institution_id ? [curriculum.institution_id] : [])));
+  const institutions = await institutionsById(
+    db,
+    list.flatMap(({ curriculum }) => (curriculum.institution_id ? [curriculum.institution_id] : [])),
+  );
   return list.map((item) => {
     const owner = item.curriculum.institution_id;
     return {
@@ -140,7 +150,6 @@ async function presentOperatorCurricula(db: Database, list: CurriculumWithConcep
 // ---------------------------------------------------------------------------------------------
 // The test message
 // ---------------------------------------------------------------------------------------------
-
 
 // ---------------------------------------------------------------------------------------------
 // Operations

@@ -36,12 +36,7 @@ export function requireOperator(auth: PortalAuth): void {
  * The caller's access to one institution. An institution the caller is not an active member of
  * answers 404, so ids cannot be probed; a member whose role is not allowed gets 403.
  */
-export async function requireMember(
-  db: Database,
-  auth: PortalAuth,
-  institutionId: string,
-  roles: readonly MembershipRole[],
-): Promise<InstitutionAccess> {
+export async function requireMember(db: Database, auth: PortalAuth, institutionId: string, roles: readonly MembershipRole[]): Promise<InstitutionAccess> {
   const membership = (await db.models.Membership.findOne({
     where: { account_id: auth.account.id, institution_id: institutionId, status: 'active' },
     include: [{ association: 'institution' }],

@@ -56,7 +56,12 @@ type Out<R extends z.ZodType> = Promise<z.input<R>>;
  * Who may call: `none` (setup, login), `session` (any signed-in account), `operator`, or
  * `member` (an active member of the institution in `{id}` with one of `roles`).
  */
-export type PortalRoute<P extends z.ZodType = any, B extends z.ZodType = any, R extends z.ZodType = any, Q extends z.ZodType = any> = PortalRouteBase<P, B, R, Q> &
+export type PortalRoute<P extends z.ZodType = any, B extends z.ZodType = any, R extends z.ZodType = any, Q extends z.ZodType = any> = PortalRouteBase<
+  P,
+  B,
+  R,
+  Q
+> &
   (
     | { access: 'none'; handler: (input: PortalInput<z.output<P>, z.output<B>, z.output<Q>>) => Out<R> }
     | { access: 'session' | 'operator'; handler: (input: SignedInInput<z.output<P>, z.output<B>, z.output<Q>>) => Out<R> }

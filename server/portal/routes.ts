@@ -62,7 +62,12 @@ const createdApiKeySchema = z.object({
 const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
 const keyParams = z.strictObject({ id: z.string().min(1).max(40), keyId: z.string().min(1).max(40) });
 const loginBody = z.strictObject({
-  email: z.string().trim().min(1).max(320).transform((email) => email.toLowerCase()),
+  email: z
+    .string()
+    .trim()
+    .min(1)
+    .max(320)
+    .transform((email) => email.toLowerCase()),
   password: z.string().min(1).max(200),
 });
 
@@ -200,7 +205,7 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'patch',
       path: '/institutions/{id}/keys/{keyId}',
-      summary: "Rename a key or change its rate limit",
+      summary: 'Rename a key or change its rate limit',
       access: 'member',
       roles: KEY_ROLES,
       params: keyParams,
@@ -225,8 +230,7 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
       summary: 'The 25 scopes a key can hold, with what each grants and whether only admins may grant it (for the scope picker)',
       access: 'session',
       response: z.array(z.object({ scope: z.string(), description: z.string(), admin_only: z.boolean() })),
-      handler: async () =>
-        ALL_SCOPES.map((scope) => ({ scope, description: SCOPES[scope], admin_only: ADMIN_ONLY_SCOPES.includes(scope) })),
+      handler: async () => ALL_SCOPES.map((scope) => ({ scope, description: SCOPES[scope], admin_only: ADMIN_ONLY_SCOPES.includes(scope) })),
     }),
 
     ...developerRoutes(throttle),

@@ -26,13 +26,11 @@ export interface PortalAuth {
   csrfToken: string;
 }
 
-
 /**
  * The CSRF token is derived from the cookie token, so it can be handed out again on every
  * GET /session without being stored; the table keeps only its hash, to check it against.
  */
 const csrfTokenOf = (token: string) => createHmac('sha256', token).update('cb_portal csrf').digest('base64url');
-
 
 export const signInAgain = () => new AppError('unauthorized', 'Sign in to the portal.');
 

@@ -2,7 +2,6 @@ import { iso } from './common.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 
-
 /** A key as lists show it: never the key, never its hash. */
 export function presentApiKey(row: ApiKeyRow) {
   return {

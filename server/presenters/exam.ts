@@ -4,7 +4,6 @@ import type { ExamAssignmentView } from '../commands/exam-audience.js';
 import type { ExamDetail, StudentExam } from '../commands/exams.js';
 import type { ExamRow } from '../models/exam.js';
 
-
 /** Only the keys the Exam object documents, whatever else an older row may hold. */
 function pick(source: Record<string, unknown> | null | undefined, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

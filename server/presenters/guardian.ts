@@ -1,7 +1,6 @@
 import { iso } from './common.js';
 import type { GuardianLinkRow, GuardianReportRow } from '../models/guardian.js';
 
-
 /** A guardian link as the API shows one: never the invitation token's hash or expiry bookkeeping. */
 export function presentGuardianLink(row: GuardianLinkRow) {
   return {

@@ -4,7 +4,6 @@ import type { PersonRow } from '../models/person.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
 
-
 /** The signed-in user as the learner side sees themself: no status, no institution ids, no personal email. */
 export function presentLearnerUser(row: PersonRow) {
   return { id: row.id, login_email: row.login_email, full_name: row.full_name, role: row.role };

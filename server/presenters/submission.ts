@@ -5,7 +5,6 @@ import type { ProctoringEventRow } from '../models/attempt.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
 
-
 /** Makes the signed download link of a file; the route supplies it (it knows the portal address). */
 export type FileLinker = (file: StoredFileRow) => { url: string; expires_at: string };
 

@@ -2,7 +2,13 @@ import { z } from './zod.js';
 
 /** Fields of a student as the API takes them; the students routes and the bulk command share them. */
 export const fullName = z.string().trim().min(1).max(200).openapi({ example: 'Ada Lovelace' });
-export const externalId = z.string().trim().min(1).max(100).nullable().openapi({ description: "The institution's own student identifier.", example: 'S-2026-0142' });
+export const externalId = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .nullable()
+  .openapi({ description: "The institution's own student identifier.", example: 'S-2026-0142' });
 export const personalEmail = z
   .email()
   .max(320)
@@ -19,4 +25,3 @@ export const createStudentBody = z
     license_days: z.number().int().min(1).max(3650).default(365).openapi({ description: 'Length of the license granted, in days.', example: 365 }),
   })
   .openapi('StudentCreate');
-

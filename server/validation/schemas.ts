@@ -36,5 +36,4 @@ export function pageOf<T extends z.ZodType>(item: T) {
 
 export const isoDateTime = z.iso.datetime({ offset: true }).openapi({ example: '2026-09-14T10:00:00.000Z' });
 
-export const idParam = (description: string, example: string) =>
-  z.strictObject({ id: z.string().min(1).max(320).openapi({ description, example }) });
+export const idParam = (description: string, example: string) => z.strictObject({ id: z.string().min(1).max(320).openapi({ description, example }) });

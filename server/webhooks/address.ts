@@ -33,8 +33,7 @@ export const systemResolver: Resolver = async (hostname) => {
   return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 };
 
-const privateHost = (host: string) =>
-  new AppError('private_host', `The host ${host} is, or resolves to, a loopback, private or link-local address.`);
+const privateHost = (host: string) => new AppError('private_host', `The host ${host} is, or resolves to, a loopback, private or link-local address.`);
 
 /**
  * Resolves the URL's host and checks every address it has. The one returned is the address the
@@ -72,7 +71,9 @@ export async function checkEndpointUrl(raw: string, options: { allowPrivate: boo
     throw new AppError('https_required', 'Webhook endpoints must use https://.');
   }
   if (url.username || url.password) {
-    throw new AppError('validation_error', 'The url must not carry credentials.', { details: [{ path: 'url', message: 'No user:password@ in webhook URLs.' }] });
+    throw new AppError('validation_error', 'The url must not carry credentials.', {
+      details: [{ path: 'url', message: 'No user:password@ in webhook URLs.' }],
+    });
   }
   await resolveDeliveryAddress(url, options);
   return url;

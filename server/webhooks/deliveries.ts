@@ -53,7 +53,10 @@ export async function createDeliveriesForEvent(tx: TenantTx, event: EventRow, no
   const endpoints = await tx.webhookEndpoints.findAll({
     attributes: ['id', 'events'],
     where: { status: { [Op.in]: SUBSCRIBED_STATES } },
-    order: [['created_at', 'ASC'], ['id', 'ASC']],
+    order: [
+      ['created_at', 'ASC'],
+      ['id', 'ASC'],
+    ],
   });
   const subscribed = endpoints.filter((endpoint) => endpoint.events.some((pattern) => matchesPattern(pattern, event.type)));
   if (subscribed.length === 0) return [];
@@ -211,10 +214,7 @@ export interface OutcomeInput {
 }
 
 export interface Outcome {
-  delivery: Pick<
-    WebhookDeliveryRow,
-    'status' | 'attempt_count' | 'next_attempt_at' | 'response_status' | 'response_time_ms' | 'response_body'
-  >;
+  delivery: Pick<WebhookDeliveryRow, 'status' | 'attempt_count' | 'next_attempt_at' | 'response_status' | 'response_time_ms' | 'response_body'>;
   endpoint: Partial<Pick<WebhookEndpointRow, 'status' | 'disabled_reason' | 'consecutive_failures'>> | null;
 }
 

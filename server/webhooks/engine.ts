@@ -78,7 +78,14 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
       result = { ok: false, status: null, body: null, timeMs: 0, error: 'send_error' };
     }
     const recorded = await recordAttempt(db, claim, result, settings.retryScheduleSeconds);
-    const log = { delivery_id: delivery.id, endpoint_id: endpoint.id, event_type: delivery.event_type, response_status: result.status, error: result.error, time_ms: result.timeMs };
+    const log = {
+      delivery_id: delivery.id,
+      endpoint_id: endpoint.id,
+      event_type: delivery.event_type,
+      response_status: result.status,
+      error: result.error,
+      time_ms: result.timeMs,
+    };
     if (recorded.kind !== 'recorded') {
       logger.warn({ ...log, recorded: recorded.kind }, 'webhook attempt finished after its claim was released');
       return;
@@ -88,7 +95,10 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     if (next.status === 'succeeded') logger.info({ ...log, attempt: next.attempt_count }, 'webhook delivered');
     else logger.warn({ ...log, attempt: next.attempt_count, status: next.status, next_attempt_at: next.next_attempt_at }, 'webhook attempt failed');
     if (endpointChange?.status === 'disabled') {
-      logger.warn({ endpoint_id: endpoint.id, disabled_reason: endpointChange.disabled_reason, consecutive_failures: endpointChange.consecutive_failures }, 'webhook endpoint disabled');
+      logger.warn(
+        { endpoint_id: endpoint.id, disabled_reason: endpointChange.disabled_reason, consecutive_failures: endpointChange.consecutive_failures },
+        'webhook endpoint disabled',
+      );
     }
   }
 
@@ -129,14 +139,17 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     wakeTimer = null;
     wakeTimerAt = next;
     if (next === Infinity || stopped) return;
-    wakeTimer = setTimeout(() => {
-      wakeTimer = null;
-      wakeTimerAt = Infinity;
-      const now = Date.now();
-      for (const at of wakeTimes) if (at <= now) wakeTimes.delete(at);
-      kick();
-      armWake();
-    }, Math.max(0, next - Date.now()));
+    wakeTimer = setTimeout(
+      () => {
+        wakeTimer = null;
+        wakeTimerAt = Infinity;
+        const now = Date.now();
+        for (const at of wakeTimes) if (at <= now) wakeTimes.delete(at);
+        kick();
+        armWake();
+      },
+      Math.max(0, next - Date.now()),
+    );
     wakeTimer.unref();
   }
 

@@ -17,4 +17,3 @@ export function endpointSecrets(db: Database, endpoint: WebhookEndpointRow, now 
   }
   return secrets;
 }
-

@@ -73,7 +73,12 @@ export async function postWebhook(request: SendRequest): Promise<SendResult> {
         method: 'POST',
         lookup,
         agent: false,
-        headers: { 'Content-Type': 'application/json', 'User-Agent': 'CampusBridge-Webhooks/1', ...request.headers, 'Content-Length': Buffer.byteLength(request.body) },
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'CampusBridge-Webhooks/1',
+          ...request.headers,
+          'Content-Length': Buffer.byteLength(request.body),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -104,7 +109,9 @@ export async function postWebhook(request: SendRequest): Promise<SendResult> {
       req.destroy();
       finish({ ok: false, status: null, body: null, error: 'timeout' });
     }, request.timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ ok: false, status: null, body: null, error: `connection_error: ${error.code ?? error.message}` }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ ok: false, status: null, body: null, error: `connection_error: ${error.code ?? error.message}` }),
+    );
     req.end(request.body);
   });
 }

@@ -56,7 +56,10 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
     page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(app.origin);
     await page.getByLabel('Email').fill(email);
-    await page.getByLabel(/^Password/).and(page.locator('input')).fill(password);
+    await page
+      .getByLabel(/^Password/)
+      .and(page.locator('input'))
+      .fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     return { context, page, errors };

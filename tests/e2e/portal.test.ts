@@ -40,7 +40,6 @@ async function startReceiver() {
   return { received, url: `http://127.0.0.1:${port}/campusbridge`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
-
 describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
   let app: TestAppliance;
   let browser: Browser;

@@ -50,7 +50,9 @@ export function tempDataDirs(prefix = 'campusbridge-test-'): () => string {
 }
 
 /** A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder. */
-export async function startTestAppliance(options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string } = {}): Promise<TestAppliance> {
+export async function startTestAppliance(
+  options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string } = {},
+): Promise<TestAppliance> {
   const dataDir = options.dataDir ?? makeDataDir();
   const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' }, options.config);
   let logged = '';
@@ -123,7 +125,10 @@ export interface TestSchool {
   key: TestKey;
 }
 
-export async function makeSchool(app: Appliance, options: { scopes?: Array<Scope | 'all'>; name?: string; eventsKey: true }): Promise<TestSchool & { eventsKey: TestKey }>;
+export async function makeSchool(
+  app: Appliance,
+  options: { scopes?: Array<Scope | 'all'>; name?: string; eventsKey: true },
+): Promise<TestSchool & { eventsKey: TestKey }>;
 export async function makeSchool(app: Appliance, options?: { scopes?: Array<Scope | 'all'>; name?: string; eventsKey?: false }): Promise<TestSchool>;
 export async function makeSchool(
   app: Appliance,
@@ -158,8 +163,17 @@ export interface TestPerson {
 }
 
 /** A person made over HTTP, as an institution would (their license is granted on the way). */
-export async function makePerson(app: TestAppliance, key: TestKey, role: 'students' | 'faculty', fullName: string, extra: Record<string, unknown> = {}): Promise<TestPerson> {
-  const res = await app.http.post(`/v1/${role}`).set('Authorization', key.auth).send({ full_name: fullName, ...extra });
+export async function makePerson(
+  app: TestAppliance,
+  key: TestKey,
+  role: 'students' | 'faculty',
+  fullName: string,
+  extra: Record<string, unknown> = {},
+): Promise<TestPerson> {
+  const res = await app.http
+    .post(`/v1/${role}`)
+    .set('Authorization', key.auth)
+    .send({ full_name: fullName, ...extra });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.data as TestPerson;
 }
@@ -174,7 +188,10 @@ export async function learnerSession(
   who: { login_email: string },
   options: { mint?: Record<string, unknown>; exchange?: Record<string, unknown> } = {},
 ): Promise<string> {
-  const minted = await app.http.post('/v1/sso/tokens').set('Authorization', key.auth).send({ email: who.login_email, app: 'learning', ...options.mint });
+  const minted = await app.http
+    .post('/v1/sso/tokens')
+    .set('Authorization', key.auth)
+    .send({ email: who.login_email, app: 'learning', ...options.mint });
   expect(minted.status, JSON.stringify(minted.body)).toBe(200);
   const token = new URL(minted.body.data.launch_url as string).searchParams.get('token');
   const exchanged = await app.http.post('/v1/sso/exchange').send({ token, ...options.exchange });

@@ -155,7 +155,12 @@ export interface JsonAnswer {
 }
 
 /** One JSON request to the server (a key's `Authorization` when given). */
-export async function callJson(origin: string, method: string, pathname: string, options: { auth?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<JsonAnswer> {
+export async function callJson(
+  origin: string,
+  method: string,
+  pathname: string,
+  options: { auth?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<JsonAnswer> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.auth) headers.Authorization = `Bearer ${options.auth}`;
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';

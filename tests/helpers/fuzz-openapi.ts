@@ -177,10 +177,7 @@ export type PlanCredential = 'valid' | 'none' | 'wrong-kind' | 'literal';
 
 /** What the answer must be beyond the common properties; `any` = only the common ones. */
 export type Expectation =
-  | { kind: 'any' }
-  | { kind: 'status'; status: number; error?: string }
-  | { kind: 'client-error' }
-  | { kind: 'status-in'; statuses: number[] };
+  { kind: 'any' } | { kind: 'status'; status: number; error?: string } | { kind: 'client-error' } | { kind: 'status-in'; statuses: number[] };
 
 export interface Plan {
   /** Which generator made it, for counting and for the failure message. */
@@ -203,7 +200,11 @@ export function describePlan(plan: Plan, origin = 'http://127.0.0.1:$PORT'): str
     .map(([name, value]) => ` -H ${shellQuote(`${name}: ${value}`)}`)
     .join('');
   const auth =
-    plan.credential === 'none' ? '' : plan.credential === 'literal' ? ` -H ${shellQuote(`Authorization: ${short(plan.authLiteral ?? '', 80)}`)}` : ` -H 'Authorization: Bearer <${plan.credential} credential>'`;
+    plan.credential === 'none'
+      ? ''
+      : plan.credential === 'literal'
+        ? ` -H ${shellQuote(`Authorization: ${short(plan.authLiteral ?? '', 80)}`)}`
+        : ` -H 'Authorization: Bearer <${plan.credential} credential>'`;
   let body = '';
   if (plan.body) {
     const text = plan.body.toString('utf8');
@@ -487,7 +488,19 @@ function stringValidish(s: JsonSchema, ctx: GenContext, name: string): fc.Arbitr
 // Hostile values
 // ---------------------------------------------------------------------------------------------
 
-const RAW_NUMBERS = ['-0', '1e308', '-1e308', '1e309', '-1e309', '9007199254740993', '-9007199254740993', '1e-400', '123456789012345678901234567890', '1E2', '0.30000000000000004'];
+const RAW_NUMBERS = [
+  '-0',
+  '1e308',
+  '-1e308',
+  '1e309',
+  '-1e309',
+  '9007199254740993',
+  '-9007199254740993',
+  '1e-400',
+  '123456789012345678901234567890',
+  '1E2',
+  '0.30000000000000004',
+];
 const NASTY_STRINGS = [
   '',
   ' ',
@@ -556,7 +569,25 @@ export const hugeString = fc.oneof(
 
 /** Anything a field should not hold: wrong types, extremes, odd unicode, huge strings. */
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, [], {}, [null], { a: {} }, [1, 'a', null], Number.MAX_SAFE_INTEGER, Number.MIN_VALUE, -1e-7) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom<unknown>(
+      null,
+      true,
+      false,
+      0,
+      -1,
+      1.5,
+      [],
+      {},
+      [null],
+      { a: {} },
+      [1, 'a', null],
+      Number.MAX_SAFE_INTEGER,
+      Number.MIN_VALUE,
+      -1e-7,
+    ),
+  },
   { weight: 3, arbitrary: fc.constantFrom(...RAW_NUMBERS).map((text) => new RawJson(text)) },
   { weight: 4, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
   { weight: 1, arbitrary: fc.constantFrom(...RAW_STRINGS).map((bytes) => new RawJson(bytes)) },
@@ -590,7 +621,27 @@ export const nastyText: fc.Arbitrary<string> = fc.oneof(
 );
 
 /** Whole-number query values not written in plain decimal digits: must be refused with 422. */
-export const NUMBER_FORMS = ['1e2', '1E1', '0x10', '0X1f', '0b11', '0o7', '1.0', '5.5', ' 5', '5 ', '+5', '-0', '-1', '1_0', 'NaN', 'Infinity', '9007199254740993', '1e308', ''];
+export const NUMBER_FORMS = [
+  '1e2',
+  '1E1',
+  '0x10',
+  '0X1f',
+  '0b11',
+  '0o7',
+  '1.0',
+  '5.5',
+  ' 5',
+  '5 ',
+  '+5',
+  '-0',
+  '-1',
+  '1_0',
+  'NaN',
+  'Infinity',
+  '9007199254740993',
+  '1e308',
+  '',
+];
 
 /** Percent escapes no decoder accepts: bad hex, truncated, invalid UTF-8, a UTF-8 lone surrogate. */
 export const BAD_ESCAPES = ['%ZZ', '%', '%4', 'a%G1', '%E0%A4%A', '%ED%A0%80', '%C0%AF', '%FF', '%F0%9F%98', 'x%'];
@@ -626,7 +677,12 @@ export function replaceAt(value: unknown, path: Array<string | number>, replacem
     for (const key of Object.keys(value)) {
       if (key === head && rest.length === 0 && remove) continue;
       const item = (value as Record<string, unknown>)[key];
-      Object.defineProperty(copy, key, { value: key === head ? replaceAt(item, rest, replacement, remove) : item, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(copy, key, {
+        value: key === head ? replaceAt(item, rest, replacement, remove) : item,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
     return copy;
   }
@@ -716,7 +772,16 @@ const fileName = fc.oneof(
   { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).filter((name) => !/["\r\n]/.test(name)) },
 );
 
-const fileType = fc.constantFrom('application/octet-stream', 'application/zip', 'text/plain', 'text/x-python', 'video/webm', 'image/png', 'text/html', 'application/json');
+const fileType = fc.constantFrom(
+  'application/octet-stream',
+  'application/zip',
+  'text/plain',
+  'text/x-python',
+  'video/webm',
+  'image/png',
+  'text/html',
+  'application/json',
+);
 
 interface UploadShape {
   label: string;
@@ -736,29 +801,52 @@ export const uploadShape: fc.Arbitrary<UploadShape> = fc
     const shapes: UploadShape[] = [
       { label: 'upload', contentType: ct, body: good, malformed: false },
       { label: 'upload-preamble', contentType: ct, body: Buffer.concat([Buffer.from('preamble\r\n'), good, Buffer.from('epilogue')]), malformed: false },
-      { label: 'upload-unicode-filename-star', contentType: ct, body: multipartBody(boundary, [{ headers: [`Content-Disposition: form-data; name="file"; filename*=UTF-8''%E6%95%B0%E5%AD%A6.txt`], content }]), malformed: false },
+      {
+        label: 'upload-unicode-filename-star',
+        contentType: ct,
+        body: multipartBody(boundary, [{ headers: [`Content-Disposition: form-data; name="file"; filename*=UTF-8''%E6%95%B0%E5%AD%A6.txt`], content }]),
+        malformed: false,
+      },
       { label: 'upload-no-boundary', contentType: 'multipart/form-data', body: good, malformed: true },
       { label: 'upload-empty-boundary', contentType: 'multipart/form-data; boundary=', body: good, malformed: true },
       { label: 'upload-boundary-mismatch', contentType: 'multipart/form-data; boundary=other', body: good, malformed: true },
       { label: 'upload-truncated', contentType: ct, body: good.subarray(0, cut % Math.max(1, good.length - boundary.length - 8)), malformed: true },
-      { label: 'upload-no-closing-boundary', contentType: ct, body: multipartBody(boundary, [filePart(name, content, type)], { closing: false }), malformed: true },
+      {
+        label: 'upload-no-closing-boundary',
+        contentType: ct,
+        body: multipartBody(boundary, [filePart(name, content, type)], { closing: false }),
+        malformed: true,
+      },
       {
         label: 'upload-header-control-char',
         contentType: ct,
         body: multipartBody(boundary, [{ headers: [`Content-Disposition: form-data; name="file"; filename="a\u0001b.txt"`, 'X-Fuzz\u0007: 1'], content }]),
         malformed: true,
       },
-      { label: 'upload-header-without-colon', contentType: ct, body: multipartBody(boundary, [{ headers: ['Content-Disposition form-data; name="file"; filename="a.txt"'], content }]), malformed: true },
+      {
+        label: 'upload-header-without-colon',
+        contentType: ct,
+        body: multipartBody(boundary, [{ headers: ['Content-Disposition form-data; name="file"; filename="a.txt"'], content }]),
+        malformed: true,
+      },
       { label: 'upload-nul-filename', contentType: ct, body: multipartBody(boundary, [filePart('a\u0000.txt', content)]), malformed: true },
       { label: 'upload-no-parts', contentType: ct, body: Buffer.from(`--${boundary}--\r\n`), malformed: true },
       { label: 'upload-empty-body', contentType: ct, body: Buffer.alloc(0), malformed: true },
       { label: 'upload-garbage', contentType: ct, body: Buffer.concat([Buffer.from('\u0000\u00ff garbage '), content]), malformed: true },
       { label: 'upload-wrong-field', contentType: ct, body: multipartBody(boundary, [filePart(name, content, type, 'upload')]), malformed: true },
-      { label: 'upload-two-files', contentType: ct, body: multipartBody(boundary, [filePart(name, content, type), filePart('second.txt', content)]), malformed: true },
+      {
+        label: 'upload-two-files',
+        contentType: ct,
+        body: multipartBody(boundary, [filePart(name, content, type), filePart('second.txt', content)]),
+        malformed: true,
+      },
       {
         label: 'upload-text-field',
         contentType: ct,
-        body: multipartBody(boundary, [{ headers: ['Content-Disposition: form-data; name="note"'], content: Buffer.from('hi') }, filePart(name, content, type)]),
+        body: multipartBody(boundary, [
+          { headers: ['Content-Disposition: form-data; name="note"'], content: Buffer.from('hi') },
+          filePart(name, content, type),
+        ]),
         malformed: true,
       },
       { label: 'upload-no-disposition', contentType: ct, body: multipartBody(boundary, [{ headers: ['Content-Type: text/plain'], content }]), malformed: true },
@@ -767,7 +855,10 @@ export const uploadShape: fc.Arbitrary<UploadShape> = fc
     ];
     const wellFormed = shapes.filter((shape) => !shape.malformed);
     wellFormed.unshift(shapes[0]!, shapes[0]!); // mostly the plain upload
-    return fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...wellFormed) }, { weight: 3, arbitrary: fc.constantFrom(...shapes.filter((shape) => shape.malformed)) });
+    return fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...wellFormed) },
+      { weight: 3, arbitrary: fc.constantFrom(...shapes.filter((shape) => shape.malformed)) },
+    );
   });
 
 // ---------------------------------------------------------------------------------------------
@@ -854,7 +945,11 @@ function validParts(op: Operation, ctx: PlanContext): fc.Arbitrary<{ path: strin
   return fc.tuple(target, bodyArb(op, ctx)).map(([t, body]) => ({ ...t, body }));
 }
 
-function plan(op: Operation, fields: Omit<FuzzPlan, 'method' | 'credential'> & { method?: string }, credential: { credential: PlanCredential; authLiteral?: string }): FuzzPlan {
+function plan(
+  op: Operation,
+  fields: Omit<FuzzPlan, 'method' | 'credential'> & { method?: string },
+  credential: { credential: PlanCredential; authLiteral?: string },
+): FuzzPlan {
   return printable({ method: op.method, ...credential, ...fields });
 }
 
@@ -896,7 +991,11 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
   } else {
     add(
       14,
-      fc.tuple(valid, credentialArb).map(([parts, cred]) => plan(op, { label: 'valid', target: parts.path + queryString(parts.query), ...jsonBodyOf(parts.body), expect: { kind: 'any' } }, cred)),
+      fc
+        .tuple(valid, credentialArb)
+        .map(([parts, cred]) =>
+          plan(op, { label: 'valid', target: parts.path + queryString(parts.query), ...jsonBodyOf(parts.body), expect: { kind: 'any' } }, cred),
+        ),
     );
   }
 
@@ -928,10 +1027,17 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
           const target = node && typeof node === 'object' && !Array.isArray(node) ? (node as Record<string, unknown>) : {};
           const key = ['__proto__', 'constructor', 'prototype', 'extra_field', 'a\u0000b', ''][pick % 6]!;
           const value = key === 'constructor' ? { prototype: { polluted: 'yes' } } : key === '__proto__' ? { polluted: 'yes', isAdmin: true } : nasty;
-          mutated = where.length === 0 && !(node && typeof node === 'object' && !Array.isArray(node)) ? withOwnKey({}, key, value) : replaceAt(base, where, withOwnKey(target, key, value));
+          mutated =
+            where.length === 0 && !(node && typeof node === 'object' && !Array.isArray(node))
+              ? withOwnKey({}, key, value)
+              : replaceAt(base, where, withOwnKey(target, key, value));
           label = `body-extra-key:${JSON.stringify(key)}`;
         }
-        return plan(op, { label, target: parts.path + queryString(parts.query), headers: { ...JSON_TYPE }, body: encodeJson(mutated), expect: { kind: 'any' } }, cred);
+        return plan(
+          op,
+          { label, target: parts.path + queryString(parts.query), headers: { ...JSON_TYPE }, body: encodeJson(mutated), expect: { kind: 'any' } },
+          cred,
+        );
       }),
     );
   }
@@ -940,9 +1046,18 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
   if (jsonRoute) {
     add(
       5,
-      fc.tuple(valid, fc.oneof(nastyValue.map((v) => encodeJson(v)), fc.constantFrom(...MALFORMED_JSON).map((text) => Buffer.from(text))), credentialArb).map(([parts, body, cred]) =>
-        plan(op, { label: 'body-whole', target: parts.path + queryString(parts.query), headers: { ...JSON_TYPE }, body, expect: { kind: 'any' } }, cred),
-      ),
+      fc
+        .tuple(
+          valid,
+          fc.oneof(
+            nastyValue.map((v) => encodeJson(v)),
+            fc.constantFrom(...MALFORMED_JSON).map((text) => Buffer.from(text)),
+          ),
+          credentialArb,
+        )
+        .map(([parts, body, cred]) =>
+          plan(op, { label: 'body-whole', target: parts.path + queryString(parts.query), headers: { ...JSON_TYPE }, body, expect: { kind: 'any' } }, cred),
+        ),
     );
   }
 
@@ -950,7 +1065,13 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
   add(
     3,
     fc
-      .tuple(valid, fc.constantFrom(10_000, 5_000, 2_000), fc.constantFrom<'array' | 'object' | 'mixed'>('array', 'object', 'mixed'), fc.boolean(), credentialArb)
+      .tuple(
+        valid,
+        fc.constantFrom(10_000, 5_000, 2_000),
+        fc.constantFrom<'array' | 'object' | 'mixed'>('array', 'object', 'mixed'),
+        fc.boolean(),
+        credentialArb,
+      )
       .map(([parts, levels, shape, wrapped, cred]) => {
         const firstKey = Object.keys(resolveSchema(op.body?.schema ?? {}, ctx).properties ?? {})[0] ?? 'x';
         return plan(
@@ -998,7 +1119,7 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
           const flat = parts.body && typeof parts.body === 'object' && !Array.isArray(parts.body) ? (parts.body as Record<string, unknown>) : {};
           body = Buffer.from(
             Object.entries(flat)
-              .map(([k, v]) => `${percentEncode(k)}=${percentEncode(typeof v === 'string' ? v : JSON.stringify(v) ?? '')}`)
+              .map(([k, v]) => `${percentEncode(k)}=${percentEncode(typeof v === 'string' ? v : (JSON.stringify(v) ?? ''))}`)
               .concat(['__proto__%5Bpolluted%5D=yes', 'constructor[prototype][polluted]=yes'])
               .join('&'),
           );
@@ -1006,29 +1127,35 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
           body = multipartBody('fuzzB', [{ headers: ['Content-Disposition: form-data; name="json"'], content: json }]);
         }
         const headers: Record<string, string> = contentType === '' ? {} : { 'Content-Type': contentType };
-        return plan(op, { label: `content-type:${contentType || 'none'}`, target: parts.path + queryString(parts.query), headers, body, expect: { kind: 'any' } }, cred);
+        return plan(
+          op,
+          { label: `content-type:${contentType || 'none'}`, target: parts.path + queryString(parts.query), headers, body, expect: { kind: 'any' } },
+          cred,
+        );
       }),
   );
 
   // Content-Encoding that does not match the body: a 4xx, never a crash.
   add(
     4,
-    fc.tuple(valid, fc.constantFrom('gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip', 'compress', 'identity', 'gzip-real'), credentialArb).map(([parts, encoding, cred]) => {
-      const json = encodeJson(parts.body ?? {});
-      const real = encoding === 'gzip-real';
-      const plain = !real && encoding !== 'identity';
-      return plan(
-        op,
-        {
-          label: `content-encoding:${encoding}${plain ? '-with-plain-body' : ''}`,
-          target: parts.path + queryString(parts.query),
-          headers: { ...JSON_TYPE, 'Content-Encoding': real ? 'gzip' : encoding },
-          body: real ? gzipBody(json) : json,
-          expect: plain && jsonRoute ? { kind: 'client-error' } : { kind: 'any' },
-        },
-        cred,
-      );
-    }),
+    fc
+      .tuple(valid, fc.constantFrom('gzip', 'deflate', 'br', 'x-unknown', 'gzip, gzip', 'compress', 'identity', 'gzip-real'), credentialArb)
+      .map(([parts, encoding, cred]) => {
+        const json = encodeJson(parts.body ?? {});
+        const real = encoding === 'gzip-real';
+        const plain = !real && encoding !== 'identity';
+        return plan(
+          op,
+          {
+            label: `content-encoding:${encoding}${plain ? '-with-plain-body' : ''}`,
+            target: parts.path + queryString(parts.query),
+            headers: { ...JSON_TYPE, 'Content-Encoding': real ? 'gzip' : encoding },
+            body: real ? gzipBody(json) : json,
+            expect: plain && jsonRoute ? { kind: 'client-error' } : { kind: 'any' },
+          },
+          cred,
+        );
+      }),
   );
 
   // Hostile query strings: unknown and prototype keys, repeats, odd values, bad escapes.
@@ -1039,7 +1166,10 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
         valid,
         fc.array(
           fc.tuple(
-            fc.oneof(fc.constantFrom(...(op.query.length ? op.query.map((p) => p.name) : ['page'])), fc.constantFrom('__proto__', 'constructor', 'prototype', 'x', '__proto__[polluted]', 'limit[]', '')),
+            fc.oneof(
+              fc.constantFrom(...(op.query.length ? op.query.map((p) => p.name) : ['page'])),
+              fc.constantFrom('__proto__', 'constructor', 'prototype', 'x', '__proto__[polluted]', 'limit[]', ''),
+            ),
             nastyText,
           ),
           { minLength: 1, maxLength: 3 },
@@ -1048,7 +1178,16 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
         credentialArb,
       )
       .map(([parts, extra, raw, cred]) =>
-        plan(op, { label: 'query-hostile', target: parts.path + queryString([...parts.query, ...extra]) + (parts.query.length + extra.length ? raw : raw.replace(/^&/, '?')), ...jsonBodyOf(parts.body), expect: { kind: 'any' } }, cred),
+        plan(
+          op,
+          {
+            label: 'query-hostile',
+            target: parts.path + queryString([...parts.query, ...extra]) + (parts.query.length + extra.length ? raw : raw.replace(/^&/, '?')),
+            ...jsonBodyOf(parts.body),
+            expect: { kind: 'any' },
+          },
+          cred,
+        ),
       ),
   );
 
@@ -1085,7 +1224,10 @@ export function planArb(op: Operation, ctx: PlanContext, allOps: readonly Operat
           fc.oneof(
             { weight: 3, arbitrary: nastyText.map((text) => ({ encoded: percentEncode(text), bad: false })) },
             { weight: 1, arbitrary: fc.constantFrom(...(otherIds.length ? otherIds : ['x'])).map((id) => ({ encoded: percentEncode(id), bad: false })) },
-            { weight: 1, arbitrary: fc.constantFrom('.', '..', '%2E%2E', '%2F', 'a%2Fb', '%00', '%20', '%25', '~', '%C3%A9').map((encoded) => ({ encoded, bad: false })) },
+            {
+              weight: 1,
+              arbitrary: fc.constantFrom('.', '..', '%2E%2E', '%2F', 'a%2Fb', '%00', '%20', '%25', '~', '%C3%A9').map((encoded) => ({ encoded, bad: false })),
+            },
             { weight: 3, arbitrary: fc.constantFrom(...BAD_ESCAPES).map((encoded) => ({ encoded, bad: true })) },
           ),
           credentialArb,

@@ -113,7 +113,12 @@ export async function createAccount(
 }
 
 /** `createAccount`, then signed in with a fresh agent. */
-export async function signedInMember(app: TestAppliance, institutionId: string | null, role: MembershipRole, options: { email?: string; password?: string } = {}) {
+export async function signedInMember(
+  app: TestAppliance,
+  institutionId: string | null,
+  role: MembershipRole,
+  options: { email?: string; password?: string } = {},
+) {
   const password = options.password ?? MEMBER_PASSWORD;
   const { account, email } = await createAccount(app, institutionId, role, { ...options, password });
   return { account, email, password, ...(await signIn(app, email, password)) };
@@ -131,9 +136,21 @@ export function portalRequests(signed: () => Pick<SignedIn, 'agent' | 'csrf'>, r
   const url = (path: string) => `${root()}${path}`;
   return {
     get: (path: string, query: Record<string, string | number> = {}) => signed().agent.get(url(path)).query(query),
-    post: (path: string, body: unknown = {}) => signed().agent.post(url(path)).set('X-CSRF-Token', signed().csrf).send(body as object),
-    put: (path: string, body: unknown) => signed().agent.put(url(path)).set('X-CSRF-Token', signed().csrf).send(body as object),
-    patch: (path: string, body: unknown) => signed().agent.patch(url(path)).set('X-CSRF-Token', signed().csrf).send(body as object),
+    post: (path: string, body: unknown = {}) =>
+      signed()
+        .agent.post(url(path))
+        .set('X-CSRF-Token', signed().csrf)
+        .send(body as object),
+    put: (path: string, body: unknown) =>
+      signed()
+        .agent.put(url(path))
+        .set('X-CSRF-Token', signed().csrf)
+        .send(body as object),
+    patch: (path: string, body: unknown) =>
+      signed()
+        .agent.patch(url(path))
+        .set('X-CSRF-Token', signed().csrf)
+        .send(body as object),
     del: (path: string) => signed().agent.delete(url(path)).set('X-CSRF-Token', signed().csrf),
   };
 }

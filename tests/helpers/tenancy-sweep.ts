@@ -193,7 +193,18 @@ export function classify(opKey: string, where: Slot['where'], name: string, sche
   const studentOrFaculty = /student or faculty/i.test(description);
   const mentionsEmail = /login email/i.test(description) || examples.some((example) => EMAIL_RE.test(example)) || leaf === 'email';
   // By name when the example does not show the prefix (`group_id`, `exam_id`, `student_id`).
-  const byName: Record<string, RefKind> = { student_id: 'student', student_ids: 'student', faculty_id: 'faculty', guide_id: 'faculty', group_id: 'group', group_ids: 'group', exam_id: 'exam', curriculum_id: 'curriculum', concept_id: 'concept', endpoint_id: 'endpoint' };
+  const byName: Record<string, RefKind> = {
+    student_id: 'student',
+    student_ids: 'student',
+    faculty_id: 'faculty',
+    guide_id: 'faculty',
+    group_id: 'group',
+    group_ids: 'group',
+    exam_id: 'exam',
+    curriculum_id: 'curriculum',
+    concept_id: 'concept',
+    endpoint_id: 'endpoint',
+  };
   if (kinds.size === 0 && byName[leaf]) kinds.add(byName[leaf]!);
   if (studentOrFaculty && /\bids?\b/i.test(description)) {
     kinds.add('student');
@@ -228,7 +239,16 @@ const SCHEMA_PATCHES: Record<string, (doc: OpenApiDoc, schema: Schema) => Schema
   // `students` items are "each as for POST /students" but the document gives them no schema.
   'post /students/bulk': (doc, schema) => ({
     ...schema,
-    properties: { ...schema.properties, students: { ...schema.properties.students, items: requestBodyOf(doc, operationsOf(doc).find((op) => op.key === 'post /students')!)!.schema } },
+    properties: {
+      ...schema.properties,
+      students: {
+        ...schema.properties.students,
+        items: requestBodyOf(
+          doc,
+          operationsOf(doc).find((op) => op.key === 'post /students')!,
+        )!.schema,
+      },
+    },
   }),
 };
 
@@ -252,7 +272,11 @@ export function slotsOf(doc: OpenApiDoc, op: Operation): OperationSlots {
   };
   for (const param of (op.op.parameters ?? []) as Schema[]) {
     if (param.in !== 'path' && param.in !== 'query') continue;
-    const schema = { ...resolve(doc, param.schema), description: param.description ?? param.schema?.description, example: param.example ?? param.schema?.example };
+    const schema = {
+      ...resolve(doc, param.schema),
+      description: param.description ?? param.schema?.description,
+      example: param.example ?? param.schema?.example,
+    };
     if (param.in === 'path') {
       const kinds = classify(op.key, 'path', param.name, schema);
       if (kinds) slots.push({ where: 'path', name: param.name, kinds });
@@ -362,7 +386,10 @@ export function lookalike(real: string): string {
   if (email) return `nobody.${randomToken(10).toLowerCase()}@${email[2]}`;
   const exam = /^exam:(.+)$/.exec(real);
   if (exam) return `exam:${lookalike(exam[1]!)}`;
-  return real.replace(/[0-9]/g, () => pick(DIGITS)).replace(/[a-z]/g, () => pick(LOWER)).replace(/[A-Z]/g, () => pick(UPPER));
+  return real
+    .replace(/[0-9]/g, () => pick(DIGITS))
+    .replace(/[a-z]/g, () => pick(LOWER))
+    .replace(/[A-Z]/g, () => pick(UPPER));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,7 +446,16 @@ export interface InstitutionSnapshot {
 }
 
 const stable = (row: Record<string, unknown>) =>
-  JSON.stringify(Object.fromEntries(Object.keys(row).sort().map((key) => [key, row[key] instanceof Date ? (row[key] as Date).toISOString() : Buffer.isBuffer(row[key]) ? (row[key] as Buffer).toString('base64') : row[key]])));
+  JSON.stringify(
+    Object.fromEntries(
+      Object.keys(row)
+        .sort()
+        .map((key) => [
+          key,
+          row[key] instanceof Date ? (row[key] as Date).toISOString() : Buffer.isBuffer(row[key]) ? (row[key] as Buffer).toString('base64') : row[key],
+        ]),
+    ),
+  );
 
 /**
  * Every row of the institution, straight from the database: each model with an `institution_id`,
@@ -428,7 +464,10 @@ const stable = (row: Record<string, unknown>) =>
  */
 export async function snapshotInstitution(db: Database, institutionId: string, dataDir: string): Promise<InstitutionSnapshot> {
   const tables: Record<string, string[]> = {};
-  const models = db.models as unknown as Record<string, { getAttributes(): Record<string, unknown>; findAll(options: object): Promise<Array<Record<string, unknown>>> }>;
+  const models = db.models as unknown as Record<
+    string,
+    { getAttributes(): Record<string, unknown>; findAll(options: object): Promise<Array<Record<string, unknown>>> }
+  >;
   for (const [name, model] of Object.entries(models)) {
     const attributes = model.getAttributes();
     if ('institution_id' in attributes) {
@@ -436,11 +475,19 @@ export async function snapshotInstitution(db: Database, institutionId: string, d
       tables[name] = rows.map(stable).sort();
     }
   }
-  tables.Institution = (await db.models.Institution.findAll({ where: { id: institutionId }, raw: true })).map((row) => stable(row as unknown as Record<string, unknown>));
+  tables.Institution = (await db.models.Institution.findAll({ where: { id: institutionId }, raw: true })).map((row) =>
+    stable(row as unknown as Record<string, unknown>),
+  );
   const curricula = (await db.models.AlphaCurriculum.findAll({ where: { institution_id: institutionId }, attributes: ['id'], raw: true })).map((row) => row.id);
-  tables.AlphaConcept = (await db.models.AlphaConcept.findAll({ where: { curriculum_id: curricula }, raw: true })).map((row) => stable(row as unknown as Record<string, unknown>)).sort();
-  const accounts = (await db.models.Membership.findAll({ where: { institution_id: institutionId }, attributes: ['account_id'], raw: true })).map((row) => row.account_id);
-  tables.PortalAccount = (await db.models.PortalAccount.findAll({ where: { id: accounts }, raw: true })).map((row) => stable(row as unknown as Record<string, unknown>)).sort();
+  tables.AlphaConcept = (await db.models.AlphaConcept.findAll({ where: { curriculum_id: curricula }, raw: true }))
+    .map((row) => stable(row as unknown as Record<string, unknown>))
+    .sort();
+  const accounts = (await db.models.Membership.findAll({ where: { institution_id: institutionId }, attributes: ['account_id'], raw: true })).map(
+    (row) => row.account_id,
+  );
+  tables.PortalAccount = (await db.models.PortalAccount.findAll({ where: { id: accounts }, raw: true }))
+    .map((row) => stable(row as unknown as Record<string, unknown>))
+    .sort();
 
   const files: Record<string, string> = {};
   for (const row of await db.models.StoredFile.findAll({ where: { institution_id: institutionId }, raw: true })) {

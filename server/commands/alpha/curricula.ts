@@ -42,7 +42,10 @@ export async function conceptsOf(tenant: Pick<Tenant, 'db' | 'tx'>, curriculumId
   if (curriculumIds.length === 0) return byCurriculum;
   const rows = await tenant.db.models.AlphaConcept.findAll({
     where: { curriculum_id: { [Op.in]: [...curriculumIds] } },
-    order: [['curriculum_id', 'ASC'], ['position', 'ASC']],
+    order: [
+      ['curriculum_id', 'ASC'],
+      ['position', 'ASC'],
+    ],
     transaction: tenant.tx,
   });
   for (const row of rows) byCurriculum.get(row.curriculum_id)?.push(row);
@@ -50,7 +53,10 @@ export async function conceptsOf(tenant: Pick<Tenant, 'db' | 'tx'>, curriculumId
 }
 
 async function withConcepts(tenant: Pick<Tenant, 'db' | 'tx'>, curricula: AlphaCurriculumRow[]): Promise<CurriculumWithConcepts[]> {
-  const concepts = await conceptsOf(tenant, curricula.map((row) => row.id));
+  const concepts = await conceptsOf(
+    tenant,
+    curricula.map((row) => row.id),
+  );
   return curricula.map((curriculum) => ({ curriculum, concepts: concepts.get(curriculum.id) ?? [] }));
 }
 
@@ -59,7 +65,13 @@ async function withConcepts(tenant: Pick<Tenant, 'db' | 'tx'>, curricula: AlphaC
  * (institutions see only published ones), oldest first.
  */
 export async function listAllCurricula(db: Database, status?: AlphaCurriculumRow['status']): Promise<CurriculumWithConcepts[]> {
-  const curricula = await db.models.AlphaCurriculum.findAll({ where: status ? { status } : {}, order: [['created_at', 'ASC'], ['id', 'ASC']] });
+  const curricula = await db.models.AlphaCurriculum.findAll({
+    where: status ? { status } : {},
+    order: [
+      ['created_at', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  });
   return withConcepts({ db, tx: null }, curricula);
 }
 
@@ -75,7 +87,15 @@ export async function listCurricula(tenant: Tenant, filter: CurriculumFilter): P
   const where = { status: 'published' } as const;
   const [total, rows] = await Promise.all([
     curricula.count(where),
-    curricula.findAll({ where, order: [['created_at', 'ASC'], ['id', 'ASC']], limit: filter.limit, offset: (filter.page - 1) * filter.limit }),
+    curricula.findAll({
+      where,
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+      limit: filter.limit,
+      offset: (filter.page - 1) * filter.limit,
+    }),
   ]);
   return { items: await withConcepts(tenant, rows), page: filter.page, limit: filter.limit, total, totalPages: Math.ceil(total / filter.limit) };
 }

@@ -34,7 +34,13 @@ export async function listEnrollments(tenant: Tenant, filter: EnrollmentFilter):
   if (filter.curriculum_id !== undefined) where.push({ curriculum_id: filter.curriculum_id });
   if (filter.status !== undefined) where.push({ status: filter.status });
   return tenant.alphaEnrollments.page(
-    { where: where.length > 0 ? { [Op.and]: where } : undefined, order: [['created_at', 'ASC'], ['id', 'ASC']] },
+    {
+      where: where.length > 0 ? { [Op.and]: where } : undefined,
+      order: [
+        ['created_at', 'ASC'],
+        ['id', 'ASC'],
+      ],
+    },
     filter,
   );
 }

@@ -14,16 +14,19 @@ export interface ConceptMastery {
 }
 
 async function enrollmentsOf(tenant: Tenant, studentId: string): Promise<AlphaEnrollmentRow[]> {
-  return tenant.alphaEnrollments.findAll({ where: { student_id: studentId }, order: [['created_at', 'ASC'], ['id', 'ASC']] });
+  return tenant.alphaEnrollments.findAll({
+    where: { student_id: studentId },
+    order: [
+      ['created_at', 'ASC'],
+      ['id', 'ASC'],
+    ],
+  });
 }
 
 /** Every concept of the curricula the student is enrolled in (any status), practised or not, in enrollment then concept order. */
 async function conceptMastery(tenant: Tenant, studentId: string, enrollments: AlphaEnrollmentRow[]): Promise<ConceptMastery[]> {
   const curriculumIds = enrollments.map((row) => row.curriculum_id);
-  const [concepts, rows] = await Promise.all([
-    conceptsOf(tenant, curriculumIds),
-    tenant.alphaMastery.findAll({ where: { student_id: studentId } }),
-  ]);
+  const [concepts, rows] = await Promise.all([conceptsOf(tenant, curriculumIds), tenant.alphaMastery.findAll({ where: { student_id: studentId } })]);
   const byConcept = new Map(rows.map((row) => [row.concept_id, row]));
   return curriculumIds.flatMap((curriculumId) =>
     (concepts.get(curriculumId) ?? []).map((concept) => ({ curriculumId, concept, row: byConcept.get(concept.id) ?? null })),

@@ -41,7 +41,13 @@ export async function streakDays(tenant: Tenant, studentId: string, now = new Da
 }
 
 export async function badgesOf(tenant: Tenant, studentId: string): Promise<AlphaBadgeRow[]> {
-  return tenant.alphaBadges.findAll({ where: { student_id: studentId }, order: [['awarded_at', 'ASC'], ['code', 'ASC']] });
+  return tenant.alphaBadges.findAll({
+    where: { student_id: studentId },
+    order: [
+      ['awarded_at', 'ASC'],
+      ['code', 'ASC'],
+    ],
+  });
 }
 
 /**
@@ -118,7 +124,14 @@ export async function getStudentPoints(tenant: Tenant, studentRef: string, limit
     pointsTotal(tenant, student.id),
     streakDays(tenant, student.id, now),
     badgesOf(tenant, student.id),
-    tenant.alphaPoints.findAll({ where: { student_id: student.id }, order: [['created_at', 'DESC'], ['id', 'DESC']], limit }),
+    tenant.alphaPoints.findAll({
+      where: { student_id: student.id },
+      order: [
+        ['created_at', 'DESC'],
+        ['id', 'DESC'],
+      ],
+      limit,
+    }),
   ]);
   return { total, streakDays: streak, badges, ledger };
 }

@@ -101,7 +101,8 @@ const EXAMS: readonly DemoExam[] = [
     graded: () => true,
     answers: (_rng, fraction) => ({
       files: {
-        'solution.py': 'def running_total(values):\n    total = 0\n    out = []\n    for value in values:\n        total += value\n        out.append(total)\n    return out\n',
+        'solution.py':
+          'def running_total(values):\n    total = 0\n    out = []\n    for value in values:\n        total += value\n        out.append(total)\n    return out\n',
       },
       tests: { passed: Math.round(fraction * 12), total: 12 },
     }),

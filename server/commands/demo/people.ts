@@ -17,7 +17,6 @@ interface DemoPerson {
   personal_email?: string;
 }
 
-
 const FACULTY: readonly DemoPerson[] = [
   { full_name: 'Miriam Okafor', external_id: 'T-101' },
   { full_name: 'Daniel Brennan', external_id: 'T-102' },
@@ -131,7 +130,12 @@ export async function seedPeopleAndGroups(db: Database, tenant: Tenant, options:
       faculty_id: teacher(group.owner).id,
       student_ids: group.members.map((index) => student(index).id),
     });
-    if (group.joinLater) await addGroupMembers(tenant, row.id, group.joinLater.map((index) => student(index).id));
+    if (group.joinLater)
+      await addGroupMembers(
+        tenant,
+        row.id,
+        group.joinLater.map((index) => student(index).id),
+      );
     groupIds.push(row.id);
   }
 

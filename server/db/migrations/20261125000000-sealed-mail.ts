@@ -12,10 +12,10 @@ export const sealedMail: Migration = {
   async up({ queryInterface: qi, transaction, fieldCrypto }) {
     await qi.addColumn('mail_outbox', 'body_sealed', { type: DataTypes.TEXT, allowNull: true }, { transaction });
     await qi.addColumn('mail_outbox', 'expires_at', { type: DataTypes.DATE, allowNull: true }, { transaction });
-    const waiting = await qi.sequelize.query<{ id: string; text_body: string }>(
-      `SELECT id, text_body FROM mail_outbox WHERE status = 'queued'`,
-      { type: QueryTypes.SELECT, transaction },
-    );
+    const waiting = await qi.sequelize.query<{ id: string; text_body: string }>(`SELECT id, text_body FROM mail_outbox WHERE status = 'queued'`, {
+      type: QueryTypes.SELECT,
+      transaction,
+    });
     for (const row of waiting) {
       await qi.sequelize.query('UPDATE mail_outbox SET body_sealed = ? WHERE id = ?', {
         replacements: [fieldCrypto.encrypt(row.text_body, MAIL_BODY), row.id],

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA_RULES, nextMastery, utcDay } from '../../commands/alpha/rules.js';
 import { newId } from '../../ids.js';
-import { learnerSession, makeKey, makePerson, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
+import {
+  learnerSession,
+  makeKey,
+  makePerson,
+  makeSchool,
+  readEvents,
+  startTestAppliance,
+  type TestAppliance,
+  type TestKey,
+  type TestPerson,
+  type TestSchool,
+} from '../../../tests/helpers/appliance.js';
 import { runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -52,13 +63,21 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
     const req = app.http.post(`/v1${path}`).set('Authorization', key.auth);
     return body === undefined ? req : req.send(body as object);
   };
-  const patch = (key: TestKey, path: string, body: unknown) => app.http.patch(`/v1${path}`).set('Authorization', key.auth).send(body as object);
+  const patch = (key: TestKey, path: string, body: unknown) =>
+    app.http
+      .patch(`/v1${path}`)
+      .set('Authorization', key.auth)
+      .send(body as object);
 
   const person = (key: TestKey, role: 'students' | 'faculty', fullName: string) => makePerson(app, key, role, fullName);
 
   const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
 
-  async function curriculum(name: string, concepts: string[], options: { institution?: string; publish?: boolean; description?: string } = {}): Promise<Curriculum> {
+  async function curriculum(
+    name: string,
+    concepts: string[],
+    options: { institution?: string; publish?: boolean; description?: string } = {},
+  ): Promise<Curriculum> {
     const argv = ['curriculum', 'create', '--name', name, '--concepts', concepts.join(',')];
     if (options.institution) argv.push('--institution', options.institution);
     if (options.publish !== false) argv.push('--publish');
@@ -96,7 +115,11 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
 
   const sessionOf = (key: TestKey, who: Person) => learnerSession(app, key, who);
 
-  const activity = (session: string, body: unknown) => app.http.post('/v1/app/alpha/activity').set('Authorization', `Bearer ${session}`).send(body as object);
+  const activity = (session: string, body: unknown) =>
+    app.http
+      .post('/v1/app/alpha/activity')
+      .set('Authorization', `Bearer ${session}`)
+      .send(body as object);
 
   const events = (key: TestKey, type: string) => readEvents(app, key, type);
 
@@ -283,7 +306,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       expect(await events(a.key, 'alpha.enrollment.created')).toHaveLength(3);
     });
 
-    it('the curriculum must be published and visible: drafts, unknown ids and another institution\'s are 422 at curriculum_id', async () => {
+    it("the curriculum must be published and visible: drafts, unknown ids and another institution's are 422 at curriculum_id", async () => {
       for (const curriculumId of [draft.id, theirs.id, 'cur_doesNotExist']) {
         const res = await post(a.key, '/alpha/enrollments', { curriculum_id: curriculumId, student_ids: [a.ada.id] });
         expect(res.status, curriculumId).toBe(422);
@@ -400,7 +423,13 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
         expect((await status(e2!.id, 'paused')).body.data.status).toBe('paused');
         expect((await status(e2!.id, 'completed')).body.data.status).toBe('completed');
 
-        for (const body of [{ status: 'active' }, { status: 'paused' }, { daily_target_minutes: 99 }, { guide_id: a.teacher.id }, { status: 'completed', daily_target_minutes: 5 }]) {
+        for (const body of [
+          { status: 'active' },
+          { status: 'paused' },
+          { daily_target_minutes: 99 },
+          { guide_id: a.teacher.id },
+          { status: 'completed', daily_target_minutes: 5 },
+        ]) {
           const res = await patch(a.key, `/alpha/enrollments/${e1!.id}`, body);
           expect(res.status, JSON.stringify(body)).toBe(409);
           expect(res.body).toMatchObject({ success: false, error: 'conflict' });
@@ -413,7 +442,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
         expect((await patch(a.key, `/alpha/enrollments/${e1!.id}`, { guide_id: 'fac_nope' })).body.error).toBe('invalid_faculty');
       });
 
-      it('an unknown id, or another institution\'s enrollment, is 404 not_found', async () => {
+      it("an unknown id, or another institution's enrollment, is 404 not_found", async () => {
         const [theirsEnrollment] = await enroll(b, theirs.id, [b.ada]);
         for (const id of ['enr_nope', theirsEnrollment!.id]) {
           const res = await patch(a.key, `/alpha/enrollments/${id}`, { status: 'paused' });
@@ -632,7 +661,14 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       expect(points.total).toBe(10);
       expect(points.streak_days).toBe(1);
       expect(points.ledger).toEqual([
-        { id: expect.stringMatching(/^pts_/), points: 10, note: 'Correct answer: Equivalent fractions', ref: expect.stringMatching(/^act_/), source: 'activity', created_at: expect.stringMatching(ISO_MS) },
+        {
+          id: expect.stringMatching(/^pts_/),
+          points: 10,
+          note: 'Correct answer: Equivalent fractions',
+          ref: expect.stringMatching(/^act_/),
+          source: 'activity',
+          created_at: expect.stringMatching(ISO_MS),
+        },
       ]);
     });
 
@@ -663,10 +699,18 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       expect(results[3].new_badges).toEqual([]);
       expect(results[4].badges.map((badge: { code: string }) => badge.code)).toEqual(['first_activity', 'mastery_0_8']);
 
-      const ledger = (await get(s.key, `/alpha/students/${s.ada.id}/points`, { limit: 200 })).body.data.ledger as Array<{ ref: string; points: number; note: string }>;
+      const ledger = (await get(s.key, `/alpha/students/${s.ada.id}/points`, { limit: 200 })).body.data.ledger as Array<{
+        ref: string;
+        points: number;
+        note: string;
+      }>;
       const bonus = ledger.filter((row) => row.ref.startsWith('daily_target:'));
       expect(bonus).toEqual([
-        expect.objectContaining({ points: 20, ref: `daily_target:${adaEnrollment.id}:${utcDay(new Date())}`, note: 'Daily target of 10 minutes reached: Fractions' }),
+        expect.objectContaining({
+          points: 20,
+          ref: `daily_target:${adaEnrollment.id}:${utcDay(new Date())}`,
+          note: 'Daily target of 10 minutes reached: Fractions',
+        }),
       ]);
       expect(ledger.reduce((sum, row) => sum + row.points, 0)).toBe(80);
     });
@@ -680,9 +724,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       }
       expect(running).toBe((await get(s.key, `/alpha/students/${s.ada.id}/points`)).body.data.total);
       const awarded = await events(s.key, 'alpha.points.awarded');
-      expect(awarded.map((event) => event.data)).toEqual(
-        rows.map((row) => ({ student_id: s.ada.id, points: row.points, ref: row.ref })),
-      );
+      expect(awarded.map((event) => event.data)).toEqual(rows.map((row) => ({ student_id: s.ada.id, points: row.points, ref: row.ref })));
     });
 
     it('parallel activities are each counted once: mastery attempts, points and a single daily bonus', async () => {
@@ -780,19 +822,22 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       const teacher = await activity(teacherSession, { curriculum_id: fractions.id, concept_id: concept(0), correct: true });
       expect(teacher.status).toBe(403);
       expect(teacher.body.error).toBe('forbidden');
-      const withKey = await app.http.post('/v1/app/alpha/activity').set('Authorization', s.key.auth).send({ curriculum_id: fractions.id, concept_id: concept(0), correct: true });
+      const withKey = await app.http
+        .post('/v1/app/alpha/activity')
+        .set('Authorization', s.key.auth)
+        .send({ curriculum_id: fractions.id, concept_id: concept(0), correct: true });
       expect(withKey.status).toBe(401);
       expect((await app.http.post('/v1/app/alpha/activity').send({})).status).toBe(401);
     });
 
-    it('a shared curriculum works the same, and another institution\'s student never sees this one\'s rows', async () => {
+    it("a shared curriculum works the same, and another institution's student never sees this one's rows", async () => {
       const shared = await curriculum('Shared skills', ['Skill one']);
       const [e] = await enroll(b, shared.id, [b.ada]);
       const session = await sessionOf(b.key, b.ada);
       const res = await activity(session, { curriculum_id: shared.id, concept_id: shared.concepts[0]!.id, correct: true, minutes: 30 });
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ points_awarded: 30, total: 30 });
-      expect((await s.inst.tenant.alphaActivities.count({ where: { enrollment_id: e!.id } }))).toBe(0);
+      expect(await s.inst.tenant.alphaActivities.count({ where: { enrollment_id: e!.id } })).toBe(0);
       // Not enrolled in the shared curriculum in school s: 409 for s's student.
       expect((await activity(adaSession, { curriculum_id: shared.id, concept_id: shared.concepts[0]!.id, correct: true })).status).toBe(409);
     });
@@ -911,7 +956,14 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       const writer = await makeKey(app, s.inst, { scopes: ['alpha:write'] });
       const stranger = await makeKey(app, s.inst, { scopes: ['students:write'] });
 
-      for (const path of ['/alpha/curricula', '/alpha/enrollments', `/alpha/students/${s.ada.id}`, `/alpha/students/${s.ada.id}/mastery`, `/alpha/students/${s.ada.id}/points`, '/alpha/leaderboard']) {
+      for (const path of [
+        '/alpha/curricula',
+        '/alpha/enrollments',
+        `/alpha/students/${s.ada.id}`,
+        `/alpha/students/${s.ada.id}/mastery`,
+        `/alpha/students/${s.ada.id}/points`,
+        '/alpha/leaderboard',
+      ]) {
         expect((await get(reader, path)).status, path).toBe(200);
         expect((await get(writer, path)).status, path).toBe(200);
         const refused = await get(stranger, path);

@@ -19,10 +19,14 @@ const badgeCode = z.enum(Object.keys(BADGES) as [keyof typeof BADGES, ...Array<k
     .map(([code, meaning]) => `\`${code}\`: ${meaning}`)
     .join(' '),
 });
-const masteryValue = z.number().min(0).max(1).openapi({
-  description: `0 to 1, 4 decimals. Each activity moves it ${ALPHA_RULES.MASTERY_RATE} of the way toward 1 (correct) or 0 (wrong), from 0.`,
-  example: 0.657,
-});
+const masteryValue = z
+  .number()
+  .min(0)
+  .max(1)
+  .openapi({
+    description: `0 to 1, 4 decimals. Each activity moves it ${ALPHA_RULES.MASTERY_RATE} of the way toward 1 (correct) or 0 (wrong), from 0.`,
+    example: 0.657,
+  });
 
 // ------------------------------------------------------------------------------------------------
 // Curricula
@@ -34,10 +38,12 @@ export const curriculumSchema = z
     name: z.string().openapi({ example: 'Fractions' }),
     description: z.string().openapi({ example: 'Equivalent fractions to mixed-number arithmetic.' }),
     status: curriculumStatus.openapi({ description: 'Always `published` here: drafts are not visible through the API.' }),
-    scope: z.enum(['institution', 'shared']).openapi({ description: '`shared`: offered to every institution on the appliance. `institution`: this institution\'s own.' }),
+    scope: z
+      .enum(['institution', 'shared'])
+      .openapi({ description: "`shared`: offered to every institution on the appliance. `institution`: this institution's own." }),
     concepts: z
       .array(z.object({ id: z.string().openapi({ example: CONCEPT_EXAMPLE }), name: z.string().openapi({ example: 'Equivalent fractions' }) }))
-      .openapi({ description: 'In the curriculum\'s order.' }),
+      .openapi({ description: "In the curriculum's order." }),
   })
   .openapi('AlphaCurriculum');
 
@@ -56,15 +62,10 @@ export const curriculumPage = pageOf(curriculumSchema);
 
 const dailyTarget = z.number().int().min(1).max(600).openapi({ description: 'Minutes a day, 1 to 600.', example: 30 });
 
-const guideRef = z
-  .string()
-  .min(1)
-  .max(320)
-  .nullable()
-  .openapi({
-    description: 'The guiding teacher: faculty id or login email, or null for none. Unknown or suspended: `422 invalid_faculty`.',
-    example: FACULTY_EXAMPLE,
-  });
+const guideRef = z.string().min(1).max(320).nullable().openapi({
+  description: 'The guiding teacher: faculty id or login email, or null for none. Unknown or suspended: `422 invalid_faculty`.',
+  example: FACULTY_EXAMPLE,
+});
 
 export const enrollmentSchema = z
   .object({
@@ -91,7 +92,7 @@ export const enrollmentPage = pageOf(enrollmentSchema);
 export const createEnrollmentsBody = z
   .strictObject({
     curriculum_id: ref(
-      'A published curriculum of this institution or a shared one. Anything else (unknown, a draft, another institution\'s) is `422 validation_error` at `curriculum_id`.',
+      "A published curriculum of this institution or a shared one. Anything else (unknown, a draft, another institution's) is `422 validation_error` at `curriculum_id`.",
       CURRICULUM_EXAMPLE,
     ),
     student_ids: z
@@ -104,7 +105,9 @@ export const createEnrollmentsBody = z
         example: [STUDENT_EXAMPLE, 'alan.turing@riverside-high.campusbridge.local'],
       }),
     daily_target_minutes: dailyTarget.default(30).openapi({ description: 'Minutes a day, 1 to 600; default 30.' }),
-    guide_id: guideRef.optional().openapi({ description: 'Optional guide for every enrollment made: faculty id or login email, or null. Unknown or suspended: `422 invalid_faculty`.' }),
+    guide_id: guideRef
+      .optional()
+      .openapi({ description: 'Optional guide for every enrollment made: faculty id or login email, or null. Unknown or suspended: `422 invalid_faculty`.' }),
   })
   .openapi('AlphaEnrollmentCreate');
 
@@ -159,15 +162,21 @@ export const masteryList = z.object({
 const masteryCounts = {
   concepts_total: z.number().int().openapi({ example: 12 }),
   concepts_practiced: z.number().int().openapi({ example: 5 }),
-  concepts_mastered: z.number().int().openapi({ description: `Concepts at mastery ${ALPHA_RULES.MASTERED_AT} or more.`, example: 2 }),
-  average_mastery: z.number().nullable().openapi({ description: 'Mean over every concept, unpractised ones counting 0; null without concepts.', example: 0.2785 }),
+  concepts_mastered: z
+    .number()
+    .int()
+    .openapi({ description: `Concepts at mastery ${ALPHA_RULES.MASTERED_AT} or more.`, example: 2 }),
+  average_mastery: z
+    .number()
+    .nullable()
+    .openapi({ description: 'Mean over every concept, unpractised ones counting 0; null without concepts.', example: 0.2785 }),
 };
 
 export const drillDownSchema = z
   .object({
-    student: z
-      .object({ id: z.string(), login_email: z.string(), full_name: z.string(), status: studentStatus })
-      .openapi({ example: { id: STUDENT_EXAMPLE, login_email: 'ada.lovelace@riverside-high.campusbridge.local', full_name: 'Ada Lovelace', status: 'active' } }),
+    student: z.object({ id: z.string(), login_email: z.string(), full_name: z.string(), status: studentStatus }).openapi({
+      example: { id: STUDENT_EXAMPLE, login_email: 'ada.lovelace@riverside-high.campusbridge.local', full_name: 'Ada Lovelace', status: 'active' },
+    }),
     enrollments: z.array(enrollmentSchema).openapi({ description: 'Oldest first, every status.' }),
     points_total: z.number().int().openapi({ example: 140 }),
     streak_days: z.number().int().openapi({ example: 3 }),
@@ -185,7 +194,7 @@ export const ledgerEntrySchema = z
     points: z.number().int().openapi({ example: 10 }),
     note: z.string().openapi({ example: 'Correct answer: Equivalent fractions' }),
     ref: z.string().openapi({
-      description: 'Awards: the client\'s ref. Activity: the activity id (`act_…`), or `daily_target:<enrollment id>:<YYYY-MM-DD>` for the daily bonus.',
+      description: "Awards: the client's ref. Activity: the activity id (`act_…`), or `daily_target:<enrollment id>:<YYYY-MM-DD>` for the daily bonus.",
       example: 'act_9Qe4kM2xTw7Lz1Rb5Vn3Hc8Y',
     }),
     source: z.enum(['activity', 'award']),
@@ -200,7 +209,10 @@ export const pointsQuery = z.strictObject({
 export const pointsSummarySchema = z
   .object({
     total: z.number().int().openapi({ description: 'Sum of every ledger row; never below 0.', example: 140 }),
-    streak_days: z.number().int().openapi({ description: 'Consecutive UTC days with activity, ending today (or yesterday while today has none yet).', example: 3 }),
+    streak_days: z
+      .number()
+      .int()
+      .openapi({ description: 'Consecutive UTC days with activity, ending today (or yesterday while today has none yet).', example: 3 }),
     badges: z.array(badgeSchema).openapi({ description: 'Earned once and kept, oldest first.' }),
     ledger: z.array(ledgerEntrySchema).openapi({ description: 'Newest first, at most `limit` rows.' }),
   })
@@ -256,8 +268,7 @@ export const leaderboardSchema = z.object({
       }),
     )
     .openapi({
-      description:
-        'Students with a positive total, highest first. Equal totals share a rank and the next rank skips (1, 2, 2, 4); within a rank, by name.',
+      description: 'Students with a positive total, highest first. Equal totals share a rank and the next rank skips (1, 2, 2, 4); within a rank, by name.',
     }),
 });
 
@@ -277,10 +288,13 @@ export const activityBody = z
 export const activityResultSchema = z
   .object({
     mastery: conceptMasterySchema,
-    points_awarded: z.number().int().openapi({
-      description: `Points this activity earned: ${ALPHA_RULES.CORRECT_POINTS} for a correct answer, plus ${ALPHA_RULES.DAILY_TARGET_BONUS} when it makes the day's minutes on the curriculum reach the daily target (once per enrollment and UTC day).`,
-      example: 10,
-    }),
+    points_awarded: z
+      .number()
+      .int()
+      .openapi({
+        description: `Points this activity earned: ${ALPHA_RULES.CORRECT_POINTS} for a correct answer, plus ${ALPHA_RULES.DAILY_TARGET_BONUS} when it makes the day's minutes on the curriculum reach the daily target (once per enrollment and UTC day).`,
+        example: 10,
+      }),
     total: z.number().int().openapi({ example: 150 }),
     streak_days: z.number().int().openapi({ example: 3 }),
     badges: z.array(badgeSchema).openapi({ description: 'Every badge the student holds, oldest first.' }),

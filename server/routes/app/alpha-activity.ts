@@ -11,10 +11,10 @@ export const alphaLearnerRoutes: AnyRoute[] = [
     operationId: 'recordLearnerAlphaActivity',
     summary: 'Learner: record an Alpha Learning activity',
     description:
-      'Updates the concept\'s mastery, awards activity points (ledger rows of source `activity`, each with its `alpha.points.awarded`), ' +
+      "Updates the concept's mastery, awards activity points (ledger rows of source `activity`, each with its `alpha.points.awarded`), " +
       'the streak and badges, in one transaction. ' +
       'Checks, in order: the curriculum is one the institution can see (`404 not_found`), the concept belongs to it (`422 validation_error`), ' +
-      'the student has an `active` enrollment in it (`409 conflict`). Students only: a faculty member\'s session is `403 forbidden`.',
+      "the student has an `active` enrollment in it (`409 conflict`). Students only: a faculty member's session is `403 forbidden`.",
     tag: 'SSO',
     body: activityBody,
     response: activityResultSchema,

@@ -6,7 +6,17 @@ import { storeExamKey } from '../../commands/exam-secrets.js';
 import { newId } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
 import { portalDir } from '../../paths.js';
-import { learnerSession, makePerson, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
+import {
+  learnerSession,
+  makePerson,
+  makeSchool,
+  readEvents,
+  startTestAppliance,
+  type TestAppliance,
+  type TestKey,
+  type TestPerson,
+  type TestSchool,
+} from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MINUTE_MS = 60_000;
@@ -352,7 +362,12 @@ describe('Learner side: /v1/app/*', () => {
       const attempt = await start(session, examId);
       expect(Date.parse(attempt.expires_at!) - Date.parse(attempt.started_at)).toBe(20 * MINUTE_MS);
       const at = new Date().toISOString();
-      await appPost(session, `/attempts/${attempt.id}/events`, { events: [{ type: 'focus_lost', at }, { type: 'focus_lost', at }] });
+      await appPost(session, `/attempts/${attempt.id}/events`, {
+        events: [
+          { type: 'focus_lost', at },
+          { type: 'focus_lost', at },
+        ],
+      });
       const submitted = await appPost(session, `/attempts/${attempt.id}/submit`, { answers: { text: 'n = c / v' } });
       expect(submitted.status).toBe(200);
       const submissionId = submitted.body.data.id as string;
@@ -517,7 +532,12 @@ describe('Learner side: /v1/app/*', () => {
       const fiveHundred = await appPost(session, `/attempts/${attempt.id}/events`, { events: Array.from({ length: 500 }, () => ({ type: 'focus_lost', at })) });
       expect(fiveHundred.body.data).toEqual({ accepted: 500 });
       // `detail` is any JSON value: a string, a number, an array, null.
-      const anyDetail = [{ type: 'focus_lost', at, detail: 'alt-tab' }, { type: 'focus_lost', at, detail: 3 }, { type: 'focus_lost', at, detail: ['a'] }, { type: 'focus_lost', at, detail: null }];
+      const anyDetail = [
+        { type: 'focus_lost', at, detail: 'alt-tab' },
+        { type: 'focus_lost', at, detail: 3 },
+        { type: 'focus_lost', at, detail: ['a'] },
+        { type: 'focus_lost', at, detail: null },
+      ];
       expect((await appPost(session, `/attempts/${attempt.id}/events`, { events: anyDetail })).body.data).toEqual({ accepted: 4 });
 
       const badKind = await upload(session, attempt.id, Buffer.from('x'), 'x.txt', 'starter');

@@ -26,7 +26,7 @@ import {
   submitBody,
 } from './schema.js';
 
-const STUDENTS_ONLY = 'Students only: a faculty member\'s session is `403 forbidden`.';
+const STUDENTS_ONLY = "Students only: a faculty member's session is `403 forbidden`.";
 
 /** The learner side (`/app/*`): what the suite's apps and the portal's /launch page call with a learner session. */
 export const learnerRoutes: AnyRoute[] = [
@@ -85,7 +85,7 @@ export const learnerRoutes: AnyRoute[] = [
     operationId: 'releaseLearnerHiddenKey',
     summary: 'Learner: receive the hidden-tests key',
     description:
-      'For an open attempt of a published exam (else `409 conflict`). The first call sets the attempt\'s `hidden_released_at`. ' +
+      "For an open attempt of a published exam (else `409 conflict`). The first call sets the attempt's `hidden_released_at`. " +
       `No key stored for the exam: \`404 no_secret\`. ${STUDENTS_ONLY}`,
     tag: 'SSO',
     params: attemptParams,

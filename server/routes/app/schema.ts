@@ -52,7 +52,7 @@ export const attemptSchema = z
     exam_id: z.string().openapi({ example: EXAM_EXAMPLE }),
     student_id: z.string().openapi({ example: STUDENT_EXAMPLE }),
     started_at: timestamp,
-    expires_at: timestamp.nullable().openapi({ description: '`started_at` plus the exam\'s `time_limit_minutes`; null without a time limit.' }),
+    expires_at: timestamp.nullable().openapi({ description: "`started_at` plus the exam's `time_limit_minutes`; null without a time limit." }),
     submitted_at: timestamp.nullable().openapi({ example: null }),
     hidden_released_at: timestamp.nullable().openapi({ description: 'When the hidden-tests key was first released to this attempt.', example: null }),
   })
@@ -79,14 +79,14 @@ const proctoringEvent = z.strictObject({
     }),
 });
 
-export const eventsBody = z
-  .strictObject({ events: z.array(proctoringEvent).min(1).max(MAX_EVENTS_PER_CALL) })
-  .openapi('LearnerProctoringEvents');
+export const eventsBody = z.strictObject({ events: z.array(proctoringEvent).min(1).max(MAX_EVENTS_PER_CALL) }).openapi('LearnerProctoringEvents');
 
 export const eventsAccepted = z.object({ accepted: z.number().int().openapi({ example: 2 }) });
 
 export const hiddenKeySchema = z.object({
-  hidden_key_b64: z.string().openapi({ description: 'Base64 of the 32-byte key that decrypts the hidden tests.', example: 'q3Jt0b8d5m3n9Zx1Lk4v7Rw2Yp6Ts0Hc8Gf1Ej5Ua9I=' }),
+  hidden_key_b64: z
+    .string()
+    .openapi({ description: 'Base64 of the 32-byte key that decrypts the hidden tests.', example: 'q3Jt0b8d5m3n9Zx1Lk4v7Rw2Yp6Ts0Hc8Gf1Ej5Ua9I=' }),
 });
 
 export const fileQuery = z.strictObject({

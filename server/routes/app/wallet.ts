@@ -15,7 +15,7 @@ export const walletLearnerRoutes: AnyRoute[] = [
     summary: 'Learner: redeem a coupon code',
     description:
       "Credits the coupon's `value_cents` to the student's merit wallet (not drawn from the institution's allowance) and emits `coupon.redeemed`. " +
-      'Unknown code, or another institution\'s: `404 not_found`; already redeemed (by anyone) or past the batch\'s `expiry_date`: `409 conflict`. ' +
+      "Unknown code, or another institution's: `404 not_found`; already redeemed (by anyone) or past the batch's `expiry_date`: `409 conflict`. " +
       STUDENTS_ONLY,
     tag: 'Coupons',
     body: redeemBody,

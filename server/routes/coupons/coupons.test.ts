@@ -1,7 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUPON_CODE_PATTERN } from '../../commands/coupons.js';
 import type { Scope } from '../../policies/scopes.js';
-import { learnerSession, makeKey, makePerson, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
+import {
+  learnerSession,
+  makeKey,
+  makePerson,
+  makeSchool,
+  readEvents,
+  requestsAs,
+  startTestAppliance,
+  type TestAppliance,
+  type TestKey,
+  type TestPerson,
+  type TestSchool,
+} from '../../../tests/helpers/appliance.js';
 import { cliFails, runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -49,7 +61,10 @@ describe('Coupons', () => {
   const sessionOf = (key: TestKey, who: Person) => learnerSession(app, key, who);
 
   const redeem = (session: string, code: unknown) =>
-    app.http.post('/v1/app/coupons/redeem').set('Authorization', `Bearer ${session}`).send({ code } as object);
+    app.http
+      .post('/v1/app/coupons/redeem')
+      .set('Authorization', `Bearer ${session}`)
+      .send({ code } as object);
 
   async function createBatch(key: TestKey, body: Record<string, unknown> = {}): Promise<WireBatch> {
     const res = await post(key, '/coupons/batches', { name: 'Science fair', total_coupons: 5, value_cents: 500, expiry_date: inDays(30), ...body });
@@ -156,7 +171,7 @@ describe('Coupons', () => {
   });
 
   describe('GET /v1/coupons/batches', () => {
-    it('lists the institution\'s batches oldest first, paged, without codes', async () => {
+    it("lists the institution's batches oldest first, paged, without codes", async () => {
       const s = await school();
       const ids: string[] = [];
       for (let i = 0; i < 3; i += 1) ids.push((await createBatch(s.key, { name: `Batch ${i}` })).id);
@@ -174,10 +189,13 @@ describe('Coupons', () => {
       expect(second.body.data.items.map((b: WireBatch) => b.id)).toEqual([ids[2]]);
     });
 
-    it.each<Record<string, string | number>>([{ limit: 0 }, { limit: 201 }, { page: 0 }, { status: 'pending' }])('query %o: 422 validation_error', async (query) => {
-      const s = await school();
-      expectError(await get(s.key, '/coupons/batches', query), 422, 'validation_error');
-    });
+    it.each<Record<string, string | number>>([{ limit: 0 }, { limit: 201 }, { page: 0 }, { status: 'pending' }])(
+      'query %o: 422 validation_error',
+      async (query) => {
+        const s = await school();
+        expectError(await get(s.key, '/coupons/batches', query), 422, 'validation_error');
+      },
+    );
   });
 
   describe('approval by the operator (CLI) and GET /v1/coupons/batches/{id}', () => {
@@ -286,7 +304,7 @@ describe('Coupons', () => {
       expect((await cli('coupons', 'reject', created.id)).code).toBe(0);
     });
 
-    it('GET of an unknown id, or of another institution\'s batch: 404 not_found', async () => {
+    it("GET of an unknown id, or of another institution's batch: 404 not_found", async () => {
       const a = await school();
       const b = await school();
       const theirs = await approvedBatch(b);
@@ -335,7 +353,14 @@ describe('Coupons', () => {
       // The wallet holds the coupons; the allowance was never granted nor drawn.
       const wallet = await get(s.key, `/merits/wallets/${s.student.login_email}`);
       expect(wallet.body.data.balance_cents).toBe(1500);
-      expect(wallet.body.data.ledger.map((row: { kind: string; amount_cents: number; ref: string; reason: string }) => [row.kind, row.amount_cents, row.ref, row.reason])).toEqual([
+      expect(
+        wallet.body.data.ledger.map((row: { kind: string; amount_cents: number; ref: string; reason: string }) => [
+          row.kind,
+          row.amount_cents,
+          row.ref,
+          row.reason,
+        ]),
+      ).toEqual([
         ['coupon', 750, codes[1], 'Coupon: Robotics'],
         ['coupon', 750, codes[0], 'Coupon: Robotics'],
       ]);

@@ -1,16 +1,7 @@
 import { createBatch, getBatchDetail, listBatches, listRedemptions } from '../../commands/coupons.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentBatch, presentBatchDetail, presentRedemption } from '../../presenters/coupon.js';
-import {
-  batchDetailSchema,
-  batchPage,
-  batchParams,
-  batchSchema,
-  createBatchBody,
-  listBatchesQuery,
-  listRedemptionsQuery,
-  redemptionPage,
-} from './schema.js';
+import { batchDetailSchema, batchPage, batchParams, batchSchema, createBatchBody, listBatchesQuery, listRedemptionsQuery, redemptionPage } from './schema.js';
 
 export const couponRoutes: AnyRoute[] = [
   defineRoute({
@@ -35,7 +26,7 @@ export const couponRoutes: AnyRoute[] = [
     summary: 'Request a coupon batch',
     description:
       'The batch starts `pending`. The appliance operator approves it (`coupons approve <batch_id>`, which generates the codes and emits ' +
-      '`coupon_batch.approved`) or rejects it. A redeemed coupon credits the student\'s merit wallet with `value_cents`, outside the merit allowance.',
+      "`coupon_batch.approved`) or rejects it. A redeemed coupon credits the student's merit wallet with `value_cents`, outside the merit allowance.",
     tag: 'Coupons',
     scope: 'coupons:write',
     body: createBatchBody,

@@ -10,7 +10,12 @@ export const createBatchBody = z
   .strictObject({
     name: z.string().trim().min(1).max(200).openapi({ example: 'Science fair prizes' }),
     description: z.string().max(2000).default('').openapi({ example: 'One coupon per finalist.' }),
-    total_coupons: z.number().int().min(1).max(MAX_COUPONS_PER_BATCH).openapi({ description: `How many codes, 1 to ${MAX_COUPONS_PER_BATCH}.`, example: 50 }),
+    total_coupons: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_COUPONS_PER_BATCH)
+      .openapi({ description: `How many codes, 1 to ${MAX_COUPONS_PER_BATCH}.`, example: 50 }),
     value_cents: z
       .number()
       .int()
@@ -44,7 +49,7 @@ export const batchSchema = z
 export const couponCodeSchema = z
   .object({
     code: z.string().openapi({ description: '16 symbols of `23456789ABCDEFGHJKLMNPQRSTUVWXYZ` in four groups (80 random bits).', example: CODE_EXAMPLE }),
-    status: z.enum(['available', 'redeemed', 'expired']).openapi({ description: '`expired`: not redeemed before the batch\'s `expiry_date`.' }),
+    status: z.enum(['available', 'redeemed', 'expired']).openapi({ description: "`expired`: not redeemed before the batch's `expiry_date`." }),
     redeemed_at: timestamp.nullable().openapi({ example: null }),
   })
   .openapi('CouponCode');
@@ -77,12 +82,10 @@ export const redemptionSchema = z
 export const redemptionPage = pageOf(redemptionSchema);
 
 export const listRedemptionsQuery = z.strictObject({
-  email: z
-    .string()
-    .min(1)
-    .max(320)
-    .optional()
-    .openapi({ description: "Only this student's redemptions: login email (or student id). An unknown student gives an empty list.", example: 'ada.lovelace@riverside-high.campusbridge.local' }),
+  email: z.string().min(1).max(320).optional().openapi({
+    description: "Only this student's redemptions: login email (or student id). An unknown student gives an empty list.",
+    example: 'ada.lovelace@riverside-high.campusbridge.local',
+  }),
   since: isoDateTime
     .transform((value) => new Date(value))
     .optional()
@@ -93,11 +96,7 @@ export const listRedemptionsQuery = z.strictObject({
 /** Learner side: POST /app/coupons/redeem. */
 export const redeemBody = z
   .strictObject({
-    code: z
-      .string()
-      .min(1)
-      .max(64)
-      .openapi({ description: 'The coupon code; case, spaces and hyphens do not matter.', example: CODE_EXAMPLE }),
+    code: z.string().min(1).max(64).openapi({ description: 'The coupon code; case, spaces and hyphens do not matter.', example: CODE_EXAMPLE }),
   })
   .openapi('CouponRedeem');
 

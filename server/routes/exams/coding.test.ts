@@ -30,7 +30,11 @@ describe('Exams (coding)', () => {
   let B: School;
 
   const post = (key: TestKey, p: string, body?: object) => app.http.post(`/v1${p}`).set('Authorization', key.auth).send(body);
-  const put = (key: TestKey, p: string, body: unknown) => app.http.put(`/v1${p}`).set('Authorization', key.auth).send(body as object);
+  const put = (key: TestKey, p: string, body: unknown) =>
+    app.http
+      .put(`/v1${p}`)
+      .set('Authorization', key.auth)
+      .send(body as object);
   const get = (key: TestKey, p: string) => app.http.get(`/v1${p}`).set('Authorization', key.auth);
   const upload = (key: TestKey, examId: string, content: Buffer, name: string, field = 'file') =>
     app.http.post(`/v1/exams/${examId}/files`).set('Authorization', key.auth).attach(field, content, name);
@@ -75,7 +79,10 @@ describe('Exams (coding)', () => {
 
   const filesIn = (dir: string): string[] => {
     if (!fs.existsSync(dir)) return [];
-    return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => path.join(entry.parentPath, entry.name));
+    return fs
+      .readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name));
   };
   const tmpFiles = () => filesIn(path.join(app.dataDir, 'tmp'));
   const storedFiles = () => filesIn(path.join(app.dataDir, 'uploads'));
@@ -315,7 +322,11 @@ describe('Exams (coding)', () => {
       await refused(validateCodeSpec(A.inst.tenant, examId, foreign), ['code_spec.hidden_tests.file']);
       await refused(validateCodeSpec(A.inst.tenant, examId, { ...fullSpec(), sample_tests: 'file_doesNotExist' }), ['code_spec.sample_tests']);
       // All problems at once.
-      await refused(validateCodeSpec(A.inst.tenant, otherExamId, fullSpec()), ['code_spec.starter', 'code_spec.sample_tests.ref', 'code_spec.hidden_tests.file']);
+      await refused(validateCodeSpec(A.inst.tenant, otherExamId, fullSpec()), [
+        'code_spec.starter',
+        'code_spec.sample_tests.ref',
+        'code_spec.hidden_tests.file',
+      ]);
     });
 
     it('an exam being created (no id yet) has no files: any ref is refused', async () => {
@@ -603,10 +614,12 @@ describe('Exams (coding)', () => {
       expect(logs).not.toContain(near);
 
       // Stored sealed: the row exists and holds a versioned ciphertext.
-      const row = (await db.query<{ exam_id: string; key_sealed: string }>('SELECT * FROM exam_secrets WHERE exam_id = ?', {
-        replacements: [examId],
-        type: QueryTypes.SELECT,
-      }))[0];
+      const row = (
+        await db.query<{ exam_id: string; key_sealed: string }>('SELECT * FROM exam_secrets WHERE exam_id = ?', {
+          replacements: [examId],
+          type: QueryTypes.SELECT,
+        })
+      )[0];
       expect(row?.key_sealed).toMatch(/^v1\.[\w-]+\.[\w-]+\.[\w-]+$/);
     });
 

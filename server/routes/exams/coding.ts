@@ -3,7 +3,14 @@ import { validationError } from '../../errors.js';
 import { MAX_UPLOAD_BYTES } from '../../files/storage.js';
 import { defineRoute } from '../../http/route.js';
 import type { StoredFileRow } from '../../models/stored-file.js';
-import { codeSecretReleaseSchema, codeSecretStatusSchema, codeSecretStoredSchema, codingExamParams, examFileSchema, putCodeSecretBody } from './coding-schema.js';
+import {
+  codeSecretReleaseSchema,
+  codeSecretStatusSchema,
+  codeSecretStoredSchema,
+  codingExamParams,
+  examFileSchema,
+  putCodeSecretBody,
+} from './coding-schema.js';
 
 const TAG = 'Exams (coding)';
 

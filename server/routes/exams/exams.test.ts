@@ -9,7 +9,18 @@ import { openRecipient } from '../../mail/outbox.js';
 import type { MailOutboxRow } from '../../models/mail.js';
 import type { SubmissionStatus } from '../../models/submission.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeKey, outboxText, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
+import {
+  makeKey,
+  outboxText,
+  makeSchool,
+  readEvents,
+  requestsAs,
+  startTestAppliance,
+  type TestAppliance,
+  type TestInstitution,
+  type TestKey,
+  type TestSchool,
+} from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const EXAM_FIELDS = [
@@ -157,7 +168,11 @@ describe('Exams', () => {
   }
 
   /** A stored exam file row with a real file under DATA_DIR, as the upload route would leave it. */
-  async function examFile(inst: TestInstitution, examId: string, kind: 'starter' | 'sample_tests' | 'hidden_tests' = 'starter'): Promise<{ ref: string; file: string }> {
+  async function examFile(
+    inst: TestInstitution,
+    examId: string,
+    kind: 'starter' | 'sample_tests' | 'hidden_tests' = 'starter',
+  ): Promise<{ ref: string; file: string }> {
     const id = newId('file');
     const relative = path.join('uploads', inst.id, id);
     const file = path.join(app.dataDir, relative);
@@ -338,7 +353,11 @@ describe('Exams', () => {
       const teacher = await faculty(s.key);
       const other = await createExam(s.key, { faculty_id: teacher.id, title: 'Other' });
       const { ref } = await examFile(s.inst, other.id);
-      for (const code_spec of [{ starter: ref }, { sample_tests: { ref } }, { hidden_tests: { file: ref, iv_b64: 'q83vEjRWeJASNFZ4', sha256: 'a'.repeat(64) } }]) {
+      for (const code_spec of [
+        { starter: ref },
+        { sample_tests: { ref } },
+        { hidden_tests: { file: ref, iv_b64: 'q83vEjRWeJASNFZ4', sha256: 'a'.repeat(64) } },
+      ]) {
         const res = await post(s.key, '/exams', { faculty_id: teacher.id, title: 'Coding', app: 'code', code_spec });
         expectError(res, 422, 'validation_error');
         expect(res.body.details[0].path).toMatch(/^code_spec\./);
@@ -469,7 +488,15 @@ describe('Exams', () => {
 
     it('answers 422 validation_error for unknown parameters, bad values and paging', async () => {
       const s = await school();
-      const bad: Array<Record<string, string | number>> = [{ stauts: 'draft' }, { status: 'open' }, { app: 'x' }, { exam_type: 'exam ' }, { updated_since: 'yesterday' }, { page: 0 }, { limit: 201 }];
+      const bad: Array<Record<string, string | number>> = [
+        { stauts: 'draft' },
+        { status: 'open' },
+        { app: 'x' },
+        { exam_type: 'exam ' },
+        { updated_since: 'yesterday' },
+        { page: 0 },
+        { limit: 201 },
+      ];
       for (const query of bad) {
         expectError(await get(s.key, '/exams', query), 422, 'validation_error');
       }
@@ -490,7 +517,15 @@ describe('Exams', () => {
       await submission(s.inst, exam.id, alan.id, { status: 'submitted' });
       await submission(s.inst, exam.id, kurt.id, { status: 'voided' });
       await s.inst.tenant.inTransaction((tx) =>
-        tx.attempts.create({ id: newId('att'), exam_id: exam.id, student_id: kurt.id, started_at: new Date(), expires_at: null, submitted_at: null, hidden_released_at: null }),
+        tx.attempts.create({
+          id: newId('att'),
+          exam_id: exam.id,
+          student_id: kurt.id,
+          started_at: new Date(),
+          expires_at: null,
+          submitted_at: null,
+          hidden_released_at: null,
+        }),
       );
 
       const res = await get(s.key, `/exams/${exam.id}`);
@@ -514,7 +549,13 @@ describe('Exams', () => {
       const s = await school();
       const grace = await faculty(s.key, 'Grace Hopper');
       const alan = await faculty(s.key, 'Alan Kay');
-      const exam = await createExam(s.key, { faculty_id: grace.id, title: 'Before', max_score: 10, due_date: '2026-10-01T16:00:00Z', proctoring: { camera: true, screen: true } });
+      const exam = await createExam(s.key, {
+        faculty_id: grace.id,
+        title: 'Before',
+        max_score: 10,
+        due_date: '2026-10-01T16:00:00Z',
+        proctoring: { camera: true, screen: true },
+      });
       await sleep(5);
       const res = await patch(s.key, `/exams/${exam.id}`, {
         faculty_id: alan.login_email,
@@ -621,7 +662,15 @@ describe('Exams', () => {
       const file = await examFile(s.inst, exam.id);
       const attemptId = newId('att');
       await s.inst.tenant.inTransaction(async (tx) => {
-        await tx.attempts.create({ id: attemptId, exam_id: exam.id, student_id: ada.id, started_at: new Date(), expires_at: null, submitted_at: null, hidden_released_at: null });
+        await tx.attempts.create({
+          id: attemptId,
+          exam_id: exam.id,
+          student_id: ada.id,
+          started_at: new Date(),
+          expires_at: null,
+          submitted_at: null,
+          hidden_released_at: null,
+        });
         await tx.proctoringEvents.create({ id: newId('pev'), attempt_id: attemptId, type: 'focus_lost', at: new Date(), detail: null, created_at: new Date() });
         await tx.examSecrets.create({ exam_id: exam.id, key_sealed: 'sealed' });
       });
@@ -810,7 +859,14 @@ describe('Exams', () => {
       const g = await group(s.key, teacher.id);
       const a = await createExam(s.key, { faculty_id: teacher.id, title: 'First', group_ids: [g.id] });
       await sleep(5);
-      const b = await createExam(s.key, { faculty_id: teacher.id, title: 'Second', app: 'code', due_date: '2026-11-01T09:00:00Z', publish: true, group_ids: [g.id] });
+      const b = await createExam(s.key, {
+        faculty_id: teacher.id,
+        title: 'Second',
+        app: 'code',
+        due_date: '2026-11-01T09:00:00Z',
+        publish: true,
+        group_ids: [g.id],
+      });
       const detail = await get(s.key, `/groups/${g.id}`);
       expect(detail.body.data.exams).toEqual([
         { id: a.id, title: 'First', status: 'draft', app: 'learning', due_date: null },
@@ -1085,7 +1141,13 @@ describe('Exams', () => {
       const teacher = await faculty(s.key, 'Grace Hopper');
       const ada = await student(s.key, 'Ada Lovelace', { personal_email: 'ada.family@example.org' });
       const g = await group(s.key, teacher.id, [ada.id], 'Secret group');
-      const exam = await createExam(s.key, { faculty_id: teacher.login_email, title: 'Secret title', description: 'Secret text', publish: true, group_ids: [g.id] });
+      const exam = await createExam(s.key, {
+        faculty_id: teacher.login_email,
+        title: 'Secret title',
+        description: 'Secret text',
+        publish: true,
+        group_ids: [g.id],
+      });
       await post(s.key, `/exams/${exam.id}/close`);
       const events = await examEvents(s);
       expect(events.map((e) => e.type)).toEqual(['exam.created', 'exam.assigned', 'exam.published', 'exam.closed']);

@@ -94,7 +94,8 @@ export const examRoutes = [
     path: '/exams/{id}',
     operationId: 'updateExam',
     summary: 'Update an exam',
-    description: 'Changes the fields given, in any state; `status` changes only through publish and close. `proctoring`, `ai_policy` and `code_spec` are replaced whole.',
+    description:
+      'Changes the fields given, in any state; `status` changes only through publish and close. `proctoring`, `ai_policy` and `code_spec` are replaced whole.',
     tag: 'Exams',
     scope: 'exams:write',
     params: examParams,
@@ -108,7 +109,8 @@ export const examRoutes = [
     path: '/exams/{id}',
     operationId: 'deleteExam',
     summary: 'Delete an exam nobody has submitted to',
-    description: 'Removes the exam, its assignments, attempts, uploaded files and hidden-tests key. Once any submission exists: `409 conflict` (close it instead).',
+    description:
+      'Removes the exam, its assignments, attempts, uploaded files and hidden-tests key. Once any submission exists: `409 conflict` (close it instead).',
     tag: 'Exams',
     scope: 'exams:write',
     params: examParams,
@@ -222,7 +224,8 @@ export const examRoutes = [
     path: '/exams/{id}/scores',
     operationId: 'listExamScores',
     summary: 'Every score of an exam',
-    description: "One row per student assigned through a group or having a submission, with their latest submission that is not voided (nulls when none), ordered by full name.",
+    description:
+      'One row per student assigned through a group or having a submission, with their latest submission that is not voided (nulls when none), ordered by full name.',
     tag: 'Exams',
     scope: 'submissions:read',
     params: examParams,

@@ -37,14 +37,10 @@ export const aiPolicySchema = z
   .partial()
   .openapi('AiPolicy', { example: { allowed: true, model_tier: 'standard', max_interactions: 20 } });
 
-const facultyRef = z
-  .string()
-  .max(320)
-  .nullable()
-  .openapi({
-    description: 'Owning teacher: faculty id or login email. Missing or null: `422 no_owner`; unknown or suspended: `422 invalid_faculty`.',
-    example: 'grace.hopper@riverside-high.campusbridge.local',
-  });
+const facultyRef = z.string().max(320).nullable().openapi({
+  description: 'Owning teacher: faculty id or login email. Missing or null: `422 no_owner`; unknown or suspended: `422 invalid_faculty`.',
+  example: 'grace.hopper@riverside-high.campusbridge.local',
+});
 
 const groupIds = z
   .array(z.string().min(1).max(40))
@@ -64,10 +60,10 @@ export const createExamBody = z
     time_limit_minutes: timeLimit.optional(),
     proctoring: proctoringSchema.optional().openapi({ description: "Omitted: the institution's `default_proctoring`." }),
     ai_policy: aiPolicySchema.optional().openapi({ description: "Omitted: the institution's `default_ai_policy`." }),
-    code_spec: codeSpecSchema
-      .nullable()
-      .optional()
-      .openapi({ description: 'Coding exams only. File refs must be uploads of this exam, so on create only a spec without files passes; add them by PATCH after uploading.' }),
+    code_spec: codeSpecSchema.nullable().optional().openapi({
+      description:
+        'Coding exams only. File refs must be uploads of this exam, so on create only a spec without files passes; add them by PATCH after uploading.',
+    }),
     publish: z.boolean().default(false).openapi({ description: 'Publish at once; assigned students are emailed.', example: true }),
     group_ids: groupIds.optional(),
   })
@@ -87,7 +83,9 @@ export const createExamBody = z
 
 export const updateExamBody = z
   .strictObject({
-    faculty_id: facultyRef.optional().openapi({ description: 'Omit to keep the owner; null is `422 no_owner`; unknown or suspended is `422 invalid_faculty`.' }),
+    faculty_id: facultyRef
+      .optional()
+      .openapi({ description: 'Omit to keep the owner; null is `422 no_owner`; unknown or suspended is `422 invalid_faculty`.' }),
     title: title.optional(),
     description: description.optional(),
     exam_type: examType.optional(),
@@ -99,7 +97,9 @@ export const updateExamBody = z
     ai_policy: aiPolicySchema.optional().openapi({ description: 'Replaces the whole object.' }),
     code_spec: codeSpecSchema.nullable().optional().openapi({ description: 'Replaces the whole object; null removes it.' }),
   })
-  .openapi('ExamUpdate', { example: { due_date: '2026-10-08T16:00:00.000Z', code_spec: { toolchain: 'python-3.12', starter: 'file_9Wd3kP7xLq2Nz5Rb8Tm1Vc4Y' } } });
+  .openapi('ExamUpdate', {
+    example: { due_date: '2026-10-08T16:00:00.000Z', code_spec: { toolchain: 'python-3.12', starter: 'file_9Wd3kP7xLq2Nz5Rb8Tm1Vc4Y' } },
+  });
 
 export const examSchema = z
   .object({
@@ -186,14 +186,14 @@ export const assignmentSchema = z
 
 export const assignmentList = z.object({ items: z.array(assignmentSchema).openapi({ description: 'Oldest assignment first.' }) });
 
-export const assignBody = z
-  .strictObject({ group_ids: groupIds.min(1) })
-  .openapi('ExamAssign');
+export const assignBody = z.strictObject({ group_ids: groupIds.min(1) }).openapi('ExamAssign');
 
 export const assignResponse = z
   .object({
     items: z.array(assignmentSchema).openapi({ description: 'Every group now assigned, oldest assignment first.' }),
-    assigned: z.array(z.string()).openapi({ description: 'Group ids this call newly assigned; those already assigned are left as they were.', example: [GROUP_ID] }),
+    assigned: z
+      .array(z.string())
+      .openapi({ description: 'Group ids this call newly assigned; those already assigned are left as they were.', example: [GROUP_ID] }),
   })
   .openapi('ExamAssignResult');
 
@@ -247,7 +247,10 @@ export const scoreRowSchema = z
     student_id: z.string().openapi({ example: STUDENT_ID }),
     login_email: z.string().openapi({ example: 'ada.lovelace@riverside-high.campusbridge.local' }),
     full_name: z.string().openapi({ example: 'Ada Lovelace' }),
-    submission_id: z.string().nullable().openapi({ description: "The student's latest submission that is not voided; null when none.", example: SUBMISSION_ID }),
+    submission_id: z
+      .string()
+      .nullable()
+      .openapi({ description: "The student's latest submission that is not voided; null when none.", example: SUBMISSION_ID }),
     status: z.enum(['submitted', 'graded', 'resubmission_requested']).nullable().openapi({ example: 'graded' }),
     score: z.number().nullable().openapi({ example: 87.5 }),
     max_score: z.number().nullable().openapi({ description: "The exam's max_score.", example: 100 }),

@@ -6,9 +6,17 @@ describe('faculty', () => {
   let school: TestInstitution;
   let key: TestKey;
 
-  const post = (path: string, body: unknown, auth = key.auth) => app.http.post(`/v1${path}`).set('Authorization', auth).send(body as object);
+  const post = (path: string, body: unknown, auth = key.auth) =>
+    app.http
+      .post(`/v1${path}`)
+      .set('Authorization', auth)
+      .send(body as object);
   const get = (path: string, auth = key.auth) => app.http.get(`/v1${path}`).set('Authorization', auth);
-  const patch = (path: string, body: unknown, auth = key.auth) => app.http.patch(`/v1${path}`).set('Authorization', auth).send(body as object);
+  const patch = (path: string, body: unknown, auth = key.auth) =>
+    app.http
+      .patch(`/v1${path}`)
+      .set('Authorization', auth)
+      .send(body as object);
 
   beforeAll(async () => {
     app = await startTestAppliance();
@@ -22,7 +30,12 @@ describe('faculty', () => {
     expect(res.status).toBe(200);
     const person = res.body.data;
     expect(Object.keys(person).sort()).toEqual(['created_at', 'faculty_id', 'full_name', 'id', 'login_email', 'status', 'updated_at']);
-    expect(person).toMatchObject({ full_name: 'Grace Hopper', faculty_id: 'F-1', status: 'active', login_email: 'grace.hopper@hill-school.campusbridge.local' });
+    expect(person).toMatchObject({
+      full_name: 'Grace Hopper',
+      faculty_id: 'F-1',
+      status: 'active',
+      login_email: 'grace.hopper@hill-school.campusbridge.local',
+    });
     expect(person.id).toMatch(/^fac_/);
     const license = await school.tenant.licenses.findOne({ where: { user_id: person.id } });
     expect(license?.type).toBe('faculty');

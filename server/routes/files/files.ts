@@ -20,7 +20,7 @@ const fileQuery = z.strictObject({
 /** One answer for every link that does not open a file: unknown, tampered, expired, another file's signature. */
 const badLink = () => new AppError('not_found', 'No such file, or the link has expired. Read the submission again for a fresh link.');
 
-const TOKEN = "[\\w!#$&^.+-]+";
+const TOKEN = '[\\w!#$&^.+-]+';
 const SAFE_CONTENT_TYPE = new RegExp(`^${TOKEN}/${TOKEN}(?:\\s*;\\s*${TOKEN}=(?:${TOKEN}|"[^"\\\\\\r\\n]*"))*$`);
 
 /** The stored type when it is a well-formed media type (it came from the uploader); otherwise a neutral one. */
@@ -38,8 +38,7 @@ export function attachmentDisposition(name: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }
 
-const isClientGone = (error: unknown, res: Response) =>
-  res.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
+const isClientGone = (error: unknown, res: Response) => res.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
 
 export const fileRoutes = [
   definePublicRoute({

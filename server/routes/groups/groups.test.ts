@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../policies/scopes.js';
-import { makeKey, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from '../../../tests/helpers/appliance.js';
+import {
+  makeKey,
+  makeSchool,
+  readEvents,
+  requestsAs,
+  startTestAppliance,
+  type TestAppliance,
+  type TestKey,
+  type TestSchool,
+} from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const GROUP_FIELDS = ['created_at', 'description', 'faculty_id', 'id', 'name', 'student_count', 'updated_at'];
@@ -273,7 +282,10 @@ describe('Groups', () => {
       expect((await get(s.key, '/groups', { q: 'biology' })).body.data.total).toBe(0);
       // Non-ASCII text typed as stored matches; its ASCII part still folds case.
       for (const q of ['Ärzte', 'ÄRZTE kurs', 'Ärzte Kurs']) {
-        expect((await get(s.key, '/groups', { q })).body.data.items.map((g: WireGroup) => g.id), q).toEqual([aerzte.id]);
+        expect(
+          (await get(s.key, '/groups', { q })).body.data.items.map((g: WireGroup) => g.id),
+          q,
+        ).toEqual([aerzte.id]);
       }
     });
 
@@ -633,7 +645,12 @@ describe('Groups', () => {
       const teacher = await faculty(s.key, 'Grace Hopper');
       const ada = await student(s.key, 'Ada Lovelace', { personal_email: 'ada.family@example.org' });
       const alan = await student(s.key, 'Alan Turing');
-      const group = await createGroup(s.key, { name: 'Secret Society', description: 'Top secret notes', faculty_id: teacher.login_email, student_ids: [ada.login_email] });
+      const group = await createGroup(s.key, {
+        name: 'Secret Society',
+        description: 'Top secret notes',
+        faculty_id: teacher.login_email,
+        student_ids: [ada.login_email],
+      });
       await post(s.key, `/groups/${group.id}/members`, { student_ids: [alan.login_email] });
       await patch(s.key, `/groups/${group.id}`, { name: 'Renamed Society', description: 'Other notes', student_ids: [alan.id] });
       await del(s.key, `/groups/${group.id}/members/${alan.login_email}`);
@@ -727,7 +744,7 @@ describe('Groups', () => {
       expect(intact.status).toBe(200);
       expect(intact.body.data).toMatchObject({ name: 'B group', student_count: 1, updated_at: bGroup.updated_at });
       expect(intact.body.data.members.map((m: Person) => m.id)).toEqual([bStudent.id]);
-      expect((await groupEvents(a))).toEqual([]);
+      expect(await groupEvents(a)).toEqual([]);
       expect((await groupEvents(b)).map((e) => e.type)).toEqual(['group.created']);
     });
 

@@ -36,8 +36,7 @@ export const groupsRoutes = [
     path: '/groups',
     operationId: 'createGroup',
     summary: 'Create a group',
-    description:
-      'Needs an active owning teacher. `student_ids` that are not students of this institution are skipped and listed in `rejected_student_ids`.',
+    description: 'Needs an active owning teacher. `student_ids` that are not students of this institution are skipped and listed in `rejected_student_ids`.',
     tag: 'Groups',
     scope: 'groups:write',
     body: createGroupBody,

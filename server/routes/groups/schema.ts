@@ -8,13 +8,10 @@ const ref = (description: string, example: string) => z.string().min(1).max(320)
 
 const name = z.string().trim().min(1).max(200).openapi({ example: 'Physics 101 – Section B' });
 const description = z.string().max(2000).openapi({ example: 'Tuesday and Thursday mornings, room 12.' });
-const facultyRef = z.string()
-  .max(320)
-  .nullable()
-  .openapi({
-    description: 'Owning teacher: faculty id or login email. Missing or null: `422 no_owner`; unknown or suspended: `422 invalid_faculty`.',
-    example: 'grace.hopper@riverside-high.campusbridge.local',
-  });
+const facultyRef = z.string().max(320).nullable().openapi({
+  description: 'Owning teacher: faculty id or login email. Missing or null: `422 no_owner`; unknown or suspended: `422 invalid_faculty`.',
+  example: 'grace.hopper@riverside-high.campusbridge.local',
+});
 const studentIds = z
   .array(z.string().min(1).max(320))
   .max(MAX_STUDENT_IDS, `At most ${MAX_STUDENT_IDS} student ids per call.`)
@@ -41,14 +38,14 @@ export const updateGroupBody = z
   .strictObject({
     name: name.optional(),
     description: description.optional(),
-    faculty_id: facultyRef.optional().openapi({ description: 'Omit to keep the owner; null is `422 no_owner`; unknown or suspended is `422 invalid_faculty`.' }),
+    faculty_id: facultyRef
+      .optional()
+      .openapi({ description: 'Omit to keep the owner; null is `422 no_owner`; unknown or suspended is `422 invalid_faculty`.' }),
     student_ids: studentIds.optional().openapi({ description: 'Replaces the whole membership; `[]` empties the group. Same rule as on create.' }),
   })
   .openapi('GroupUpdate');
 
-export const addMembersBody = z
-  .strictObject({ student_ids: studentIds.min(1) })
-  .openapi('GroupMembersAdd');
+export const addMembersBody = z.strictObject({ student_ids: studentIds.min(1) }).openapi('GroupMembersAdd');
 
 export const groupSchema = z
   .object({
@@ -105,11 +102,10 @@ export const deleteGroupResponse = z.object({
 });
 
 export const listGroupsQuery = z.strictObject({
-  faculty_id: z.string()
-    .min(1)
-    .max(320)
-    .optional()
-    .openapi({ description: 'Only groups owned by this teacher: faculty id or login email. An unknown teacher gives an empty list.', example: 'fac_2Lm8kQ4xNw7Pz1Rb9Tn3Vc6Y' }),
+  faculty_id: z.string().min(1).max(320).optional().openapi({
+    description: 'Only groups owned by this teacher: faculty id or login email. An unknown teacher gives an empty list.',
+    example: 'fac_2Lm8kQ4xNw7Pz1Rb9Tn3Vc6Y',
+  }),
   q: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name.', example: 'physics' }),
   ...pageQuery,
 });

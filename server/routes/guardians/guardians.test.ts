@@ -5,7 +5,15 @@ import { generateWeeklyReports, reportedWeek } from '../../commands/guardians.js
 import { newId } from '../../ids.js';
 import type { MailOutboxRow } from '../../models/mail.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeInstitution, makeKey, outboxText, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import {
+  makeInstitution,
+  makeKey,
+  outboxText,
+  startTestAppliance,
+  type TestAppliance,
+  type TestInstitution,
+  type TestKey,
+} from '../../../tests/helpers/appliance.js';
 import { runCliCaptured } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -56,8 +64,7 @@ describe('Guardians', () => {
   }
 
   const send = (method: 'get' | 'post' | 'delete', path: string, key: TestKey) => app.http[method](path).set('Authorization', key.auth);
-  const post = (key: TestKey, path: string, body: unknown) =>
-    send('post', path, key).set('Content-Type', 'application/json').send(JSON.stringify(body));
+  const post = (key: TestKey, path: string, body: unknown) => send('post', path, key).set('Content-Type', 'application/json').send(JSON.stringify(body));
 
   async function makeStudent(key: TestKey, body: Record<string, unknown> = {}): Promise<Student> {
     const res = await post(key, '/v1/students', { full_name: 'Ada Lovelace', ...body });
@@ -199,7 +206,10 @@ describe('Guardians', () => {
         const res = await post(key, '/v1/guardians', body);
         expect(res.status, field).toBe(422);
         expect(res.body.error).toBe('validation_error');
-        expect(res.body.details.map((d: { path: string }) => d.path), field).toContain(field);
+        expect(
+          res.body.details.map((d: { path: string }) => d.path),
+          field,
+        ).toContain(field);
       }
       const list = await send('get', '/v1/guardians', key);
       expect(list.body.data.total).toBe(0);
@@ -346,7 +356,13 @@ describe('Guardians', () => {
     });
 
     it('unknown, malformed or missing tokens give the 400 page', async () => {
-      for (const path of ['/guardian/accept', '/guardian/accept?token=', '/guardian/accept?token=abc', `/guardian/accept?token=${'A'.repeat(32)}`, '/guardian/accept?token=a&token=b']) {
+      for (const path of [
+        '/guardian/accept',
+        '/guardian/accept?token=',
+        '/guardian/accept?token=abc',
+        `/guardian/accept?token=${'A'.repeat(32)}`,
+        '/guardian/accept?token=a&token=b',
+      ]) {
         const res = await app.http.get(path);
         expect(res.status, path).toBe(400);
         expect(res.headers['content-type']).toMatch(/^text\/html/);
@@ -649,7 +665,9 @@ describe('Guardians', () => {
 
       const created = record(await post(key, '/v1/students', { full_name: 'Ada Lovelace', personal_email: personal }));
       const student = created.body.data as Student;
-      const link = record(await post(key, '/v1/guardians', { student_id: student.id, guardian_email: guardianEmail, guardian_type: 'mother', is_primary: true }));
+      const link = record(
+        await post(key, '/v1/guardians', { student_id: student.id, guardian_email: guardianEmail, guardian_type: 'mother', is_primary: true }),
+      );
       record(await post(key, `/v1/guardians/${link.body.data.id}/resend`, {}));
       record(await send('get', '/v1/guardians', key));
       record(await send('get', '/v1/guardians', key).query({ student_id: student.login_email, verified: 'false' }));

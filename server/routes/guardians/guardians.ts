@@ -1,10 +1,4 @@
-import {
-  createGuardianLink,
-  deleteGuardianLink,
-  listGuardianLinks,
-  listGuardianReports,
-  resendGuardianInvite,
-} from '../../commands/guardians.js';
+import { createGuardianLink, deleteGuardianLink, listGuardianLinks, listGuardianReports, resendGuardianInvite } from '../../commands/guardians.js';
 import { defineRoute } from '../../http/route.js';
 import { presentGuardianLink, presentGuardianReport } from '../../presenters/guardian.js';
 import {

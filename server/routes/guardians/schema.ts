@@ -2,14 +2,9 @@ import { normalizeEmail } from '../../commands/people.js';
 import { isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 
-
 export const guardianType = z.enum(['father', 'mother', 'guardian']);
 
-const studentRef = z.string()
-  .trim()
-  .min(1)
-  .max(320)
-  .openapi({ description: 'Student id (`stu_…`) or login email.', example: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y' });
+const studentRef = z.string().trim().min(1).max(320).openapi({ description: 'Student id (`stu_…`) or login email.', example: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y' });
 
 export const createGuardianBody = z
   .strictObject({

@@ -245,11 +245,7 @@ describe('Institution: profile and integration config', () => {
       expect(array.status).toBe(422);
       expect(array.body.error).toBe('validation_error');
 
-      const malformed = await app.http
-        .put('/v1/institution/config')
-        .set('Authorization', key.auth)
-        .set('Content-Type', 'application/json')
-        .send('{"lms": ');
+      const malformed = await app.http.put('/v1/institution/config').set('Authorization', key.auth).set('Content-Type', 'application/json').send('{"lms": ');
       expect(malformed.status).toBe(422);
       expect(malformed.body.error).toBe('validation_error');
     });

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateSeat, type DeviceActivation } from '../../commands/licenses.js';
 import { AppError } from '../../errors.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeKey, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey, type WireEvent } from '../../../tests/helpers/appliance.js';
+import {
+  makeKey,
+  makeSchool,
+  readEvents,
+  startTestAppliance,
+  type TestAppliance,
+  type TestInstitution,
+  type TestKey,
+  type WireEvent,
+} from '../../../tests/helpers/appliance.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -73,9 +82,14 @@ describe('Licenses', () => {
     const req = app.http.post(`/v1/licenses/${id}/revoke`).set('Authorization', key.auth);
     return body === undefined ? req : req.send(body as object);
   };
-  const extend = (key: TestKey, id: string, body: unknown) => app.http.post(`/v1/licenses/${id}/extend`).set('Authorization', key.auth).send(body as object);
+  const extend = (key: TestKey, id: string, body: unknown) =>
+    app.http
+      .post(`/v1/licenses/${id}/extend`)
+      .set('Authorization', key.auth)
+      .send(body as object);
   const devices = (key: TestKey, id: string) => app.http.get(`/v1/licenses/${id}/devices`).set('Authorization', key.auth);
-  const revokeDevice = (key: TestKey, id: string, seatId: string) => app.http.post(`/v1/licenses/${id}/devices/${seatId}/revoke`).set('Authorization', key.auth);
+  const revokeDevice = (key: TestKey, id: string, seatId: string) =>
+    app.http.post(`/v1/licenses/${id}/devices/${seatId}/revoke`).set('Authorization', key.auth);
 
   /** Moves a license's stored expiry, as time passing would (the API refuses a past expiry). */
   async function setExpiry(licenseId: string, expiresAt: Date) {
@@ -167,7 +181,15 @@ describe('Licenses', () => {
 
     it('refuses bad paging and unknown or malformed filters with 422 validation_error', async () => {
       const { key } = await school();
-      const queries: Array<Record<string, string | number>> = [{ page: 0 }, { limit: 0 }, { limit: 201 }, { status: 'suspended' }, { type: 'guardian' }, { expires_before: 'tomorrow' }, { holder: 'x' }];
+      const queries: Array<Record<string, string | number>> = [
+        { page: 0 },
+        { limit: 0 },
+        { limit: 201 },
+        { status: 'suspended' },
+        { type: 'guardian' },
+        { expires_before: 'tomorrow' },
+        { holder: 'x' },
+      ];
       for (const query of queries) {
         const res = await list(key, query);
         expect(res.status, JSON.stringify(query)).toBe(422);
@@ -430,7 +452,16 @@ describe('Licenses', () => {
     it('refuses an empty body, bad days and bad dates with 422 validation_error', async () => {
       const { key } = await school();
       const { license } = await personWithLicense(key);
-      for (const body of [{}, { days: 0 }, { days: 3651 }, { days: 1.5 }, { days: '10' }, { expires_at: 'next year' }, { expires_at: '2099-01-01' }, { days: 1, note: 'x' }]) {
+      for (const body of [
+        {},
+        { days: 0 },
+        { days: 3651 },
+        { days: 1.5 },
+        { days: '10' },
+        { expires_at: 'next year' },
+        { expires_at: '2099-01-01' },
+        { days: 1, note: 'x' },
+      ]) {
         const res = await extend(key, license.id, body);
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.error).toBe('validation_error');
@@ -601,11 +632,7 @@ describe('Licenses', () => {
       const other = await makeKey(app, inst, { scopes: ['students:write', 'webhooks:write'] });
 
       const reads = (key: TestKey) => [list(key), summary(key), getLicense(key, license.id), devices(key, license.id)];
-      const writes = (key: TestKey) => [
-        extend(key, license.id, { days: 1 }),
-        revokeDevice(key, license.id, seat.id),
-        revoke(key, license.id),
-      ];
+      const writes = (key: TestKey) => [extend(key, license.id, { days: 1 }), revokeDevice(key, license.id, seat.id), revoke(key, license.id)];
 
       for (const res of await Promise.all(reads(reader))) expect(res.status).toBe(200);
       for (const res of await Promise.all(reads(other))) {
@@ -706,7 +733,10 @@ describe('expire-licenses job', () => {
     const { inst, key } = await makeSchool(app);
     const licenses: WireLicense[] = [];
     for (let i = 0; i < n; i += 1) {
-      const person = await app.http.post('/v1/students').set('Authorization', key.auth).send({ full_name: `Learner ${i}` });
+      const person = await app.http
+        .post('/v1/students')
+        .set('Authorization', key.auth)
+        .send({ full_name: `Learner ${i}` });
       expect(person.status).toBe(200);
       const res = await app.http.get('/v1/licenses').query({ user_id: person.body.data.id }).set('Authorization', key.auth);
       licenses.push(res.body.data.items[0]);

@@ -25,12 +25,10 @@ export const licenseSchema = z
 export const licensePage = pageOf(licenseSchema);
 
 export const listLicensesQuery = z.strictObject({
-  user_id: z
-    .string()
-    .min(1)
-    .max(320)
-    .optional()
-    .openapi({ description: 'Holder: a student or faculty id, or their login email. An unknown holder gives an empty list.', example: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y' }),
+  user_id: z.string().min(1).max(320).optional().openapi({
+    description: 'Holder: a student or faculty id, or their login email. An unknown holder gives an empty list.',
+    example: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y',
+  }),
   status: licenseStatus.optional(),
   type: licenseType.optional(),
   expires_before: isoDateTime
@@ -60,7 +58,11 @@ export const seatParams = z.strictObject({
 
 export const revokeLicenseBody = z
   .strictObject({
-    reason: z.string().max(500).optional().openapi({ description: 'Kept with the license for the institution; never sent in events.', example: 'Left the school' }),
+    reason: z
+      .string()
+      .max(500)
+      .optional()
+      .openapi({ description: 'Kept with the license for the institution; never sent in events.', example: 'Left the school' }),
   })
   .openapi('LicenseRevoke');
 

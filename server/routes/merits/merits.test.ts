@@ -1,7 +1,19 @@
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../policies/scopes.js';
-import { learnerSession, makeKey, makePerson, makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
+import {
+  learnerSession,
+  makeKey,
+  makePerson,
+  makeSchool,
+  readEvents,
+  requestsAs,
+  startTestAppliance,
+  type TestAppliance,
+  type TestKey,
+  type TestPerson,
+  type TestSchool,
+} from '../../../tests/helpers/appliance.js';
 import { cliFails, runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -53,14 +65,19 @@ describe('Merits', () => {
 
   const sessionOf = (key: TestKey, who: Person) => learnerSession(app, key, who);
 
-  const spend = (session: string, body: unknown) => app.http.post('/v1/app/ai/usage').set('Authorization', `Bearer ${session}`).send(body as object);
+  const spend = (session: string, body: unknown) =>
+    app.http
+      .post('/v1/app/ai/usage')
+      .set('Authorization', `Bearer ${session}`)
+      .send(body as object);
 
   let refs = 0;
   const nextRef = () => `ref-${Date.now()}-${(refs += 1)}`;
   const credit = (s: School, body: Record<string, unknown> = {}, who: Person = s.student) =>
     post(s.key, '/merits/credits', { email: who.login_email, amount_cents: 100, reason: 'Science fair', ref: nextRef(), ...body });
 
-  const allowance = async (s: School) => (await get(s.key, '/merits/allowance')).body.data as { total_cents: number; used_cents: number; remaining_cents: number };
+  const allowance = async (s: School) =>
+    (await get(s.key, '/merits/allowance')).body.data as { total_cents: number; used_cents: number; remaining_cents: number };
   const wallet = async (s: School, ref: string = s.student.login_email) => {
     const res = await get(s.key, `/merits/wallets/${ref}`);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -241,7 +258,7 @@ describe('Merits', () => {
       expect((await credit(b, { ref: 'shared-ref' })).body.data.replayed).toBe(false);
     });
 
-    it('unknown student, a faculty member, or another institution\'s student: 404 user_not_found, nothing moves', async () => {
+    it("unknown student, a faculty member, or another institution's student: 404 user_not_found, nothing moves", async () => {
       const a = await school(1000);
       const b = await school(1000);
       const teacher = await person(a.key, 'faculty', 'Grace Hopper');
@@ -359,7 +376,7 @@ describe('Merits', () => {
       expect((await wallet(s, s.student.id)).email).toBe(s.student.login_email);
     });
 
-    it('unknown, faculty, or another institution\'s student: 404 user_not_found', async () => {
+    it("unknown, faculty, or another institution's student: 404 user_not_found", async () => {
       const a = await school();
       const b = await school(100);
       expect((await credit(b)).status).toBe(200);
@@ -426,10 +443,13 @@ describe('Merits', () => {
       expect((await get(s.key, '/merits/ledger', { since: new Date(Date.now() + 60_000).toISOString() })).body.data.total).toBe(0);
     });
 
-    it.each<Record<string, string | number>>([{ since: 'yesterday' }, { limit: 201 }, { page: 0 }, { kind: 'credit' }])('query %o: 422 validation_error', async (query) => {
-      const s = await school();
-      expectError(await get(s.key, '/merits/ledger', query), 422, 'validation_error');
-    });
+    it.each<Record<string, string | number>>([{ since: 'yesterday' }, { limit: 201 }, { page: 0 }, { kind: 'credit' }])(
+      'query %o: 422 validation_error',
+      async (query) => {
+        const s = await school();
+        expectError(await get(s.key, '/merits/ledger', query), 422, 'validation_error');
+      },
+    );
 
     it("never shows another institution's rows", async () => {
       const a = await school(1000);
@@ -505,16 +525,24 @@ describe('Merits', () => {
       const results = await Promise.all(Array.from({ length: 25 }, () => spend(session, { cost_cents: 100, interactions: 1 })));
       expect(results.filter((res) => res.status === 200)).toHaveLength(10);
       for (const res of results.filter((r) => r.status !== 200)) expectError(res, 409, 'insufficient_allowance');
-      expect(results.filter((res) => res.status === 200).map((res) => res.body.data.balance_cents as number).sort((x, y) => x - y)).toEqual([
-        0, 100, 200, 300, 400, 500, 600, 700, 800, 900,
-      ]);
+      expect(
+        results
+          .filter((res) => res.status === 200)
+          .map((res) => res.body.data.balance_cents as number)
+          .sort((x, y) => x - y),
+      ).toEqual([0, 100, 200, 300, 400, 500, 600, 700, 800, 900]);
       expect((await wallet(s)).balance_cents).toBe(0);
       await expectBooksBalance(s);
     });
 
     it('parallel spends, credits and coupon redemptions interleaved: the books still balance', async () => {
       const s = await school(3000);
-      const batch = await post(s.key, '/coupons/batches', { name: 'Mixed', total_coupons: 5, value_cents: 40, expiry_date: new Date(Date.now() + 86_400_000).toISOString() });
+      const batch = await post(s.key, '/coupons/batches', {
+        name: 'Mixed',
+        total_coupons: 5,
+        value_cents: 40,
+        expiry_date: new Date(Date.now() + 86_400_000).toISOString(),
+      });
       expect((await cli('coupons', 'approve', batch.body.data.id)).code).toBe(0);
       const codes = (await get(s.key, `/coupons/batches/${batch.body.data.id}`)).body.data.codes.map((c: { code: string }) => c.code) as string[];
       const session = await sessionOf(s.key, s.student);

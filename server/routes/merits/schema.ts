@@ -21,8 +21,13 @@ export const ledgerEntrySchema = z
       description: '`credit`: an institution credit (draws the allowance); `coupon`: a redeemed coupon; `spend`: AI usage paid from the wallet.',
     }),
     amount_cents: z.number().int().openapi({ description: 'Negative for a `spend`.', example: 2500 }),
-    reason: z.string().openapi({ description: 'The credit\'s reason; `Coupon: <batch name>`; or `AI usage: <n> interactions`.', example: 'Science fair winner' }),
-    ref: z.string().nullable().openapi({ description: "The credit's `ref`; the redeemed code for a `coupon`; null for a `spend`.", example: 'sis-award-2026-0042' }),
+    reason: z
+      .string()
+      .openapi({ description: "The credit's reason; `Coupon: <batch name>`; or `AI usage: <n> interactions`.", example: 'Science fair winner' }),
+    ref: z
+      .string()
+      .nullable()
+      .openapi({ description: "The credit's `ref`; the redeemed code for a `coupon`; null for a `spend`.", example: 'sis-award-2026-0042' }),
     created_at: timestamp.openapi({ description: 'Strictly increasing within an institution: the ledger has one order.' }),
   })
   .openapi('MeritLedgerEntry');
@@ -42,7 +47,12 @@ export const walletParams = z.strictObject({
 export const creditBody = z
   .strictObject({
     email: z.string().trim().min(1).max(320).openapi({ description: "The student's login email.", example: EMAIL_EXAMPLE }),
-    amount_cents: z.number().int().min(1).max(MAX_CREDIT_CENTS).openapi({ description: `1 to ${MAX_CREDIT_CENTS} cents.`, example: 2500 }),
+    amount_cents: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_CREDIT_CENTS)
+      .openapi({ description: `1 to ${MAX_CREDIT_CENTS} cents.`, example: 2500 }),
     reason: z.string().trim().min(1).max(500).openapi({ example: 'Science fair winner' }),
     ref: z
       .string()
@@ -57,7 +67,10 @@ export const creditResponse = z
     credit_id: z.string().openapi({ example: CREDIT_EXAMPLE }),
     email: z.string().openapi({ example: EMAIL_EXAMPLE }),
     amount_cents: z.number().int().openapi({ example: 2500 }),
-    balance_cents: z.number().int().openapi({ description: 'The wallet balance right after this credit (on a replay too: the first answer, unchanged).', example: 3750 }),
+    balance_cents: z
+      .number()
+      .int()
+      .openapi({ description: 'The wallet balance right after this credit (on a replay too: the first answer, unchanged).', example: 3750 }),
     ref: z.string().openapi({ example: 'sis-award-2026-0042' }),
     replayed: z.boolean().openapi({ description: 'True when this `ref` had already credited: nothing was credited by this call.', example: false }),
   })
@@ -82,7 +95,12 @@ export const ledgerPage = pageOf(ledgerEntrySchema);
 /** Learner side: POST /app/ai/usage. */
 export const aiUsageBody = z
   .strictObject({
-    cost_cents: z.number().int().min(0).max(MAX_USAGE_CENTS).openapi({ description: 'What the usage cost, paid from the wallet; 0 spends nothing.', example: 12 }),
+    cost_cents: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_USAGE_CENTS)
+      .openapi({ description: 'What the usage cost, paid from the wallet; 0 spends nothing.', example: 12 }),
     interactions: z.number().int().min(0).max(MAX_USAGE_INTERACTIONS).openapi({ example: 3 }),
   })
   .openapi('AiUsage');

@@ -46,9 +46,7 @@ describe('Meta: GET /v1/me and GET /v1/scopes', () => {
       expect(res.status).toBe(200);
       expect(res.body.success).toBe(true);
       const data = res.body.data;
-      expect(Object.keys(data).sort()).toEqual(
-        ['environment', 'institution', 'key_id', 'name', 'rate_limit_per_min', 'request_id', 'scopes'].sort(),
-      );
+      expect(Object.keys(data).sort()).toEqual(['environment', 'institution', 'key_id', 'name', 'rate_limit_per_min', 'request_id', 'scopes'].sort());
       expect(data.key_id).toBe(key.id);
       expect(data.key_id).toMatch(/^key_/);
       expect(data.name).toBe('Moodle sync');

@@ -12,16 +12,11 @@ export const mintLaunchBody = z
       .max(320)
       .openapi({ description: 'Login email of a student or faculty member of this institution.', example: 'ada.lovelace@riverside-high.campusbridge.local' }),
     app: learnerApp,
-    redirect: z
-      .string()
-      .min(1)
-      .max(200)
-      .optional()
-      .openapi({
-        description:
-          'Where the app should go after sign-in, handed back by the exchange as given. `exam:<exam_id>` must name an exam of this institution (else `422 validation_error`).',
-        example: 'exam:exm_5Qw8kT2xLm9Pz3Rb7Vn1Hc4Y',
-      }),
+    redirect: z.string().min(1).max(200).optional().openapi({
+      description:
+        'Where the app should go after sign-in, handed back by the exchange as given. `exam:<exam_id>` must name an exam of this institution (else `422 validation_error`).',
+      example: 'exam:exm_5Qw8kT2xLm9Pz3Rb7Vn1Hc4Y',
+    }),
     ttl_seconds: z
       .number()
       .int()
@@ -47,13 +42,17 @@ export const exchangeBody = z
     token: z.string().min(1).max(500).openapi({ description: 'The `token` of the launch URL.', example: 'Qm4xT8kP2wL9zR7bV1nH5cY3jD6fG0sA8eU2iO4p' }),
     device: z
       .strictObject({
-        id: z.string().min(1).max(200).openapi({ description: "A stable identifier the app keeps on this device.", example: '5b0e3c1a-7f2d-4c8e-9a61-2d4f8b7e0c13' }),
-        name: z.string().max(200).nullable().optional().openapi({ description: 'Shown in the license\'s device list.', example: "Ada's Chromebook" }),
+        id: z
+          .string()
+          .min(1)
+          .max(200)
+          .openapi({ description: 'A stable identifier the app keeps on this device.', example: '5b0e3c1a-7f2d-4c8e-9a61-2d4f8b7e0c13' }),
+        name: z.string().max(200).nullable().optional().openapi({ description: "Shown in the license's device list.", example: "Ada's Chromebook" }),
       })
       .optional()
       .openapi({
         description:
-          'The device signing in. It takes a seat on the user\'s license (at most 3 active, across apps; a 4th device is `409 conflict`), or refreshes its own. Without `device` no seat is taken.',
+          "The device signing in. It takes a seat on the user's license (at most 3 active, across apps; a 4th device is `409 conflict`), or refreshes its own. Without `device` no seat is taken.",
       }),
   })
   .openapi('LaunchExchange');

@@ -366,7 +366,15 @@ describe('SSO: launch tokens and their exchange', () => {
         expect(res.status, token).toBe(401);
         expect(res.body.error).toBe('LAUNCH_TOKEN_INVALID');
       }
-      for (const body of [{}, { token: '' }, { token: 5 }, { token: 'A'.repeat(40), extra: 1 }, { token: 'A'.repeat(40), device: {} }, { token: 'A'.repeat(40), device: { id: 'x'.repeat(201) } }, { token: 'A'.repeat(40), device: { id: 'd', name: 'n'.repeat(201) } }]) {
+      for (const body of [
+        {},
+        { token: '' },
+        { token: 5 },
+        { token: 'A'.repeat(40), extra: 1 },
+        { token: 'A'.repeat(40), device: {} },
+        { token: 'A'.repeat(40), device: { id: 'x'.repeat(201) } },
+        { token: 'A'.repeat(40), device: { id: 'd', name: 'n'.repeat(201) } },
+      ]) {
         const res = await exchange(body);
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.error).toBe('validation_error');
@@ -397,7 +405,10 @@ describe('SSO: launch tokens and their exchange', () => {
         return res.body.data.items as Array<{ seat_id: string; app: string; device_name: string | null; status: string }>;
       };
 
-      const first = await exchange({ token: (await launch(key, student.login_email, { app: 'code' })).token, device: { id: 'device-1', name: "Ada's laptop" } });
+      const first = await exchange({
+        token: (await launch(key, student.login_email, { app: 'code' })).token,
+        device: { id: 'device-1', name: "Ada's laptop" },
+      });
       expect(first.status).toBe(200);
       let seats = await devices();
       expect(seats).toHaveLength(1);
@@ -469,7 +480,7 @@ describe('SSO: launch tokens and their exchange', () => {
       expect(b.body.error).toBe('user_inactive');
     });
 
-    it("an institution suspended between mint and exchange: the token is 401 LAUNCH_TOKEN_INVALID", async () => {
+    it('an institution suspended between mint and exchange: the token is 401 LAUNCH_TOKEN_INVALID', async () => {
       const { inst, key } = await school();
       const student = await person(key);
       const { token } = await launch(key, student.login_email);

@@ -22,7 +22,10 @@ export const bulkStudentsBody = z.strictObject({
     .max(MAX_BULK, `At most ${MAX_BULK} students per call.`)
     .openapi({
       description: `1 to ${MAX_BULK} student objects, each as for POST /students. Each item succeeds or fails on its own.`,
-      example: [{ full_name: 'Ada Lovelace', student_id: 'S-1' }, { full_name: 'Alan Turing', student_id: 'S-2', license_days: 180 }],
+      example: [
+        { full_name: 'Ada Lovelace', student_id: 'S-1' },
+        { full_name: 'Alan Turing', student_id: 'S-2', license_days: 180 },
+      ],
     }),
 });
 
@@ -38,25 +41,27 @@ export const studentSchema = z
   })
   .openapi('Student');
 
-export const bulkStudentsResponse = z.object({
-  results: z.array(
-    z.union([
-      z.object({ index: z.number().int(), id: z.string(), login_email: z.string() }),
-      z.object({ index: z.number().int(), error: z.string(), message: z.string() }),
-    ]),
-  ),
-  created: z.number().int(),
-  failed: z.number().int(),
-}).openapi({
-  example: {
-    results: [
-      { index: 0, id: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y', login_email: 'ada.lovelace@riverside-high.campusbridge.local' },
-      { index: 1, error: 'conflict', message: 'Another student already has student_id "S-2".' },
-    ],
-    created: 1,
-    failed: 1,
-  },
-});
+export const bulkStudentsResponse = z
+  .object({
+    results: z.array(
+      z.union([
+        z.object({ index: z.number().int(), id: z.string(), login_email: z.string() }),
+        z.object({ index: z.number().int(), error: z.string(), message: z.string() }),
+      ]),
+    ),
+    created: z.number().int(),
+    failed: z.number().int(),
+  })
+  .openapi({
+    example: {
+      results: [
+        { index: 0, id: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y', login_email: 'ada.lovelace@riverside-high.campusbridge.local' },
+        { index: 1, error: 'conflict', message: 'Another student already has student_id "S-2".' },
+      ],
+      created: 1,
+      failed: 1,
+    },
+  });
 
 export const listStudentsQuery = z.strictObject({
   email: z.string().max(320).optional().openapi({ description: 'Login email or personal email, case-insensitive, exact.' }),

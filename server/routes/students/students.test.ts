@@ -8,9 +8,17 @@ describe('students', () => {
   let school: TestInstitution;
   let key: TestKey;
 
-  const post = (path: string, body: unknown, auth = key.auth) => app.http.post(`/v1${path}`).set('Authorization', auth).send(body as object);
+  const post = (path: string, body: unknown, auth = key.auth) =>
+    app.http
+      .post(`/v1${path}`)
+      .set('Authorization', auth)
+      .send(body as object);
   const get = (path: string, auth = key.auth) => app.http.get(`/v1${path}`).set('Authorization', auth);
-  const patch = (path: string, body: unknown, auth = key.auth) => app.http.patch(`/v1${path}`).set('Authorization', auth).send(body as object);
+  const patch = (path: string, body: unknown, auth = key.auth) =>
+    app.http
+      .patch(`/v1${path}`)
+      .set('Authorization', auth)
+      .send(body as object);
 
   beforeAll(async () => {
     app = await startTestAppliance();

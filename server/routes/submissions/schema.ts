@@ -7,8 +7,7 @@ const STUDENT_EXAMPLE = 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y';
 const ATTEMPT_EXAMPLE = 'att_2Lm8kQ4xNw7Pz1Rb9Tn3Vc6Y';
 
 export const submissionStatus = z.enum(['submitted', 'graded', 'resubmission_requested', 'voided']).openapi({
-  description:
-    '`submitted` by the student; `graded` (score recorded); `resubmission_requested` (grade with score -1; the student may submit again); `voided`.',
+  description: '`submitted` by the student; `graded` (score recorded); `resubmission_requested` (grade with score -1; the student may submit again); `voided`.',
 });
 
 export const MAX_FEEDBACK = 10_000;
@@ -24,8 +23,13 @@ export const submissionSchema = z
     status: submissionStatus,
     score: z.number().nullable().openapi({ description: 'Set when `graded` (and kept when later voided); null otherwise.', example: 87.5 }),
     feedback: z.string().nullable().openapi({ example: 'Good structure; test the empty input.' }),
-    graded_by: z.string().nullable().openapi({ description: 'Free text given by the grader, as sent.', example: 'grace.hopper@riverside-high.campusbridge.local' }),
-    graded_at: timestamp.nullable().openapi({ description: 'When the current grade was recorded; null unless a score is.', example: '2026-09-15T08:30:00.000Z' }),
+    graded_by: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Free text given by the grader, as sent.', example: 'grace.hopper@riverside-high.campusbridge.local' }),
+    graded_at: timestamp
+      .nullable()
+      .openapi({ description: 'When the current grade was recorded; null unless a score is.', example: '2026-09-15T08:30:00.000Z' }),
     submitted_at: timestamp,
     voided_at: timestamp.nullable().openapi({ example: null }),
     created_at: timestamp,
@@ -62,7 +66,10 @@ const proctoringCounts = z
     recorder_error: z.number().int(),
   })
   .catchall(z.number().int())
-  .openapi({ description: 'Events per type: `focus_lost` and `recorder_error` always (0 when none), plus every other type seen.', example: { focus_lost: 3, recorder_error: 0, tab_hidden: 1 } });
+  .openapi({
+    description: 'Events per type: `focus_lost` and `recorder_error` always (0 when none), plus every other type seen.',
+    example: { focus_lost: 3, recorder_error: 0, tab_hidden: 1 },
+  });
 
 export const proctoringSummarySchema = z
   .object({
@@ -80,7 +87,8 @@ export const submissionDetailSchema = submissionSchema
     proctoring: proctoringSummarySchema,
     answers: z.unknown().openapi({ description: 'The answers as the app submitted them (any JSON); null when none.' }),
     recordings: z.array(fileLinkSchema).optional().openapi({
-      description: 'Proctoring recordings of the attempt, oldest first, with signed links. Present only when the key holds `submissions:write`; absent otherwise.',
+      description:
+        'Proctoring recordings of the attempt, oldest first, with signed links. Present only when the key holds `submissions:write`; absent otherwise.',
     }),
   })
   .openapi('SubmissionDetail');
@@ -115,7 +123,12 @@ export const proctoringFeedSchema = z
   .openapi('ProctoringFeed');
 
 export const listSubmissionsQuery = z.strictObject({
-  exam_id: z.string().min(1).max(320).optional().openapi({ description: 'Only submissions of this exam. An unknown exam gives an empty list.', example: EXAM_EXAMPLE }),
+  exam_id: z
+    .string()
+    .min(1)
+    .max(320)
+    .optional()
+    .openapi({ description: 'Only submissions of this exam. An unknown exam gives an empty list.', example: EXAM_EXAMPLE }),
   student_id: z
     .string()
     .min(1)
@@ -140,16 +153,29 @@ export const submissionParams = idParam('Submission id.', SUBMISSION_EXAMPLE);
 export const gradeSubmissionBody = z
   .strictObject({
     score: z.number().openapi({
-      description: "From 0 to the exam's `max_score` (any value ≥ 0 when the exam has none); `-1` requests a resubmission. Anything else: `422 validation_error`.",
+      description:
+        "From 0 to the exam's `max_score` (any value ≥ 0 when the exam has none); `-1` requests a resubmission. Anything else: `422 validation_error`.",
       example: 87.5,
     }),
-    feedback: z.string().max(MAX_FEEDBACK).optional().openapi({ description: 'Shown to the student. Omitted: none (a previous feedback is not kept).', example: 'Good structure; test the empty input.' }),
-    graded_by: z.string().max(MAX_GRADED_BY).optional().openapi({ description: 'Who graded, free text. Omitted: null.', example: 'grace.hopper@riverside-high.campusbridge.local' }),
+    feedback: z
+      .string()
+      .max(MAX_FEEDBACK)
+      .optional()
+      .openapi({ description: 'Shown to the student. Omitted: none (a previous feedback is not kept).', example: 'Good structure; test the empty input.' }),
+    graded_by: z
+      .string()
+      .max(MAX_GRADED_BY)
+      .optional()
+      .openapi({ description: 'Who graded, free text. Omitted: null.', example: 'grace.hopper@riverside-high.campusbridge.local' }),
   })
   .openapi('SubmissionGrade');
 
 export const voidSubmissionBody = z
   .strictObject({
-    reason: z.string().max(MAX_VOID_REASON).optional().openapi({ description: 'Kept with the submission; never returned or sent in events.', example: 'Academic integrity review' }),
+    reason: z
+      .string()
+      .max(MAX_VOID_REASON)
+      .optional()
+      .openapi({ description: 'Kept with the submission; never returned or sent in events.', example: 'Academic integrity review' }),
   })
   .openapi('SubmissionVoid');

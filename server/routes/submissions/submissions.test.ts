@@ -9,7 +9,17 @@ import type { ExamRow } from '../../models/exam.js';
 import type { FileKind, StoredFileRow } from '../../models/stored-file.js';
 import type { SubmissionRow, SubmissionStatus } from '../../models/submission.js';
 import type { Scope } from '../../policies/scopes.js';
-import { makeKey, makePerson, makeSchool, readEvents, startTestAppliance, type TestAppliance, type TestKey, type TestPerson, type TestSchool } from '../../../tests/helpers/appliance.js';
+import {
+  makeKey,
+  makePerson,
+  makeSchool,
+  readEvents,
+  startTestAppliance,
+  type TestAppliance,
+  type TestKey,
+  type TestPerson,
+  type TestSchool,
+} from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MINUTE_MS = 60_000;
@@ -102,7 +112,8 @@ describe('Submissions', () => {
     expect(typeof res.body.message).toBe('string');
   };
 
-  const person = (key: TestKey, kind: 'students' | 'faculty', fullName: string, extra: Record<string, unknown> = {}) => makePerson(app, key, kind, fullName, extra);
+  const person = (key: TestKey, kind: 'students' | 'faculty', fullName: string, extra: Record<string, unknown> = {}) =>
+    makePerson(app, key, kind, fullName, extra);
 
   async function school(): Promise<School> {
     const base = await makeSchool(app, { eventsKey: true });
@@ -200,7 +211,14 @@ describe('Submissions', () => {
         hidden_released_at: options.hiddenReleasedAt ?? null,
       });
       for (const event of options.events ?? []) {
-        await tx.proctoringEvents.create({ id: newId('pev'), attempt_id: attemptId, type: event.type, at: event.at, detail: event.detail ?? null, created_at: new Date() });
+        await tx.proctoringEvents.create({
+          id: newId('pev'),
+          attempt_id: attemptId,
+          type: event.type,
+          at: event.at,
+          detail: event.detail ?? null,
+          created_at: new Date(),
+        });
       }
     });
     const fileIds = options.fileIds ? await options.fileIds(attemptId) : [];
@@ -244,7 +262,10 @@ describe('Submissions', () => {
   const download = (url: string) => {
     const parsed = new URL(url);
     // superagent types the parser with its own Response; at run time it is the IncomingMessage.
-    return app.http.get(`${parsed.pathname}${parsed.search}`).buffer(true).parse(binary as unknown as Parameters<ReturnType<typeof app.http.get>['parse']>[0]);
+    return app.http
+      .get(`${parsed.pathname}${parsed.search}`)
+      .buffer(true)
+      .parse(binary as unknown as Parameters<ReturnType<typeof app.http.get>['parse']>[0]);
   };
 
   const grade = (key: TestKey, id: string, body: unknown) => post(key, `/submissions/${id}/grade`, body);
@@ -321,7 +342,9 @@ describe('Submissions', () => {
       expect(ids(await list(s.reader, { since: new Date(t0 + 2 * MINUTE_MS + 1).toISOString() }))).toEqual([b2.submission.id]);
       expect(ids(await list(s.reader, { since: '2026-09-14T12:00:00+02:00' }))).toEqual(ids(await list(s.reader)));
 
-      expect(ids(await list(s.reader, { exam_id: examB.id, student_id: ada.id, status: 'voided', since: new Date(t0).toISOString() }))).toEqual([b1.submission.id]);
+      expect(ids(await list(s.reader, { exam_id: examB.id, student_id: ada.id, status: 'voided', since: new Date(t0).toISOString() }))).toEqual([
+        b1.submission.id,
+      ]);
       expect(ids(await list(s.reader, { exam_id: examA.id, status: 'voided' }))).toEqual([]);
     });
 
@@ -538,7 +561,7 @@ describe('Submissions', () => {
       expectError(res as unknown as Res, 404, 'not_found');
     });
 
-    it("stops working when the institution is suspended, like its keys", async () => {
+    it('stops working when the institution is suspended, like its keys', async () => {
       const s = await school();
       const { link } = await attached(s, 'a.zip', Buffer.from('x'));
       expect((await download(link.url)).status).toBe(200);
@@ -583,7 +606,12 @@ describe('Submissions', () => {
       });
       expect(data.counts).toEqual({ focus_lost: 2, recorder_error: 1, paste: 1, constructor: 1 });
       expect(data.items.map((item: { type: string }) => item.type)).toEqual(['focus_lost', 'paste', 'recorder_error', 'focus_lost', 'constructor']);
-      expect(data.items[0]).toEqual({ id: expect.stringMatching(/^pev_/), type: 'focus_lost', at: new Date(t0 + MINUTE_MS).toISOString(), detail: { duration_ms: 5200 } });
+      expect(data.items[0]).toEqual({
+        id: expect.stringMatching(/^pev_/),
+        type: 'focus_lost',
+        at: new Date(t0 + MINUTE_MS).toISOString(),
+        detail: { duration_ms: 5200 },
+      });
       expect(data.items[1].detail).toBeNull();
       expect(data.items[2].detail).toEqual({ code: 'camera_denied' });
     });
@@ -610,7 +638,14 @@ describe('Submissions', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const data = res.body.data as WireSubmission;
       expect(Object.keys(data).sort()).toEqual(SUBMISSION_FIELDS);
-      expect(data).toMatchObject({ id: seeded.submission.id, status: 'graded', score: 87.5, feedback: 'Good work.', graded_by: 'Grace Hopper', voided_at: null });
+      expect(data).toMatchObject({
+        id: seeded.submission.id,
+        status: 'graded',
+        score: 87.5,
+        feedback: 'Good work.',
+        graded_by: 'Grace Hopper',
+        voided_at: null,
+      });
       expect(Date.parse(data.graded_at!)).toBeGreaterThanOrEqual(before - 5);
       expect(await detail(s.reader, seeded.submission.id)).toMatchObject({ status: 'graded', score: 87.5, feedback: 'Good work.' });
 
@@ -680,7 +715,13 @@ describe('Submissions', () => {
       await grade(s.key, submission.id, { score: 70, feedback: 'first' });
       const res = await grade(s.key, submission.id, { score: -1, feedback: 'Please include your tests.' });
       expect(res.status).toBe(200);
-      expect(res.body.data).toMatchObject({ status: 'resubmission_requested', score: null, graded_at: null, feedback: 'Please include your tests.', graded_by: null });
+      expect(res.body.data).toMatchObject({
+        status: 'resubmission_requested',
+        score: null,
+        graded_at: null,
+        feedback: 'Please include your tests.',
+        graded_by: null,
+      });
       const requested = await events(s, 'submission.resubmission_requested');
       expect(requested.map((event) => event.data)).toEqual([{ submission_id: submission.id, exam_id: exam.id, student_id: ada.id }]);
       expect(await events(s, 'exam.graded')).toHaveLength(1);

@@ -34,7 +34,11 @@ export const deliverySchema = z
     attempt_count: z.number().int().openapi({ description: 'Attempts made, at most six.', example: 1 }),
     next_attempt_at: timestamp.nullable().openapi({ description: 'When the next attempt is due; null once succeeded or dead.' }),
     last_attempt_at: timestamp.nullable().openapi({ description: 'When the latest attempt started.' }),
-    response_status: z.number().int().nullable().openapi({ description: "HTTP status of the receiver's latest answer; null when none came (timeout, connection error).", example: 202 }),
+    response_status: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "HTTP status of the receiver's latest answer; null when none came (timeout, connection error).", example: 202 }),
     response_time_ms: z.number().int().nullable().openapi({ example: 84 }),
     response_body: z.string().nullable().openapi({ description: "First 2048 bytes of the receiver's latest answer.", example: '{"received":true}' }),
     replay_of: z.string().nullable().openapi({ description: 'On a replay: the delivery it replays.', example: null }),
@@ -56,10 +60,11 @@ const attemptSchema = z
   .object({
     at: timestamp.openapi({ description: 'When the attempt started.' }),
     response_status: z.number().int().nullable().openapi({ example: 500 }),
-    error: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Why it failed when no 2xx came back: `http_<status>`, `redirect`, `timeout`, `connection_error: <code>`, `private_host`, `https_required`, `dns_error`, or `send_error` (the request could not be prepared; see the log); null on success.', example: 'http_500' }),
+    error: z.string().nullable().openapi({
+      description:
+        'Why it failed when no 2xx came back: `http_<status>`, `redirect`, `timeout`, `connection_error: <code>`, `private_host`, `https_required`, `dns_error`, or `send_error` (the request could not be prepared; see the log); null on success.',
+      example: 'http_500',
+    }),
     response_time_ms: z.number().int().nullable().openapi({ example: 112 }),
     response_body: z.string().nullable().openapi({ description: "The receiver's answer to this attempt, first 2048 bytes.", example: 'ok' }),
   })
@@ -72,7 +77,7 @@ export const deliveryDetailSchema = deliverySchema
     payload: payloadSchema,
     attempts: z.array(attemptSchema).openapi({ description: 'Every attempt, oldest first.' }),
     request_headers: z.array(requestHeaderSchema).openapi({
-      description: 'The headers every attempt sends. Signatures depend on the attempt\'s time and the secrets valid then, so they are described, not stored.',
+      description: "The headers every attempt sends. Signatures depend on the attempt's time and the secrets valid then, so they are described, not stored.",
     }),
   })
   .openapi('WebhookDeliveryDetail');
@@ -82,17 +87,11 @@ export const deliveryParams = idParam('Delivery id.', DELIVERY_ID);
 
 export const replayDeliveryBody = z
   .strictObject({
-    ref: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .optional()
-      .openapi({
-        description:
-          'Makes the replay idempotent: the same `ref` again answers the replay it made, with `replayed: true`, and sends nothing more; the same `ref` for another delivery is `409 conflict`.',
-        example: 'lms-resync-2026-09-14',
-      }),
+    ref: z.string().trim().min(1).max(100).optional().openapi({
+      description:
+        'Makes the replay idempotent: the same `ref` again answers the replay it made, with `replayed: true`, and sends nothing more; the same `ref` for another delivery is `409 conflict`.',
+      example: 'lms-resync-2026-09-14',
+    }),
   })
   .openapi('WebhookDeliveryReplay');
 

@@ -24,7 +24,6 @@ const DELIVERY_FIELDS = [
 ];
 const config: Partial<Config> = { webhooks: { allowPrivateHosts: true, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } };
 
-
 describe('Webhook deliveries API', () => {
   let app: TestAppliance;
   let receiver: http.Server;
@@ -53,12 +52,17 @@ describe('Webhook deliveries API', () => {
 
   const school = () => makeSchool(app);
 
-  const get = (key: TestKey, path: string, query: Record<string, string | number> = {}) => app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
+  const get = (key: TestKey, path: string, query: Record<string, string | number> = {}) =>
+    app.http.get(`/v1${path}`).query(query).set('Authorization', key.auth);
   const post = (key: TestKey, path: string, body?: unknown) => {
     const req = app.http.post(`/v1${path}`).set('Authorization', key.auth);
     return body === undefined ? req : req.send(body as object);
   };
-  const patch = (key: TestKey, path: string, body: unknown) => app.http.patch(`/v1${path}`).set('Authorization', key.auth).send(body as object);
+  const patch = (key: TestKey, path: string, body: unknown) =>
+    app.http
+      .patch(`/v1${path}`)
+      .set('Authorization', key.auth)
+      .send(body as object);
 
   async function endpoint(s: School, events: string[], path = '/'): Promise<string> {
     const res = await post(s.key, '/webhooks/endpoints', { url: `${receiverUrl}${path}`, events });

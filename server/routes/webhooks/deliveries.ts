@@ -1,14 +1,7 @@
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { presentWebhookDelivery, presentWebhookDeliveryDetail } from '../../presenters/webhook-delivery.js';
 import { getDeliveryDetail, listDeliveries, replayDelivery } from '../../commands/webhook-deliveries.js';
-import {
-  deliveryDetailSchema,
-  deliveryPage,
-  deliveryParams,
-  listDeliveriesQuery,
-  replayDeliveryBody,
-  replayDeliveryResponse,
-} from './deliveries-schema.js';
+import { deliveryDetailSchema, deliveryPage, deliveryParams, listDeliveriesQuery, replayDeliveryBody, replayDeliveryResponse } from './deliveries-schema.js';
 
 export const webhookDeliveryRoutes: AnyRoute[] = [
   defineRoute({

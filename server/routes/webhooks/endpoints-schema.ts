@@ -51,10 +51,16 @@ export const updateEndpointBody = z
 
 export const rotateSecretBody = z
   .strictObject({
-    grace_hours: z.number().int().min(0).max(MAX_GRACE_HOURS).default(DEFAULT_GRACE_HOURS).openapi({
-      description: `Hours the replaced secret keeps signing deliveries beside the new one, 0 to ${MAX_GRACE_HOURS} (default ${DEFAULT_GRACE_HOURS}); 0 retires it at once.`,
-      example: DEFAULT_GRACE_HOURS,
-    }),
+    grace_hours: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_GRACE_HOURS)
+      .default(DEFAULT_GRACE_HOURS)
+      .openapi({
+        description: `Hours the replaced secret keeps signing deliveries beside the new one, 0 to ${MAX_GRACE_HOURS} (default ${DEFAULT_GRACE_HOURS}); 0 retires it at once.`,
+        example: DEFAULT_GRACE_HOURS,
+      }),
   })
   .openapi('WebhookSecretRotate');
 
@@ -65,11 +71,15 @@ export const endpointSchema = z
     description: z.string().openapi({ example: 'Grades into the LMS gradebook' }),
     events: z.array(z.string()).openapi({ example: ['exam.graded', 'student.*'] }),
     status: endpointStatus,
-    disabled_reason: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Why the endpoint is disabled: `too_many_failures` (30 failed attempts in a row), `gone` (the receiver answered 410) or `disabled_by_user`; null while not disabled.', example: null }),
-    consecutive_failures: z.number().int().openapi({ description: 'Failed delivery attempts in a row; any success resets it. Test pings do not count.', example: 0 }),
+    disabled_reason: z.string().nullable().openapi({
+      description:
+        'Why the endpoint is disabled: `too_many_failures` (30 failed attempts in a row), `gone` (the receiver answered 410) or `disabled_by_user`; null while not disabled.',
+      example: null,
+    }),
+    consecutive_failures: z
+      .number()
+      .int()
+      .openapi({ description: 'Failed delivery attempts in a row; any success resets it. Test pings do not count.', example: 0 }),
     created_at: timestamp,
     updated_at: timestamp,
   })
@@ -86,7 +96,8 @@ export const rotatedEndpointSchema = endpointSchema
   .extend({
     secret: secret.openapi({ description: 'The new signing secret, current from now on. Shown only here: store it now.' }),
     previous_secret_expires_at: timestamp.openapi({
-      description: 'Until this instant deliveries carry a signature by the replaced secret too (newest first). Equal to the rotation time when `grace_hours` is 0.',
+      description:
+        'Until this instant deliveries carry a signature by the replaced secret too (newest first). Equal to the rotation time when `grace_hours` is 0.',
     }),
   })
   .openapi('WebhookEndpointRotated');
@@ -103,7 +114,11 @@ export const deleteEndpointResponse = z.object({
 export const pingResult = z
   .object({
     delivered: z.boolean().openapi({ description: 'The receiver answered 2xx within the timeout (redirects are not followed).' }),
-    response_status: z.number().int().nullable().openapi({ description: 'Null when no answer came (timeout, connection refused, refused address).', example: 202 }),
+    response_status: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Null when no answer came (timeout, connection refused, refused address).', example: 202 }),
     response_time_ms: z.number().int().openapi({ example: 84 }),
     response_body: z.string().nullable().openapi({ description: 'First 2 KB of what the receiver answered.', example: 'ok' }),
   })

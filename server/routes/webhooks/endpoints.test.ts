@@ -99,7 +99,11 @@ describe('Webhook endpoints', () => {
     const request = app.http.post(`/v1${path}`).set('Authorization', key.auth);
     return body === undefined ? request : request.send(body as object);
   };
-  const patch = (key: TestKey, path: string, body: unknown) => app.http.patch(`/v1${path}`).set('Authorization', key.auth).send(body as object);
+  const patch = (key: TestKey, path: string, body: unknown) =>
+    app.http
+      .patch(`/v1${path}`)
+      .set('Authorization', key.auth)
+      .send(body as object);
   const del = (key: TestKey, path: string) => app.http.delete(`/v1${path}`).set('Authorization', key.auth);
 
   async function createEndpointOk(key: TestKey, body: Record<string, unknown> = {}): Promise<WireEndpoint> {
@@ -282,7 +286,10 @@ describe('Webhook endpoints', () => {
         const res = await post(key, '/webhooks/endpoints', { url: 'https://127.0.0.1/hooks', events: ['exam.graded', pattern] });
         expect(res.status, pattern).toBe(422);
         expect(res.body.error, pattern).toBe('validation_error');
-        expect(res.body.details.map((detail: { path: string }) => detail.path), pattern).toContain(`events.${index}`);
+        expect(
+          res.body.details.map((detail: { path: string }) => detail.path),
+          pattern,
+        ).toContain(`events.${index}`);
       }
       const created = await createEndpointOk(key);
       const res = await patch(key, `/webhooks/endpoints/${created.id}`, { events: ['*', 'exam.*', 'not a pattern'] });
@@ -496,7 +503,9 @@ describe('Webhook endpoints', () => {
         expect(ping!.headers['webhook-id']).toBe(event.id);
         // Standard Webhooks: the key is the base64 part after whsec_, signed content "<id>.<t>.<body>".
         const t = ping!.headers['webhook-timestamp'] as string;
-        const standard = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`${event.id}.${t}.${ping!.body}`).digest('base64');
+        const standard = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+          .update(`${event.id}.${t}.${ping!.body}`)
+          .digest('base64');
         expect(ping!.headers['webhook-signature']).toBe(`v1,${standard}`);
         expect(ping!.headers['x-service-signature']).toMatch(new RegExp(`^t=${t},v1=[0-9a-f]{64}$`));
 
@@ -518,7 +527,10 @@ describe('Webhook endpoints', () => {
         const [ping] = receiver.received;
         const header = ping!.headers['x-service-signature'] as string;
         const [t, newest, oldest] = header.split(',');
-        const hex = (secret: string) => createHmac('sha256', secret).update(`${t!.slice(2)}.${ping!.body}`).digest('hex');
+        const hex = (secret: string) =>
+          createHmac('sha256', secret)
+            .update(`${t!.slice(2)}.${ping!.body}`)
+            .digest('hex');
         expect(newest).toBe(`v1=${hex(rotated.secret!)}`);
         expect(oldest).toBe(`v1=${hex(created.secret!)}`);
         expect(serviceSignatureValid(header, ping!.body, created.secret!)).toBe(true);
@@ -539,7 +551,11 @@ describe('Webhook endpoints', () => {
         expect(res.body.data).toMatchObject({ delivered: false, response_status: 500, response_body: 'receiver exploded' });
         expect(receiver.received).toHaveLength(1);
         expect(await deliveryCount(created.id)).toBe(0);
-        expect((await get(key, `/webhooks/endpoints/${created.id}`)).body.data).toMatchObject({ status: 'active', consecutive_failures: 0, disabled_reason: null });
+        expect((await get(key, `/webhooks/endpoints/${created.id}`)).body.data).toMatchObject({
+          status: 'active',
+          consecutive_failures: 0,
+          disabled_reason: null,
+        });
       } finally {
         await receiver.close();
       }
@@ -668,7 +684,11 @@ describe('Webhook endpoint URL rules (private hosts not allowed)', () => {
   });
   afterAll(() => app.close());
 
-  const create = (url: string) => app.http.post('/v1/webhooks/endpoints').set('Authorization', key.auth).send({ url, events: ['*'] });
+  const create = (url: string) =>
+    app.http
+      .post('/v1/webhooks/endpoints')
+      .set('Authorization', key.auth)
+      .send({ url, events: ['*'] });
 
   it('a URL that is not https: 422 https_required', async () => {
     for (const url of ['http://127.0.0.1/hooks', 'http://localhost:8080/hooks', 'ftp://127.0.0.1/hooks']) {
@@ -691,7 +711,9 @@ describe('Webhook endpoint URL rules (private hosts not allowed)', () => {
   it('a name that resolves to a loopback address: private_host (injected resolver, nothing connects)', async () => {
     const inst = await makeInstitution(app);
     const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
-    await expect(createEndpoint(inst.tenant, { url: 'https://hooks.campusbridge.test/in', description: '', events: ['*'] }, { allowPrivate: false, resolver })).rejects.toMatchObject({
+    await expect(
+      createEndpoint(inst.tenant, { url: 'https://hooks.campusbridge.test/in', description: '', events: ['*'] }, { allowPrivate: false, resolver }),
+    ).rejects.toMatchObject({
       code: 'private_host',
     });
     expect(await inst.tenant.webhookEndpoints.count()).toBe(0);
@@ -723,7 +745,11 @@ describe('Webhook endpoint URL rules (private hosts not allowed)', () => {
     try {
       const { port } = listener.address() as AddressInfo;
       // Written as when WEBHOOK_ALLOW_PRIVATE_HOSTS was on (or before the name moved): the ping must still refuse it.
-      const { endpoint } = await createEndpoint(inst.tenant, { url: `https://127.0.0.1:${port}/hooks`, description: '', events: ['*'] }, { allowPrivate: true });
+      const { endpoint } = await createEndpoint(
+        inst.tenant,
+        { url: `https://127.0.0.1:${port}/hooks`, description: '', events: ['*'] },
+        { allowPrivate: true },
+      );
       const res = await app.http.post(`/v1/webhooks/endpoints/${endpoint.id}/test`).set('Authorization', own.auth);
       expect(res.status).toBe(200);
       expect(res.body.data).toMatchObject({ delivered: false, response_status: null, response_body: null });

@@ -123,7 +123,10 @@ export const webhookEndpointRoutes: AnyRoute[] = [
     errors: ['not_found', 'endpoint_inactive'],
     handler: async ({ tenant, params, ctx, requestId }) => {
       const { error, ...result } = await pingEndpoint(tenant, params.id, { ...urlRulesOf(ctx.config), timeoutMs: ctx.config.webhooks.timeoutMs });
-      ctx.logger.info({ request_id: requestId, endpoint_id: params.id, delivered: result.delivered, response_status: result.response_status, error }, 'webhook ping');
+      ctx.logger.info(
+        { request_id: requestId, endpoint_id: params.id, delivered: result.delivered, response_status: result.response_status, error },
+        'webhook ping',
+      );
       return result;
     },
   }),

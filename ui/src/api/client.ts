@@ -43,9 +43,7 @@ async function request<T>(method: string, path: string, body?: unknown, query?: 
     throw new ApiError(0, 'network_error', 'The appliance could not be reached. Is it still running?');
   }
   const envelope = (await response.json().catch(() => null)) as
-    | { success: true; data: T }
-    | { success: false; error: string; message: string; details?: unknown }
-    | null;
+    { success: true; data: T } | { success: false; error: string; message: string; details?: unknown } | null;
   if (envelope?.success) return envelope.data;
   const code = envelope && !envelope.success ? envelope.error : 'internal_error';
   const message = envelope && !envelope.success ? envelope.message : `The appliance answered ${response.status}.`;

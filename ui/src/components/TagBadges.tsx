@@ -12,7 +12,11 @@ export function TagBadges({ tags }: { tags: string[] }) {
             {tag}
           </Badge>
         ))}
-        {tags.length > SHOWN ? <Badge variant="light" size="sm">+{tags.length - SHOWN}</Badge> : null}
+        {tags.length > SHOWN ? (
+          <Badge variant="light" size="sm">
+            +{tags.length - SHOWN}
+          </Badge>
+        ) : null}
       </Group>
     </Tooltip>
   );

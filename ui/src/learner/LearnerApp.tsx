@@ -29,7 +29,11 @@ function exchangeFailure(error: unknown): Phase {
         detail: 'Sign-in links work once and only for a few minutes. Ask your school for a new link: open the exam again from your school’s website.',
       };
     case 'user_inactive':
-      return { kind: 'failed', title: 'Your account is not active', detail: 'Your account is suspended or your license has ended. Please contact your school.' };
+      return {
+        kind: 'failed',
+        title: 'Your account is not active',
+        detail: 'Your account is suspended or your license has ended. Please contact your school.',
+      };
     case 'conflict':
       return {
         kind: 'failed',
@@ -45,7 +49,10 @@ function exchangeFailure(error: unknown): Phase {
 
 const SIGNED_OUT_TEXT: Record<'no-link' | 'ended' | 'left', { title: string; detail: string }> = {
   'no-link': { title: 'Open this page from your school', detail: 'This page opens from the link your school’s website gives you. Ask your school for a link.' },
-  ended: { title: 'Your session has ended', detail: 'For your security you were signed out. Open the exam again from your school’s website to get a new link.' },
+  ended: {
+    title: 'Your session has ended',
+    detail: 'For your security you were signed out. Open the exam again from your school’s website to get a new link.',
+  },
   left: { title: 'You are signed out', detail: 'To come back, open the link from your school’s website again.' },
 };
 

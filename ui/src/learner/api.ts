@@ -1,6 +1,13 @@
 /** The learner side of the API (/v1/sso/exchange and /v1/app/*), typed for the /launch page. */
 import type { z } from 'zod';
-import type { attemptSchema, eventsAccepted, learnerExamList, learnerExamSchema, learnerUserSchema, submissionReceiptSchema } from '../../../server/routes/app/schema';
+import type {
+  attemptSchema,
+  eventsAccepted,
+  learnerExamList,
+  learnerExamSchema,
+  learnerUserSchema,
+  submissionReceiptSchema,
+} from '../../../server/routes/app/schema';
 import type { sessionSchema } from '../../../server/routes/sso/schema';
 import { ApiError } from '../api/errors';
 

@@ -45,10 +45,16 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
   const visibleOperatorPages = operatorPages.filter((page) => !page.hidden);
   const { pathname } = useLocation();
   const active = operator
-    ? activeTarget(pathname, visibleOperatorPages.map((page) => `/operator/${page.path}`))
+    ? activeTarget(
+        pathname,
+        visibleOperatorPages.map((page) => `/operator/${page.path}`),
+      )
     : pathname === base
       ? base
-      : activeTarget(pathname, visiblePages.map((page) => `${base}/${page.path}`));
+      : activeTarget(
+          pathname,
+          visiblePages.map((page) => `${base}/${page.path}`),
+        );
 
   return (
     <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
@@ -87,7 +93,9 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
       <AppShell.Navbar p="xs" aria-label="Portal navigation">
         <AppShell.Section grow component={ScrollArea} onClick={close}>
           {operator ? (
-            visibleOperatorPages.map((page) => <NavItem key={page.path} to={`/operator/${page.path}`} label={page.label} active={active === `/operator/${page.path}`} />)
+            visibleOperatorPages.map((page) => (
+              <NavItem key={page.path} to={`/operator/${page.path}`} label={page.label} active={active === `/operator/${page.path}`} />
+            ))
           ) : institution ? (
             <>
               <NavItem to={base} label="Overview" active={active === base} />

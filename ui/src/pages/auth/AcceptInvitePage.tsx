@@ -54,7 +54,14 @@ export function AcceptInvitePage() {
               {accept.error.message}
             </Alert>
           ) : null}
-          <PasswordInput label="Password" autoComplete="new-password" required value={password} onChange={(event) => setPassword(event.currentTarget.value)} autoFocus />
+          <PasswordInput
+            label="Password"
+            autoComplete="new-password"
+            required
+            value={password}
+            onChange={(event) => setPassword(event.currentTarget.value)}
+            autoFocus
+          />
           <Button type="submit" loading={accept.isPending}>
             Accept invitation
           </Button>

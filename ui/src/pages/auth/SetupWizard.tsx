@@ -59,7 +59,15 @@ export function SetupWizard() {
                   {accountError}
                 </Alert>
               ) : null}
-              <TextInput label="Email" type="email" autoComplete="username" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} autoFocus />
+              <TextInput
+                label="Email"
+                type="email"
+                autoComplete="username"
+                required
+                value={email}
+                onChange={(event) => setEmail(event.currentTarget.value)}
+                autoFocus
+              />
               <PasswordInput
                 label="Password"
                 description={`At least ${MIN_PASSWORD} characters.`}
@@ -68,7 +76,13 @@ export function SetupWizard() {
                 value={password}
                 onChange={(event) => setPassword(event.currentTarget.value)}
               />
-              <PasswordInput label="Repeat the password" autoComplete="new-password" required value={confirm} onChange={(event) => setConfirm(event.currentTarget.value)} />
+              <PasswordInput
+                label="Repeat the password"
+                autoComplete="new-password"
+                required
+                value={confirm}
+                onChange={(event) => setConfirm(event.currentTarget.value)}
+              />
               <Group justify="flex-end">
                 <Button type="submit">Next</Button>
               </Group>

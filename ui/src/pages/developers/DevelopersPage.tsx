@@ -49,7 +49,14 @@ function InviteModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
     },
   });
   return (
-    <FormModal opened={opened} title="Invite a developer" submitLabel="Send invitation" loading={invite.isPending} onSubmit={() => invite.mutate()} onClose={onClose}>
+    <FormModal
+      opened={opened}
+      title="Invite a developer"
+      submitLabel="Send invitation"
+      loading={invite.isPending}
+      onSubmit={() => invite.mutate()}
+      onClose={onClose}
+    >
       <Text size="sm" c="dimmed">
         Developers manage API keys and webhooks for {institution.name}. They cannot see students, licenses or settings.
       </Text>
@@ -68,7 +75,15 @@ function SuspendModal({ member, onClose }: { member: Member | null; onClose(): v
     onSuccess: onClose,
   });
   return (
-    <ConfirmModal opened={member !== null} title="Suspend this developer?" confirmLabel="Suspend" color="red" loading={suspend.isPending} onConfirm={() => suspend.mutate()} onClose={onClose}>
+    <ConfirmModal
+      opened={member !== null}
+      title="Suspend this developer?"
+      confirmLabel="Suspend"
+      color="red"
+      loading={suspend.isPending}
+      onConfirm={() => suspend.mutate()}
+      onClose={onClose}
+    >
       <Text size="sm">
         <b>{member?.email}</b> will not be able to sign in to {institution.name} until you reactivate them.
       </Text>
@@ -91,7 +106,15 @@ function RemoveModal({ member, onClose }: { member: Member | null; onClose(): vo
     onSuccess: onClose,
   });
   return (
-    <ConfirmModal opened={member !== null} title="Remove this developer?" confirmLabel="Remove" color="red" loading={remove.isPending} onConfirm={() => remove.mutate()} onClose={onClose}>
+    <ConfirmModal
+      opened={member !== null}
+      title="Remove this developer?"
+      confirmLabel="Remove"
+      color="red"
+      loading={remove.isPending}
+      onConfirm={() => remove.mutate()}
+      onClose={onClose}
+    >
       <Text size="sm">
         <b>{member?.email}</b> leaves {institution.name}, and the API keys they created here are revoked. They can be invited again later.
       </Text>

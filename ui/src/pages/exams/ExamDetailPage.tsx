@@ -33,9 +33,28 @@ export function ExamDetailPage() {
     { header: 'Students', accessorKey: 'student_count' },
   ];
   const scoreColumns: ColumnDef<ScoreRow>[] = [
-    { header: 'Student', id: 'student', cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.student_id} label={row.original.full_name} /> },
-    { header: 'Status', id: 'status', cell: ({ row }) => (row.original.status ? <StatusBadge status={row.original.status} /> : <Text size="sm" c="dimmed">not submitted</Text>) },
-    { header: 'Score', id: 'score', cell: ({ row }) => (row.original.score === null ? '—' : `${row.original.score}${row.original.max_score !== null ? ` / ${row.original.max_score}` : ''}`) },
+    {
+      header: 'Student',
+      id: 'student',
+      cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.student_id} label={row.original.full_name} />,
+    },
+    {
+      header: 'Status',
+      id: 'status',
+      cell: ({ row }) =>
+        row.original.status ? (
+          <StatusBadge status={row.original.status} />
+        ) : (
+          <Text size="sm" c="dimmed">
+            not submitted
+          </Text>
+        ),
+    },
+    {
+      header: 'Score',
+      id: 'score',
+      cell: ({ row }) => (row.original.score === null ? '—' : `${row.original.score}${row.original.max_score !== null ? ` / ${row.original.max_score}` : ''}`),
+    },
   ];
 
   return (

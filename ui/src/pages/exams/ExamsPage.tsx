@@ -24,7 +24,9 @@ export function ExamsPage() {
       {
         header: 'Exam',
         id: 'title',
-        cell: ({ row }) => <NameCell name={row.original.title} detail={`${row.original.exam_type} · ${row.original.app === 'code' ? 'coding app' : 'learning app'}`} />,
+        cell: ({ row }) => (
+          <NameCell name={row.original.title} detail={`${row.original.exam_type} · ${row.original.app === 'code' ? 'coding app' : 'learning app'}`} />
+        ),
       },
       { header: 'Owner', id: 'owner', cell: ({ row }) => teacherName.get(row.original.faculty_id) ?? row.original.faculty_id },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
@@ -36,10 +38,21 @@ export function ExamsPage() {
 
   return (
     <>
-      <PageHeader title="Exams" description="Exams, quizzes and assignments your LMS created through the API, oldest first. Open one for its groups, numbers and scores." />
+      <PageHeader
+        title="Exams"
+        description="Exams, quizzes and assignments your LMS created through the API, oldest first. Open one for its groups, numbers and scores."
+      />
       <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox label="Search exams" placeholder="Part of the title" value={filters.q} onSearch={(value) => setFilters({ q: value })} width={260} />
-        <Select label="Status" placeholder="Any" data={['draft', 'published', 'closed']} value={filters.status || null} onChange={(value) => setFilters({ status: value })} clearable w={140} />
+        <Select
+          label="Status"
+          placeholder="Any"
+          data={['draft', 'published', 'closed']}
+          value={filters.status || null}
+          onChange={(value) => setFilters({ status: value })}
+          clearable
+          w={140}
+        />
         <Select
           label="App"
           placeholder="Any"
@@ -52,7 +65,15 @@ export function ExamsPage() {
           clearable
           w={130}
         />
-        <Select label="Type" placeholder="Any" data={[...EXAM_TYPES]} value={filters.exam_type || null} onChange={(value) => setFilters({ exam_type: value })} clearable w={150} />
+        <Select
+          label="Type"
+          placeholder="Any"
+          data={[...EXAM_TYPES]}
+          value={filters.exam_type || null}
+          onChange={(value) => setFilters({ exam_type: value })}
+          clearable
+          w={150}
+        />
         <OwnerFilter institutionId={institution.id} value={filters.faculty_id} onChange={(value) => setFilters({ faculty_id: value })} width={220} />
       </FilterBar>
       <DataTable

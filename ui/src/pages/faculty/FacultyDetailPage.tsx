@@ -27,9 +27,23 @@ function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): v
     onSuccess: onClose,
   });
   return (
-    <FormModal opened title="Edit faculty member" submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onSubmit={() => update.mutate()} onClose={onClose}>
+    <FormModal
+      opened
+      title="Edit faculty member"
+      submitLabel="Save"
+      loading={update.isPending}
+      disabled={!fullName.trim()}
+      onSubmit={() => update.mutate()}
+      onClose={onClose}
+    >
       <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-      <TextInput label="Faculty ID" description="Empty removes it." maxLength={100} value={facultyId} onChange={(event) => setFacultyId(event.currentTarget.value)} />
+      <TextInput
+        label="Faculty ID"
+        description="Empty removes it."
+        maxLength={100}
+        value={facultyId}
+        onChange={(event) => setFacultyId(event.currentTarget.value)}
+      />
       <Select
         label="Status"
         description="A suspended teacher cannot sign in, nor be named as the owner of a new group or exam."

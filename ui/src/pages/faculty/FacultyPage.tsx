@@ -37,7 +37,13 @@ export function FacultyPage() {
         actions={<Button onClick={create.open}>Add faculty member</Button>}
       />
       <FilterBar filtered={filtered} onClear={clear}>
-        <SearchBox label="Find by email" placeholder="name@…" description="Login email, exact." value={filters.email} onSearch={(value) => setFilters({ email: value })} />
+        <SearchBox
+          label="Find by email"
+          placeholder="name@…"
+          description="Login email, exact."
+          value={filters.email}
+          onSearch={(value) => setFilters({ email: value })}
+        />
         <Select
           label="Status"
           placeholder="Any status"
@@ -60,7 +66,11 @@ export function FacultyPage() {
         empty={
           filtered
             ? { title: 'Nobody matches', description: 'The email must match a whole login email. Clear the filters to see everyone.' }
-            : { title: 'No faculty yet', description: 'Groups and exams need an owning teacher: add one first.', action: <Button onClick={create.open}>Add faculty member</Button> }
+            : {
+                title: 'No faculty yet',
+                description: 'Groups and exams need an owning teacher: add one first.',
+                action: <Button onClick={create.open}>Add faculty member</Button>,
+              }
         }
       />
       <AddPersonModal area="faculty" opened={creating} onClose={create.close} />

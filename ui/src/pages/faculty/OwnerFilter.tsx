@@ -2,7 +2,17 @@ import { Select } from '@mantine/core';
 import { useFacultyOptions } from './faculty';
 
 /** Narrows a list to one owning teacher. */
-export function OwnerFilter({ institutionId, value, onChange, width }: { institutionId: string; value: string; onChange(facultyId: string | null): void; width: number }) {
+export function OwnerFilter({
+  institutionId,
+  value,
+  onChange,
+  width,
+}: {
+  institutionId: string;
+  value: string;
+  onChange(facultyId: string | null): void;
+  width: number;
+}) {
   const faculty = useFacultyOptions(institutionId);
   return (
     <Select

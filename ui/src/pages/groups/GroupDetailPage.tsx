@@ -35,13 +35,26 @@ function EditGroupModal({ group, onClose }: { group: GroupDetail; onClose(): voi
     onSuccess: onClose,
   });
   return (
-    <FormModal opened title="Edit group" size="lg" submitLabel="Save" loading={update.isPending} disabled={!name.trim() || !owner} onSubmit={() => update.mutate()} onClose={onClose}>
+    <FormModal
+      opened
+      title="Edit group"
+      size="lg"
+      submitLabel="Save"
+      loading={update.isPending}
+      disabled={!name.trim() || !owner}
+      onSubmit={() => update.mutate()}
+      onClose={onClose}
+    >
       <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
       <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
       <Select
         label="Owning teacher"
         required
-        data={owners.options.some((option) => option.value === group.faculty_id) ? owners.options : [...owners.options, { value: group.faculty_id, label: group.faculty_id }]}
+        data={
+          owners.options.some((option) => option.value === group.faculty_id)
+            ? owners.options
+            : [...owners.options, { value: group.faculty_id, label: group.faculty_id }]
+        }
         value={owner}
         onChange={setOwner}
         searchable
@@ -212,7 +225,15 @@ export function GroupDetailPage() {
                 {removing?.full_name} leaves {row.name} and no longer sees its exams. Their submissions stay.
               </Text>
             </ConfirmModal>
-            <ConfirmModal opened={deleting} title="Delete this group?" confirmLabel="Delete group" color="red" loading={destroy.isPending} onConfirm={() => destroy.mutate()} onClose={deleter.close}>
+            <ConfirmModal
+              opened={deleting}
+              title="Delete this group?"
+              confirmLabel="Delete group"
+              color="red"
+              loading={destroy.isPending}
+              onConfirm={() => destroy.mutate()}
+              onClose={deleter.close}
+            >
               <Text size="sm">
                 {row.name} and its {row.student_count} memberships are deleted; the students themselves, and their submissions, stay. This cannot be undone.
               </Text>

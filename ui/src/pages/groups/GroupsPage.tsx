@@ -64,7 +64,15 @@ function CreateGroupModal({ opened, onClose }: { opened: boolean; onClose(): voi
       onSubmit={() => create.mutate()}
       onClose={close}
     >
-      <TextInput label="Name" required maxLength={200} placeholder="Physics 101 – Section B" value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <TextInput
+        label="Name"
+        required
+        maxLength={200}
+        placeholder="Physics 101 – Section B"
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        data-autofocus
+      />
       <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
       <Select
         label="Owning teacher"
@@ -132,7 +140,11 @@ export function GroupsPage() {
         empty={
           filtered
             ? { title: 'No group matches', description: 'Clear the filters to see every group.' }
-            : { title: 'No groups yet', description: 'Create a class, name its teacher and add its students.', action: <Button onClick={create.open}>Create group</Button> }
+            : {
+                title: 'No groups yet',
+                description: 'Create a class, name its teacher and add its students.',
+                action: <Button onClick={create.open}>Create group</Button>,
+              }
         }
       />
       <CreateGroupModal opened={creating} onClose={create.close} />

@@ -1,5 +1,12 @@
 import type { z } from 'zod';
-import type { addMembersResponse, deleteGroupResponse, groupDetailSchema, groupMemberSchema, groupSchema, groupWriteResponse } from '../../../../server/routes/groups/schema';
+import type {
+  addMembersResponse,
+  deleteGroupResponse,
+  groupDetailSchema,
+  groupMemberSchema,
+  groupSchema,
+  groupWriteResponse,
+} from '../../../../server/routes/groups/schema';
 
 /** Groups' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
 export type Group = z.input<typeof groupSchema>;

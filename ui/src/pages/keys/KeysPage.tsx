@@ -4,7 +4,20 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { api, ApiError } from '../../api/client';
-import { ConfirmModal, DataTable, formatDate, formatRelative, FormModal, PageHeader, RowActions, SecretOnce, StatusBadge, TagBadges, useApiMutation, WholeNumberInput } from '../../components';
+import {
+  ConfirmModal,
+  DataTable,
+  formatDate,
+  formatRelative,
+  FormModal,
+  PageHeader,
+  RowActions,
+  SecretOnce,
+  StatusBadge,
+  TagBadges,
+  useApiMutation,
+  WholeNumberInput,
+} from '../../components';
 import { useInstitution } from '../../session';
 import { keysQueryKey, MAX_ACTIVE_KEYS, RATE_LIMIT, type ApiKey, type CreatedApiKey } from './keys';
 import { ScopePicker } from './ScopePicker';
@@ -56,7 +69,15 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
           This institution already holds {MAX_ACTIVE_KEYS} active keys, the most it may. Revoke a key you no longer use, then create this one.
         </Alert>
       ) : null}
-      <TextInput label="Name" description="Who uses it, e.g. “Moodle production”." required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <TextInput
+        label="Name"
+        description="Who uses it, e.g. “Moodle production”."
+        required
+        maxLength={200}
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        data-autofocus
+      />
       <WholeNumberInput
         label="Rate limit (requests per minute)"
         description={`From ${RATE_LIMIT.min} to ${RATE_LIMIT.max}.`}
@@ -85,7 +106,14 @@ function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): v
   return (
     <FormModal opened={apiKey !== null} title="Edit key" submitLabel="Save" loading={update.isPending} onSubmit={() => update.mutate()} onClose={onClose}>
       <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-      <WholeNumberInput label="Rate limit (requests per minute)" min={RATE_LIMIT.min} max={RATE_LIMIT.max} value={rateLimit} onChange={setRateLimit} fallback={RATE_LIMIT.min} />
+      <WholeNumberInput
+        label="Rate limit (requests per minute)"
+        min={RATE_LIMIT.min}
+        max={RATE_LIMIT.max}
+        value={rateLimit}
+        onChange={setRateLimit}
+        fallback={RATE_LIMIT.min}
+      />
       <Text size="xs" c="dimmed">
         Scopes are fixed when a key is made; create a new key for different scopes.
       </Text>
@@ -102,7 +130,15 @@ function RevokeKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose():
     onSuccess: onClose,
   });
   return (
-    <ConfirmModal opened={apiKey !== null} title="Revoke this key?" confirmLabel="Revoke key" color="red" loading={revoke.isPending} onConfirm={() => revoke.mutate()} onClose={onClose}>
+    <ConfirmModal
+      opened={apiKey !== null}
+      title="Revoke this key?"
+      confirmLabel="Revoke key"
+      color="red"
+      loading={revoke.isPending}
+      onConfirm={() => revoke.mutate()}
+      onClose={onClose}
+    >
       <Text size="sm">
         <b>{apiKey?.name}</b> stops working at once: every request with it is refused. This cannot be undone.
       </Text>
@@ -128,7 +164,13 @@ export function KeysPage() {
         cell: ({ row }) => <TagBadges tags={row.original.scopes} />,
       },
       { header: 'Limit / min', accessorKey: 'rate_limit_per_min' },
-      { header: 'Last used', id: 'last_used', cell: ({ row }) => <span title={formatDate(row.original.last_used_at)}>{row.original.last_used_at ? formatRelative(row.original.last_used_at) : 'never'}</span> },
+      {
+        header: 'Last used',
+        id: 'last_used',
+        cell: ({ row }) => (
+          <span title={formatDate(row.original.last_used_at)}>{row.original.last_used_at ? formatRelative(row.original.last_used_at) : 'never'}</span>
+        ),
+      },
       { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       {
@@ -167,7 +209,11 @@ export function KeysPage() {
         isLoading={keys.isPending}
         error={keys.error}
         getRowId={(row) => row.key_id}
-        empty={{ title: 'No API keys yet', description: 'Create a key for your LMS, with only the scopes it needs.', action: <Button onClick={openCreate}>Create key</Button> }}
+        empty={{
+          title: 'No API keys yet',
+          description: 'Create a key for your LMS, with only the scopes it needs.',
+          action: <Button onClick={openCreate}>Create key</Button>,
+        }}
       />
       <CreateKeyModal opened={creating} onClose={closeCreate} />
       {editing ? <EditKeyModal key={editing.key_id} apiKey={editing} onClose={() => setEditing(null)} /> : null}

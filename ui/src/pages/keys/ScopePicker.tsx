@@ -41,7 +41,11 @@ export function ScopePicker({ value, onChange, role }: { value: string[]; onChan
                 key={entry.scope}
                 mb={6}
                 label={grantable(entry) ? entry.scope : `${entry.scope} (admins only)`}
-                description={<Text size="xs" c="dimmed" component="span">{entry.description}</Text>}
+                description={
+                  <Text size="xs" c="dimmed" component="span">
+                    {entry.description}
+                  </Text>
+                }
                 disabled={!grantable(entry)}
                 checked={value.includes(entry.scope)}
                 onChange={(event) => toggle(entry.scope, event.currentTarget.checked)}

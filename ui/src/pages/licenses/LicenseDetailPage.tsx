@@ -5,7 +5,20 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { useParams } from 'react-router';
 import { api } from '../../api/client';
-import { ConfirmModal, DataTable, Fact, Facts, formatDate, formatRelative, FormModal, PageHeader, Section, StatusBadge, useApiMutation, WholeNumberInput } from '../../components';
+import {
+  ConfirmModal,
+  DataTable,
+  Fact,
+  Facts,
+  formatDate,
+  formatRelative,
+  FormModal,
+  PageHeader,
+  Section,
+  StatusBadge,
+  useApiMutation,
+  WholeNumberInput,
+} from '../../components';
 import { useInstitution } from '../../session';
 import { PersonLink } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
@@ -31,7 +44,15 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
     onSuccess: onClose,
   });
   return (
-    <FormModal opened title="Extend license" submitLabel="Extend" loading={extend.isPending} disabled={mode === 'date' && !date} onSubmit={() => extend.mutate()} onClose={onClose}>
+    <FormModal
+      opened
+      title="Extend license"
+      submitLabel="Extend"
+      loading={extend.isPending}
+      disabled={mode === 'date' && !date}
+      onSubmit={() => extend.mutate()}
+      onClose={onClose}
+    >
       <SegmentedControl
         value={mode}
         onChange={(value) => setMode(value as 'days' | 'date')}
@@ -44,7 +65,9 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
       {mode === 'days' ? (
         <WholeNumberInput
           label="Days to add"
-          description={license.status === 'expired' ? 'Counted from now: the license has expired.' : `Added to the current expiry, ${formatDate(license.expires_at)}.`}
+          description={
+            license.status === 'expired' ? 'Counted from now: the license has expired.' : `Added to the current expiry, ${formatDate(license.expires_at)}.`
+          }
           min={1}
           max={MAX_DAYS}
           required
@@ -54,7 +77,14 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
           data-autofocus
         />
       ) : (
-        <TextInput label="New expiry date" description="The license holds through the end of that day; it must be in the future." type="date" required value={date} onChange={(event) => setDate(event.currentTarget.value)} />
+        <TextInput
+          label="New expiry date"
+          description="The license holds through the end of that day; it must be in the future."
+          type="date"
+          required
+          value={date}
+          onChange={(event) => setDate(event.currentTarget.value)}
+        />
       )}
     </FormModal>
   );
@@ -70,9 +100,26 @@ function RevokeModal({ license, onClose }: { license: License; onClose(): void }
     onSuccess: onClose,
   });
   return (
-    <FormModal opened title="Revoke this license?" formLabel="Revoke license" submitLabel="Revoke license" loading={revoke.isPending} onSubmit={() => revoke.mutate()} onClose={onClose}>
+    <FormModal
+      opened
+      title="Revoke this license?"
+      formLabel="Revoke license"
+      submitLabel="Revoke license"
+      loading={revoke.isPending}
+      onSubmit={() => revoke.mutate()}
+      onClose={onClose}
+    >
       <Text size="sm">The holder loses access to the apps at once and every device seat is freed. A revoked license cannot be extended or restored.</Text>
-      <Textarea label="Reason (optional)" description="Kept for your records; never sent to integrations." maxLength={500} autosize minRows={2} value={reason} onChange={(event) => setReason(event.currentTarget.value)} data-autofocus />
+      <Textarea
+        label="Reason (optional)"
+        description="Kept for your records; never sent to integrations."
+        maxLength={500}
+        autosize
+        minRows={2}
+        value={reason}
+        onChange={(event) => setReason(event.currentTarget.value)}
+        data-autofocus
+      />
     </FormModal>
   );
 }
@@ -99,13 +146,23 @@ export function LicenseDetailPage() {
     { header: 'App', accessorKey: 'app' },
     { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
     { header: 'Activated', id: 'activated', cell: ({ row }) => formatDate(row.original.activated_at) },
-    { header: 'Last seen', id: 'seen', cell: ({ row }) => <span title={formatDate(row.original.last_seen_at)}>{formatRelative(row.original.last_seen_at)}</span> },
+    {
+      header: 'Last seen',
+      id: 'seen',
+      cell: ({ row }) => <span title={formatDate(row.original.last_seen_at)}>{formatRelative(row.original.last_seen_at)}</span>,
+    },
     {
       header: '',
       id: 'actions',
       cell: ({ row }) =>
         row.original.status === 'active' ? (
-          <Button size="xs" variant="subtle" color="red" onClick={() => setFreeing(row.original)} aria-label={`Free the seat of ${row.original.device_name ?? row.original.seat_id}`}>
+          <Button
+            size="xs"
+            variant="subtle"
+            color="red"
+            onClick={() => setFreeing(row.original)}
+            aria-label={`Free the seat of ${row.original.device_name ?? row.original.seat_id}`}
+          >
             Free seat
           </Button>
         ) : null,

@@ -16,7 +16,8 @@ function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowanc
   const save = useApiMutation({
     mutationFn: (totalCents: number) => api.put<OperatorAllowance>(`/operator/allowances/${allowance?.institution.id}`, { total_cents: totalCents }),
     invalidate: [allowancesKey],
-    success: (saved) => `${saved.institution.name} may now credit ${formatCents(saved.total_cents)} cents in total (${formatCents(saved.remaining_cents)} remaining).`,
+    success: (saved) =>
+      `${saved.institution.name} may now credit ${formatCents(saved.total_cents)} cents in total (${formatCents(saved.remaining_cents)} remaining).`,
     onSuccess: onClose,
   });
   const used = allowance?.used_cents ?? 0;
@@ -86,7 +87,12 @@ export function AllowancesPage() {
         header: '',
         id: 'actions',
         cell: ({ row }) => (
-          <Button size="compact-xs" variant="subtle" onClick={() => setEditing(row.original)} aria-label={`Set the allowance of ${row.original.institution.name}`}>
+          <Button
+            size="compact-xs"
+            variant="subtle"
+            onClick={() => setEditing(row.original)}
+            aria-label={`Set the allowance of ${row.original.institution.name}`}
+          >
             Set allowance
           </Button>
         ),

@@ -33,8 +33,8 @@ function DecisionModal({ decision, onClose }: { decision: Decision | null; onClo
     >
       {batch ? (
         <Text size="sm">
-          <b>{batch.name}</b> from <b>{batch.institution.name}</b>: {batch.total_coupons.toLocaleString()} coupons worth {formatCents(batch.value_cents)} cents each,
-          redeemable until {formatDate(batch.expiry_date)}.
+          <b>{batch.name}</b> from <b>{batch.institution.name}</b>: {batch.total_coupons.toLocaleString()} coupons worth {formatCents(batch.value_cents)} cents
+          each, redeemable until {formatDate(batch.expiry_date)}.
         </Text>
       ) : null}
       <Text size="sm" c="dimmed">
@@ -84,10 +84,21 @@ export function CouponBatchesPage() {
         cell: ({ row }) =>
           row.original.status === 'pending' ? (
             <Group gap={4} wrap="nowrap">
-              <Button size="compact-xs" variant="light" onClick={() => setDecision({ batch: row.original, action: 'approve' })} aria-label={`Approve ${row.original.name}`}>
+              <Button
+                size="compact-xs"
+                variant="light"
+                onClick={() => setDecision({ batch: row.original, action: 'approve' })}
+                aria-label={`Approve ${row.original.name}`}
+              >
                 Approve
               </Button>
-              <Button size="compact-xs" variant="subtle" color="red" onClick={() => setDecision({ batch: row.original, action: 'reject' })} aria-label={`Reject ${row.original.name}`}>
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                color="red"
+                onClick={() => setDecision({ batch: row.original, action: 'reject' })}
+                aria-label={`Reject ${row.original.name}`}
+              >
                 Reject
               </Button>
             </Group>

@@ -55,7 +55,15 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
       onClose={onClose}
     >
       <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-      <Textarea label="Description" maxLength={2000} autosize minRows={2} maxRows={6} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+      <Textarea
+        label="Description"
+        maxLength={2000}
+        autosize
+        minRows={2}
+        maxRows={6}
+        value={description}
+        onChange={(event) => setDescription(event.currentTarget.value)}
+      />
       <TagsInput
         label="Concepts"
         description="In teaching order. Press Enter after each one; names must differ."
@@ -94,8 +102,8 @@ function PublishModal({ curriculum, onClose }: { curriculum: OperatorCurriculum 
       onClose={onClose}
     >
       <Text size="sm">
-        <b>{curriculum?.name}</b> becomes visible through the API to {curriculum?.institution ? curriculum.institution.name : 'every institution'}, and students can be
-        enrolled in it. A published curriculum cannot go back to draft.
+        <b>{curriculum?.name}</b> becomes visible through the API to {curriculum?.institution ? curriculum.institution.name : 'every institution'}, and students
+        can be enrolled in it. A published curriculum cannot go back to draft.
       </Text>
     </ConfirmModal>
   );
@@ -152,7 +160,11 @@ export function CurriculaPage() {
         isLoading={curricula.isPending}
         error={curricula.error}
         getRowId={(row) => row.id}
-        empty={{ title: 'No curricula yet', description: 'Create one with its concepts; publish it when it is ready.', action: <Button onClick={openCreate}>New curriculum</Button> }}
+        empty={{
+          title: 'No curricula yet',
+          description: 'Create one with its concepts; publish it when it is ready.',
+          action: <Button onClick={openCreate}>New curriculum</Button>,
+        }}
       />
       <CreateModal opened={creating} onClose={closeCreate} />
       <PublishModal curriculum={publishing} onClose={() => setPublishing(null)} />

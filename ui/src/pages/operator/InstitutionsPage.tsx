@@ -59,8 +59,8 @@ function StatusChangeModal({ change, onClose }: { change: Change | null; onClose
       <Text size="sm">
         {suspending ? (
           <>
-            Every API key of <b>{change?.institution.name}</b> is refused from its next request, its webhooks pause and its members cannot open it in the portal.
-            Approving it again restores all of this without new keys.
+            Every API key of <b>{change?.institution.name}</b> is refused from its next request, its webhooks pause and its members cannot open it in the
+            portal. Approving it again restores all of this without new keys.
           </>
         ) : (
           <>
@@ -88,7 +88,13 @@ export function InstitutionsPage() {
         cell: ({ row }) => {
           const institution = row.original;
           return institution.status === 'approved' ? (
-            <Button size="compact-xs" variant="subtle" color="red" onClick={() => setChange({ institution, action: 'suspend' })} aria-label={`Suspend ${institution.name}`}>
+            <Button
+              size="compact-xs"
+              variant="subtle"
+              color="red"
+              onClick={() => setChange({ institution, action: 'suspend' })}
+              aria-label={`Suspend ${institution.name}`}
+            >
               Suspend
             </Button>
           ) : (

@@ -42,8 +42,25 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
     <form onSubmit={submit} aria-label="Mail server">
       <Stack>
         <Group grow align="flex-start">
-          <TextInput label="Host" description="Name or IP address of the SMTP server" required maxLength={255} value={host} onChange={(event) => setHost(event.currentTarget.value)} />
-          <NumberInput label="Port" description="Usually 587 (STARTTLS) or 465 (TLS)" required min={1} max={65535} allowDecimal={false} allowNegative={false} value={port} onChange={setPort} />
+          <TextInput
+            label="Host"
+            description="Name or IP address of the SMTP server"
+            required
+            maxLength={255}
+            value={host}
+            onChange={(event) => setHost(event.currentTarget.value)}
+          />
+          <NumberInput
+            label="Port"
+            description="Usually 587 (STARTTLS) or 465 (TLS)"
+            required
+            min={1}
+            max={65535}
+            allowDecimal={false}
+            allowNegative={false}
+            value={port}
+            onChange={setPort}
+          />
         </Group>
         <Switch
           label="TLS from the start (port 465)"
@@ -52,7 +69,14 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
           onChange={(event) => setSecure(event.currentTarget.checked)}
         />
         <Group grow align="flex-start">
-          <TextInput label="User" description="Leave empty if the server needs no sign-in" maxLength={320} value={user} onChange={(event) => setUser(event.currentTarget.value)} autoComplete="off" />
+          <TextInput
+            label="User"
+            description="Leave empty if the server needs no sign-in"
+            maxLength={320}
+            value={user}
+            onChange={(event) => setUser(event.currentTarget.value)}
+            autoComplete="off"
+          />
           <PasswordInput
             label="Password"
             description={sameUser ? 'A password is saved; leave empty to keep it.' : 'Needs a user.'}
@@ -106,7 +130,16 @@ function TestMailCard({ configured }: { configured: boolean }) {
         <Stack>
           <Title order={4}>Send a test message</Title>
           <Group align="flex-end">
-            <TextInput label="To" type="email" required maxLength={320} value={to} onChange={(event) => setTo(event.currentTarget.value)} w={320} disabled={!configured} />
+            <TextInput
+              label="To"
+              type="email"
+              required
+              maxLength={320}
+              value={to}
+              onChange={(event) => setTo(event.currentTarget.value)}
+              w={320}
+              disabled={!configured}
+            />
             <Button type="submit" variant="default" loading={send.isPending} disabled={!configured}>
               Send test
             </Button>
@@ -120,12 +153,14 @@ function TestMailCard({ configured }: { configured: boolean }) {
             <Alert
               role="status"
               color={result.status === 'sent' ? 'teal' : result.status === 'failed' ? 'red' : 'yellow'}
-              title={result.status === 'sent' ? 'The server accepted the message' : result.status === 'failed' ? 'The message was not sent' : 'The message is queued'}
+              title={
+                result.status === 'sent' ? 'The server accepted the message' : result.status === 'failed' ? 'The message was not sent' : 'The message is queued'
+              }
             >
               {result.status === 'sent'
                 ? `Sent to ${result.to}. If it does not arrive, check the spam folder and the server's sender rules.`
                 : result.status === 'failed'
-                  ? result.error ?? 'The server refused it.'
+                  ? (result.error ?? 'The server refused it.')
                   : 'Older mail is being sent first; the test follows within a minute.'}
             </Alert>
           ) : null}
@@ -143,9 +178,18 @@ function ClearModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
     onSuccess: onClose,
   });
   return (
-    <ConfirmModal opened={opened} title="Remove the mail server?" confirmLabel="Remove" color="red" loading={clear.isPending} onConfirm={() => clear.mutate()} onClose={onClose}>
+    <ConfirmModal
+      opened={opened}
+      title="Remove the mail server?"
+      confirmLabel="Remove"
+      color="red"
+      loading={clear.isPending}
+      onConfirm={() => clear.mutate()}
+      onClose={onClose}
+    >
       <Text size="sm">
-        No mail leaves the appliance until a server is saved again: guardian and developer invitations, reports and exam notices wait in each institution’s outbox.
+        No mail leaves the appliance until a server is saved again: guardian and developer invitations, reports and exam notices wait in each institution’s
+        outbox.
       </Text>
     </ConfirmModal>
   );

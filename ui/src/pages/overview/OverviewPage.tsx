@@ -10,7 +10,10 @@ export function OverviewPage() {
   const base = `/i/${institution.id}`;
   return (
     <>
-      <PageHeader title={institution.name} description={`You are signed in as ${institution.role === 'admin' ? 'an admin' : 'a developer'} of this institution.`} />
+      <PageHeader
+        title={institution.name}
+        description={`You are signed in as ${institution.role === 'admin' ? 'an admin' : 'a developer'} of this institution.`}
+      />
       <Stack>
         {institution.status === 'pending' ? (
           <Alert color="yellow" title="Waiting for approval">

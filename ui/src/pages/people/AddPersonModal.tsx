@@ -75,9 +75,23 @@ export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof R
     onSuccess: close,
   });
   return (
-    <FormModal opened={opened} title={role.title} submitLabel={role.submitLabel} loading={create.isPending} disabled={!fullName.trim()} onSubmit={() => create.mutate()} onClose={close}>
+    <FormModal
+      opened={opened}
+      title={role.title}
+      submitLabel={role.submitLabel}
+      loading={create.isPending}
+      disabled={!fullName.trim()}
+      onSubmit={() => create.mutate()}
+      onClose={close}
+    >
       <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-      <TextInput label={role.idLabel} description="Your school's own identifier; optional, unique." maxLength={100} value={externalId} onChange={(event) => setExternalId(event.currentTarget.value)} />
+      <TextInput
+        label={role.idLabel}
+        description="Your school's own identifier; optional, unique."
+        maxLength={100}
+        value={externalId}
+        onChange={(event) => setExternalId(event.currentTarget.value)}
+      />
       {role.personalEmail ? (
         <TextInput
           label="Personal email"

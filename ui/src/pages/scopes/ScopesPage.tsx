@@ -8,13 +8,27 @@ const columns: ColumnDef<ScopeInfo>[] = [
   {
     header: 'Access',
     id: 'access',
-    cell: ({ row }) => (row.original.scope.endsWith(':read') ? <Badge variant="light">read</Badge> : <Badge variant="light" color="orange">write</Badge>),
+    cell: ({ row }) =>
+      row.original.scope.endsWith(':read') ? (
+        <Badge variant="light">read</Badge>
+      ) : (
+        <Badge variant="light" color="orange">
+          write
+        </Badge>
+      ),
   },
   { header: 'What it grants', accessorKey: 'description' },
   {
     header: 'Granted by',
     id: 'granted_by',
-    cell: ({ row }) => (row.original.admin_only ? <Badge variant="light" color="grape">admins only</Badge> : 'admins and developers'),
+    cell: ({ row }) =>
+      row.original.admin_only ? (
+        <Badge variant="light" color="grape">
+          admins only
+        </Badge>
+      ) : (
+        'admins and developers'
+      ),
   },
 ];
 
@@ -26,7 +40,15 @@ export function ScopesPage() {
         title="Scopes"
         description={`A key may call an operation only if it holds the operation's scope. ${scopes.data ? `There are ${scopes.data.length}.` : ''} A write scope includes its read scope.`}
       />
-      <DataTable label="Scopes" columns={columns} data={scopes.data} isLoading={scopes.isPending} error={scopes.error} empty={{ title: 'No scopes' }} getRowId={(row) => row.scope} />
+      <DataTable
+        label="Scopes"
+        columns={columns}
+        data={scopes.data}
+        isLoading={scopes.isPending}
+        error={scopes.error}
+        empty={{ title: 'No scopes' }}
+        getRowId={(row) => row.scope}
+      />
     </>
   );
 }

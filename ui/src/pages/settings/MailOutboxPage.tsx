@@ -68,8 +68,16 @@ export function MailOutboxPage() {
             '—'
           ),
       },
-      { header: 'Queued', id: 'created', cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span> },
-      { header: 'Sent', id: 'sent', cell: ({ row }) => (row.original.sent_at ? <span title={formatDate(row.original.sent_at)}>{formatRelative(row.original.sent_at)}</span> : '—') },
+      {
+        header: 'Queued',
+        id: 'created',
+        cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span>,
+      },
+      {
+        header: 'Sent',
+        id: 'sent',
+        cell: ({ row }) => (row.original.sent_at ? <span title={formatDate(row.original.sent_at)}>{formatRelative(row.original.sent_at)}</span> : '—'),
+      },
     ],
     [],
   );

@@ -40,7 +40,14 @@ export function BackLink({ to, label }: { to: string; label: string }) {
  * A search box that applies on Enter (or the button), not on every key: each search is one
  * request, and the API's filters are exact matches that a half-typed value would never hit.
  */
-export function SearchBox({ label, placeholder, description, value, onSearch, width = 320 }: {
+export function SearchBox({
+  label,
+  placeholder,
+  description,
+  value,
+  onSearch,
+  width = 320,
+}: {
   label: string;
   placeholder?: string;
   description?: string;
@@ -57,7 +64,15 @@ export function SearchBox({ label, placeholder, description, value, onSearch, wi
   return (
     <form onSubmit={submit} role="search" aria-label={label}>
       <Group gap={6} align="flex-end" wrap="nowrap">
-        <TextInput label={label} description={description} placeholder={placeholder} value={text} onChange={(event) => setText(event.currentTarget.value)} w={width} maxLength={320} />
+        <TextInput
+          label={label}
+          description={description}
+          placeholder={placeholder}
+          value={text}
+          onChange={(event) => setText(event.currentTarget.value)}
+          w={width}
+          maxLength={320}
+        />
         <Button type="submit" variant="light">
           Search
         </Button>

@@ -31,9 +31,23 @@ function EditStudentModal({ student, opened, onClose }: { student: Student; open
     onSuccess: onClose,
   });
   return (
-    <FormModal opened={opened} title="Edit student" submitLabel="Save" loading={update.isPending} disabled={!fullName.trim()} onSubmit={() => update.mutate()} onClose={onClose}>
+    <FormModal
+      opened={opened}
+      title="Edit student"
+      submitLabel="Save"
+      loading={update.isPending}
+      disabled={!fullName.trim()}
+      onSubmit={() => update.mutate()}
+      onClose={onClose}
+    >
       <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
-      <TextInput label="Student ID" description="Empty removes it." maxLength={100} value={studentId} onChange={(event) => setStudentId(event.currentTarget.value)} />
+      <TextInput
+        label="Student ID"
+        description="Empty removes it."
+        maxLength={100}
+        value={studentId}
+        onChange={(event) => setStudentId(event.currentTarget.value)}
+      />
       <TextInput
         label="New personal email"
         description="The current one is sealed and never shown; leave empty to keep it."

@@ -84,7 +84,15 @@ function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; max
             onChange={setScore}
             w={200}
           />
-          <Textarea label="Feedback" description="Shown to the student; replaces any earlier feedback." maxLength={10_000} autosize minRows={3} value={feedback} onChange={(event) => setFeedback(event.currentTarget.value)} />
+          <Textarea
+            label="Feedback"
+            description="Shown to the student; replaces any earlier feedback."
+            maxLength={10_000}
+            autosize
+            minRows={3}
+            value={feedback}
+            onChange={(event) => setFeedback(event.currentTarget.value)}
+          />
           <TextInput label="Graded by" maxLength={200} value={gradedBy} onChange={(event) => setGradedBy(event.currentTarget.value)} w={360} />
           <Group justify="space-between">
             <Button variant="default" onClick={ask.open}>
@@ -121,8 +129,18 @@ function VoidModal({ submission, opened, onClose }: { submission: SubmissionDeta
     onSuccess: onClose,
   });
   return (
-    <FormModal opened={opened} title="Void this submission?" formLabel="Void submission" submitLabel="Void submission" loading={voidIt.isPending} onSubmit={() => voidIt.mutate()} onClose={onClose}>
-      <Text size="sm">A voided submission no longer counts: it leaves the scores and analytics, and cannot be graded. Its score and feedback are kept. This cannot be undone.</Text>
+    <FormModal
+      opened={opened}
+      title="Void this submission?"
+      formLabel="Void submission"
+      submitLabel="Void submission"
+      loading={voidIt.isPending}
+      onSubmit={() => voidIt.mutate()}
+      onClose={onClose}
+    >
+      <Text size="sm">
+        A voided submission no longer counts: it leaves the scores and analytics, and cannot be graded. Its score and feedback are kept. This cannot be undone.
+      </Text>
       <Textarea
         label="Reason (optional)"
         description="Kept for your records; never shown to the student or sent to integrations."
@@ -156,7 +174,10 @@ export function SubmissionDetailPage() {
     queryFn: () => api.get<Student>(dataPath(institution.id, `/students/${studentId}`)),
     enabled: Boolean(studentId),
   });
-  const feed = useQuery({ queryKey: [...areaKey(institution.id, 'submissions'), 'events', submissionId], queryFn: () => api.get<ProctoringFeed>(`${base}/events`) });
+  const feed = useQuery({
+    queryKey: [...areaKey(institution.id, 'submissions'), 'events', submissionId],
+    queryFn: () => api.get<ProctoringFeed>(`${base}/events`),
+  });
 
   const eventColumns: ColumnDef<ProctoringFeed['items'][number]>[] = [
     { header: 'Time', id: 'at', cell: ({ row }) => formatDate(row.original.at) },
@@ -239,7 +260,15 @@ export function SubmissionDetailPage() {
                 </Text>
                 <Files files={row.recordings ?? []} empty="No recordings." />
                 {feed.data && feed.data.items.length > 0 ? (
-                  <DataTable label="Proctoring events" columns={eventColumns} data={feed.data.items} isLoading={false} error={feed.error} getRowId={(event) => event.id} empty={{ title: 'No events' }} />
+                  <DataTable
+                    label="Proctoring events"
+                    columns={eventColumns}
+                    data={feed.data.items}
+                    isLoading={false}
+                    error={feed.error}
+                    getRowId={(event) => event.id}
+                    empty={{ title: 'No events' }}
+                  />
                 ) : null}
               </Section>
             </Stack>

@@ -46,7 +46,13 @@ export function SubmissionsPage() {
           nothingFoundMessage="No exam by that title"
           w={280}
         />
-        <SearchBox label="Student" placeholder="Id or login email" value={filters.student_id} onSearch={(value) => setFilters({ student_id: value })} width={260} />
+        <SearchBox
+          label="Student"
+          placeholder="Id or login email"
+          value={filters.student_id}
+          onSearch={(value) => setFilters({ student_id: value })}
+          width={260}
+        />
         <Select
           label="Status"
           placeholder="Any status"

@@ -13,7 +13,11 @@ export function CreateEndpointModal({ opened, onClose }: { opened: boolean; onCl
   const [created, setCreated] = useState<CreatedEndpoint | null>(null);
   const create = useApiMutation({
     mutationFn: () =>
-      api.post<CreatedEndpoint>(`/institutions/${institution.id}/webhooks/endpoints`, { url: values.url.trim(), description: values.description.trim(), events: values.events }),
+      api.post<CreatedEndpoint>(`/institutions/${institution.id}/webhooks/endpoints`, {
+        url: values.url.trim(),
+        description: values.description.trim(),
+        events: values.events,
+      }),
     invalidate: [endpointsKey(institution.id)],
     success: 'Endpoint added.',
     onSuccess: setCreated,

@@ -15,7 +15,15 @@ export function DeleteEndpointModal({ endpoint, onClose }: { endpoint: WebhookEn
     onSuccess: onClose,
   });
   return (
-    <ConfirmModal opened title="Delete this endpoint?" confirmLabel="Delete endpoint" color="red" loading={remove.isPending} onConfirm={() => remove.mutate()} onClose={onClose}>
+    <ConfirmModal
+      opened
+      title="Delete this endpoint?"
+      confirmLabel="Delete endpoint"
+      color="red"
+      loading={remove.isPending}
+      onConfirm={() => remove.mutate()}
+      onClose={onClose}
+    >
       <Text size="sm">
         <Code>{endpoint.url}</Code> stops receiving events, and its deliveries, queued ones included, are deleted with it. This cannot be undone.
       </Text>

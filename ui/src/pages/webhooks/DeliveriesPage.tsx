@@ -91,9 +91,14 @@ export function DeliveriesPage() {
       {
         header: 'Next attempt',
         id: 'next',
-        cell: ({ row }) => (row.original.status === 'failed' ? <span title={formatDate(row.original.next_attempt_at)}>{formatRelative(row.original.next_attempt_at)}</span> : '—'),
+        cell: ({ row }) =>
+          row.original.status === 'failed' ? <span title={formatDate(row.original.next_attempt_at)}>{formatRelative(row.original.next_attempt_at)}</span> : '—',
       },
-      { header: 'Created', id: 'created', cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span> },
+      {
+        header: 'Created',
+        id: 'created',
+        cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span>,
+      },
     ],
     [urlOf],
   );

@@ -100,7 +100,12 @@ export function DeliveryDetailPage() {
           </>
         }
         actions={
-          <Button onClick={() => replay.mutate()} loading={replay.isPending} disabled={endpoint !== undefined && endpoint.status !== 'active'} title={endpoint && endpoint.status !== 'active' ? `The endpoint is ${endpoint.status}` : undefined}>
+          <Button
+            onClick={() => replay.mutate()}
+            loading={replay.isPending}
+            disabled={endpoint !== undefined && endpoint.status !== 'active'}
+            title={endpoint && endpoint.status !== 'active' ? `The endpoint is ${endpoint.status}` : undefined}
+          >
             Replay
           </Button>
         }
@@ -112,7 +117,14 @@ export function DeliveryDetailPage() {
             <StatusBadge status={delivery.status} />
           </Fact>
           <Fact label="Endpoint">
-            <Anchor component={Link} to={`..?endpoint_id=${encodeURIComponent(delivery.endpoint_id)}`} relative="path" size="sm" ff="monospace" style={{ wordBreak: 'break-all' }}>
+            <Anchor
+              component={Link}
+              to={`..?endpoint_id=${encodeURIComponent(delivery.endpoint_id)}`}
+              relative="path"
+              size="sm"
+              ff="monospace"
+              style={{ wordBreak: 'break-all' }}
+            >
               {endpoint?.url ?? delivery.endpoint_id}
             </Anchor>
           </Fact>
@@ -148,7 +160,10 @@ export function DeliveryDetailPage() {
           columns={attemptColumns}
           data={delivery.attempts}
           isLoading={false}
-          empty={{ title: 'No attempts yet', description: delivery.status === 'pending' ? 'It is queued; it goes out when the endpoint is active.' : undefined }}
+          empty={{
+            title: 'No attempts yet',
+            description: delivery.status === 'pending' ? 'It is queued; it goes out when the endpoint is active.' : undefined,
+          }}
         />
       </Section>
 

@@ -22,9 +22,7 @@ import {
   type WebhookEndpoint,
 } from './webhooks';
 
-type Dialog =
-  | { kind: 'edit' | 'rotate' | 'delete'; endpoint: WebhookEndpoint }
-  | { kind: 'ping'; endpoint: WebhookEndpoint; result: PingResult };
+type Dialog = { kind: 'edit' | 'rotate' | 'delete'; endpoint: WebhookEndpoint } | { kind: 'ping'; endpoint: WebhookEndpoint; result: PingResult };
 
 const STATUS_CHANGES: Record<EndpointStatus, { to: EndpointStatus; label: string; done: string } | null> = {
   active: { to: 'paused', label: 'Pause', done: 'Endpoint paused: deliveries queue until you resume it.' },
@@ -92,7 +90,11 @@ export function WebhooksPage() {
         header: 'Failures',
         id: 'failures',
         cell: ({ row }) => (
-          <Text size="sm" c={row.original.consecutive_failures > 0 ? 'orange' : undefined} title={`Failed attempts in a row; ${MAX_CONSECUTIVE_FAILURES} disable the endpoint`}>
+          <Text
+            size="sm"
+            c={row.original.consecutive_failures > 0 ? 'orange' : undefined}
+            title={`Failed attempts in a row; ${MAX_CONSECUTIVE_FAILURES} disable the endpoint`}
+          >
             {row.original.consecutive_failures}
           </Text>
         ),

@@ -3,8 +3,17 @@ import type { z } from 'zod';
 import type { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../../../server/commands/webhook-endpoints';
 import type { eventTypesResponse } from '../../../../server/routes/events/schema';
 import type { deliveryDetailSchema, deliverySchema, replayDeliveryResponse } from '../../../../server/routes/webhooks/deliveries-schema';
-import type { createdEndpointSchema, endpointList, endpointSchema, pingResult, rotatedEndpointSchema } from '../../../../server/routes/webhooks/endpoints-schema';
-import type { DELIVERY_STATUSES as SERVER_DELIVERY_STATUSES, MAX_CONSECUTIVE_FAILURES as SERVER_MAX_CONSECUTIVE_FAILURES } from '../../../../server/webhooks/deliveries';
+import type {
+  createdEndpointSchema,
+  endpointList,
+  endpointSchema,
+  pingResult,
+  rotatedEndpointSchema,
+} from '../../../../server/routes/webhooks/endpoints-schema';
+import type {
+  DELIVERY_STATUSES as SERVER_DELIVERY_STATUSES,
+  MAX_CONSECUTIVE_FAILURES as SERVER_MAX_CONSECUTIVE_FAILURES,
+} from '../../../../server/webhooks/deliveries';
 import { api } from '../../api/client';
 
 /**

@@ -194,7 +194,7 @@ describe('API core wire rules (contract §3, §7)', () => {
       const items = res.body.data.items as Array<{ scope: string; description: string }>;
       expect(items).toHaveLength(25);
       for (const item of items) {
-        expect(Object.keys(item).sort()).toEqual(['description', 'scope']);
+        expect(Object.keys(item).sort()).toEqual(['admin_only', 'description', 'scope']);
         expect(item.description.length).toBeGreaterThan(0);
       }
       expect(items.map((item) => item.scope).sort()).toEqual([...ALL_SCOPES].sort());

@@ -270,8 +270,8 @@ describe('2. a developer cannot grant what only admins may use', () => {
     );
 
     // The scope picker is told which are admin-only.
-    const scopes = await developer.agent.get('/portal/api/scopes');
-    const adminOnly = (scopes.body.data as Array<{ scope: string; admin_only: boolean }>).filter((entry) => entry.admin_only).map((entry) => entry.scope);
+    const scopes = await developer.agent.get(`${institutionApi(school.inst.id)}/scopes`);
+    const adminOnly = (scopes.body.data.items as Array<{ scope: string; admin_only: boolean }>).filter((entry) => entry.admin_only).map((entry) => entry.scope);
     expect(adminOnly.sort()).toEqual([...ADMIN_ONLY_SCOPES].sort());
   });
 });

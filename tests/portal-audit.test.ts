@@ -138,11 +138,11 @@ describe('Portal: audit log', () => {
     expect(after.map((entry) => entry.action)).toEqual(['POST /operator/institutions/{id}/approve', 'PUT /operator/allowances/{id}']);
   });
 
-  it('lists the 25 scopes for the scope picker to any signed-in account', async () => {
-    const res = await admin.agent.get('/portal/api/scopes');
+  it('lists the 25 scopes for the scope picker through GET /scopes, to any member', async () => {
+    const res = await admin.agent.get(`/portal/api/institutions/${institutionId}/scopes`);
     expect(res.status).toBe(200);
-    expect(res.body.data).toHaveLength(25);
-    expect(res.body.data[0]).toEqual({ scope: 'students:read', description: expect.stringContaining('students'), admin_only: false });
-    expect((await supertest(app.origin).get('/portal/api/scopes')).status).toBe(401);
+    expect(res.body.data.items).toHaveLength(25);
+    expect(res.body.data.items[0]).toEqual({ scope: 'students:read', description: expect.stringContaining('students'), admin_only: false });
+    expect((await supertest(app.origin).get(`/portal/api/institutions/${institutionId}/scopes`)).status).toBe(401);
   });
 });

@@ -31,7 +31,7 @@ export const PORTAL_OPERATIONS_PREFIX = '/institutions/:institution';
  * membership of the institution in the path (404, as for one that does not exist) → institution
  * approved (403) → the role's scopes (403 forbidden, naming the scope).
  */
-export function authenticatePortalCaller(ctx: AppContext, scope: Scope): RequestHandler {
+export function authenticatePortalCaller(ctx: AppContext, scope: Scope | 'any'): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     res.set('Cache-Control', 'no-store');
     const portal = await findSession(ctx.db, req);
@@ -43,7 +43,7 @@ export function authenticatePortalCaller(ctx: AppContext, scope: Scope): Request
       throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
     }
     const scopes = roleScopes(access.role);
-    if (!grants(scopes, scope)) {
+    if (scope !== 'any' && !grants(scopes, scope)) {
       throw new AppError('forbidden', `The ${access.role} role cannot do this: it needs the ${scope} scope.`, { required: [scope] });
     }
     req.portalCaller = { kind: 'portal', portal, role: access.role, institution: access.institution, tenant: access.tenant, scopes };

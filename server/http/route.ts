@@ -89,8 +89,10 @@ export interface RouteDefinition<
   R extends z.ZodType = z.ZodType,
 > extends RouteBase<P, Q, B, R> {
   auth?: 'key';
-  /** `any` = any valid key (`/me`, `/scopes`). */
+  /** `any` = any valid key, or any member of the institution in the portal (`/me`, `/scopes`). */
   scope: Scope | 'any';
+  /** Describes the calling key itself (`/me`): not mounted for portal sessions. */
+  keyOnly?: true;
   upload?: UploadOptions<BeforeUpload<HandlerInput<z.output<P>, z.output<Q>, never>>>;
   handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
 }
@@ -161,13 +163,13 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
 }
 
 /**
- * Mounts the institution operations (API-key routes, but `/me` and `/scopes`, which describe a key)
+ * Mounts the institution operations (the API-key routes, but `/me`, which describes a key)
  * for portal sessions under `/institutions/{institution}`: the same declaration, schemas, command,
  * presenter and envelope, behind the portal's checks instead of a key's; changes are audited.
  */
 export function mountPortalOperations(router: Router, ctx: AppContext, routes: readonly AnyRoute[]): void {
   for (const route of routes) {
-    if (route.auth === 'session' || route.auth === 'none' || route.scope === 'any') continue;
+    if (route.auth === 'session' || route.auth === 'none' || route.keyOnly) continue;
     const chain: RequestHandler[] = [
       (req, _res, next) => {
         req.routePattern = `/portal/api/institutions/{institution}${route.path}`;

@@ -9,7 +9,6 @@ import { mountPortalOperations } from '../http/route.js';
 import { apiRoutes } from '../routes/index.js';
 import { z } from '../validation/zod.js';
 import { randomToken } from '../ids.js';
-import { ADMIN_ONLY_SCOPES, ALL_SCOPES, SCOPES } from '../policies/scopes.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
 import { auditRoutes } from './audit.js';
 import { developerRoutes } from './developers.js';
@@ -222,15 +221,6 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
       params: keyParams,
       response: apiKeySchema,
       handler: async ({ access, params }) => presentApiKey(await revokeApiKey(access.tenant, params.keyId)),
-    }),
-
-    definePortalRoute({
-      method: 'get',
-      path: '/scopes',
-      summary: 'The 25 scopes a key can hold, with what each grants and whether only admins may grant it (for the scope picker)',
-      access: 'session',
-      response: z.array(z.object({ scope: z.string(), description: z.string(), admin_only: z.boolean() })),
-      handler: async () => ALL_SCOPES.map((scope) => ({ scope, description: SCOPES[scope], admin_only: ADMIN_ONLY_SCOPES.includes(scope) })),
     }),
 
     ...developerRoutes(throttle),

@@ -1,8 +1,8 @@
 import type { AnyRoute } from '../http/route.js';
 import { alphaRoutes } from './alpha/alpha.js';
-import { alphaLearnerRoutes } from './app/alpha-activity.js';
-import { learnerRoutes } from './app/app.js';
-import { walletLearnerRoutes } from './app/wallet.js';
+import { alphaLearnerRoutes } from './learner/alpha-activity.js';
+import { learnerRoutes } from './learner/learner.js';
+import { walletLearnerRoutes } from './learner/wallet.js';
 import { couponRoutes } from './coupons/coupons.js';
 import { eventRoutes } from './events/events.js';
 import { codingExamRoutes } from './exams/coding.js';

@@ -130,9 +130,12 @@ describe('Meta: GET /v1/me and GET /v1/scopes', () => {
       expect(items).toHaveLength(25);
       expect(items.map((item) => item.scope).sort()).toEqual([...SPEC_SCOPES].sort());
       for (const item of items) {
-        expect(Object.keys(item).sort(), String(item.scope)).toEqual(['description', 'scope']);
+        expect(Object.keys(item).sort(), String(item.scope)).toEqual(['admin_only', 'description', 'scope']);
         expect(typeof item.description, String(item.scope)).toBe('string');
         expect((item.description as string).trim().length, String(item.scope)).toBeGreaterThan(0);
+        expect(item.admin_only, String(item.scope)).toBe(
+          ['licenses:read', 'licenses:write', 'institution:write', 'merits:write', 'coupons:write'].includes(String(item.scope)),
+        );
       }
     });
 

@@ -1,6 +1,6 @@
 import { AppError } from '../../errors.js';
 import { defineRoute } from '../../http/route.js';
-import { SCOPES } from '../../policies/scopes.js';
+import { ADMIN_ONLY_SCOPES, ALL_SCOPES, SCOPES } from '../../policies/scopes.js';
 import { presentCallingKey } from '../../presenters/api-key.js';
 import { meResponse, scopesResponse } from './schema.js';
 
@@ -12,9 +12,9 @@ export const metaRoutes = [
     summary: 'Describe the calling key',
     tag: 'Meta',
     scope: 'any',
+    keyOnly: true,
     response: meResponse,
     handler: async ({ auth, requestId }) => {
-      // `any`-scope operations describe a key and are mounted for keys only.
       if (auth.kind !== 'key') throw new AppError('not_found', 'No such operation for a portal session.');
       return presentCallingKey(auth, requestId);
     },
@@ -24,9 +24,10 @@ export const metaRoutes = [
     path: '/scopes',
     operationId: 'listScopes',
     summary: 'List all scopes with descriptions',
+    description: '`admin_only` marks the scopes only an admin of the institution may grant to a key.',
     tag: 'Meta',
     scope: 'any',
     response: scopesResponse,
-    handler: async () => ({ items: Object.entries(SCOPES).map(([scope, description]) => ({ scope, description })) }),
+    handler: async () => ({ items: ALL_SCOPES.map((scope) => ({ scope, description: SCOPES[scope], admin_only: ADMIN_ONLY_SCOPES.includes(scope) })) }),
   }),
 ];

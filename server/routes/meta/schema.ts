@@ -18,6 +18,7 @@ export const scopesResponse = z.object({
     z.object({
       scope: z.string().openapi({ example: 'students:write' }),
       description: z.string().openapi({ example: 'Provision, update, suspend and reactivate students.' }),
+      admin_only: z.boolean().openapi({ description: "Only an institution's admins may grant it to a key (a developer may not).", example: false }),
     }),
   ),
 });

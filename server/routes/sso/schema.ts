@@ -1,7 +1,7 @@
 import { LAUNCH_TTL_DEFAULT_SECONDS, LAUNCH_TTL_MAX_SECONDS } from '../../commands/sso.js';
 import { timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
-import { learnerUserSchema } from '../app/schema.js';
+import { learnerUserSchema } from '../learner/schema.js';
 
 const learnerApp = z.enum(['learning', 'code']).openapi({ description: 'The app the link opens.' });
 

@@ -7,7 +7,7 @@ import type {
   learnerExamSchema,
   learnerUserSchema,
   submissionReceiptSchema,
-} from '../../../server/routes/app/schema';
+} from '../../../server/routes/learner/schema';
 import type { sessionSchema } from '../../../server/routes/sso/schema';
 import { ApiError } from '../api/errors';
 

@@ -2,20 +2,24 @@ import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { scopesResponse } from '../../../../server/routes/meta/schema';
 import { api } from '../../api/client';
+import { useInstitution } from '../../session';
 
-/** A scope as GET /v1/scopes lists it (type-only import of the server's schema), plus the portal's `admin_only`. */
-export type ScopeInfo = z.input<typeof scopesResponse>['items'][number] & {
-  /** Only an institution's admins may put it on a key. */
-  admin_only: boolean;
-};
+/** A scope as GET /v1/scopes lists it, `admin_only` included (type-only import of the server's schema). */
+export type ScopeInfo = z.input<typeof scopesResponse>['items'][number];
 
 export interface ScopeArea {
   area: string;
   scopes: ScopeInfo[];
 }
 
+/** GET /scopes, the /v1 operation itself, served to the portal under the current institution. */
 export function useScopes() {
-  return useQuery({ queryKey: ['scopes'], queryFn: () => api.get<ScopeInfo[]>('/scopes'), staleTime: Infinity });
+  const institution = useInstitution();
+  return useQuery({
+    queryKey: ['scopes'],
+    queryFn: async () => (await api.get<{ items: ScopeInfo[] }>(`/institutions/${institution.id}/scopes`)).items,
+    staleTime: Infinity,
+  });
 }
 
 /** `students:read`, `students:write` → one `students` area, in the server's order. */

@@ -4,7 +4,7 @@ import { pageOf, pageQuery } from '../validation/schemas.js';
 import { z } from '../validation/zod.js';
 import { definePortalRoute, type PortalRoute } from './route.js';
 
-const auditEntrySchema = z.object({
+export const auditEntrySchema = z.object({
   id: z.string(),
   institution_id: z.string().nullable(),
   occurred_at: z.string(),

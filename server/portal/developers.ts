@@ -22,7 +22,7 @@ import { startSession } from './session.js';
 // Schemas
 // ---------------------------------------------------------------------------------------------
 
-const memberSchema = z.object({
+export const memberSchema = z.object({
   account_id: z.string(),
   email: z.string(),
   role: z.enum(['admin', 'developer']),
@@ -33,7 +33,7 @@ const memberSchema = z.object({
   joined_at: z.string(),
 });
 
-const invitationSchema = z.object({
+export const invitationSchema = z.object({
   invitation_id: z.string(),
   email: z.string(),
   role: z.enum(['admin', 'developer']),
@@ -44,7 +44,7 @@ const invitationSchema = z.object({
   expires_at: z.string(),
 });
 
-const memberChangeSchema = z.object({ member: memberSchema, revoked_key_ids: z.array(z.string()) });
+export const memberChangeSchema = z.object({ member: memberSchema, revoked_key_ids: z.array(z.string()) });
 
 const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
 const invitationParams = z.strictObject({ id: z.string().min(1).max(40), invitationId: z.string().min(1).max(40) });
@@ -99,6 +99,16 @@ function presentInvitation(row: InvitationRow, now = Date.now()): z.input<typeof
 /** Only admins manage developers (docs/api.md#portal-roles). */
 const ADMIN = ['admin'] as const;
 
+export const teamSchema = z.object({ members: z.array(memberSchema), invitations: z.array(invitationSchema) });
+
+export const acceptedInvitationSchema = z.object({
+  account: z.object({ id: z.string(), email: z.string(), is_operator: z.boolean() }),
+  institution_id: z.string(),
+  role: z.enum(['admin', 'developer']),
+  created_account: z.boolean(),
+  csrf_token: z.string(),
+});
+
 /** Developer management and invitation acceptance, under /portal/api. */
 export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
   return [
@@ -109,7 +119,7 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
       access: 'member',
       roles: ADMIN,
       params: institutionParams,
-      response: z.object({ members: z.array(memberSchema), invitations: z.array(invitationSchema) }),
+      response: teamSchema,
       handler: async ({ access }) => {
         const team = await listDevelopers(access.tenant);
         return { members: team.members.map(presentMember), invitations: team.invitations.map((row) => presentInvitation(row)) };
@@ -180,13 +190,7 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
       summary: 'Accept an invitation (new account, or an existing one with its password) and sign in',
       access: 'none',
       body: acceptBody,
-      response: z.object({
-        account: z.object({ id: z.string(), email: z.string(), is_operator: z.boolean() }),
-        institution_id: z.string(),
-        role: z.enum(['admin', 'developer']),
-        created_account: z.boolean(),
-        csrf_token: z.string(),
-      }),
+      response: acceptedInvitationSchema,
       handler: async ({ ctx, req, res, body }) => {
         const invitation = await findUsableInvitation(ctx.db, body.token);
         // A wrong password here is a password guess like a failed login, and is throttled the same way.

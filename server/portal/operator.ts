@@ -25,7 +25,7 @@ import { definePortalRoute, type PortalRoute } from './route.js';
 // Schemas
 // ---------------------------------------------------------------------------------------------
 
-const institutionSchema = z.object({
+export const institutionSchema = z.object({
   id: z.string(),
   name: z.string(),
   status: z.enum(['pending', 'approved', 'suspended']),
@@ -33,17 +33,17 @@ const institutionSchema = z.object({
 });
 
 /** Which institution a row belongs to; null for what every institution shares. */
-const institutionRef = z.object({ id: z.string(), name: z.string() });
+export const institutionRef = z.object({ id: z.string(), name: z.string() });
 
-const operatorBatchSchema = batchSchema.extend({ institution: institutionRef, decided_at: z.string().nullable() });
-const operatorAllowanceSchema = allowanceSchema.extend({ institution: institutionSchema });
-const operatorCurriculumSchema = curriculumSchema.extend({
+export const operatorBatchSchema = batchSchema.extend({ institution: institutionRef, decided_at: z.string().nullable() });
+export const operatorAllowanceSchema = allowanceSchema.extend({ institution: institutionSchema });
+export const operatorCurriculumSchema = curriculumSchema.extend({
   status: z.enum(['draft', 'published']),
   institution: institutionRef.nullable(),
   created_at: z.string(),
 });
 
-const smtpSchema = z
+export const smtpSchema = z
   .object({
     host: z.string(),
     port: z.number().int(),
@@ -56,7 +56,7 @@ const smtpSchema = z
   })
   .nullable();
 
-const testMailSchema = z.object({
+export const testMailSchema = z.object({
   mail_id: z.string(),
   to: z.string(),
   /** `sent`: the server accepted it; `failed`: it refused or could not be reached (see `error`); `queued`: older mail is still ahead of it. */

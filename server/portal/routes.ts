@@ -24,7 +24,7 @@ import { endSession, startSession, type PortalAuth } from './session.js';
 // Schemas
 // ---------------------------------------------------------------------------------------------
 
-const sessionSchema = z.object({
+export const sessionSchema = z.object({
   account: z.object({ id: z.string(), email: z.string(), is_operator: z.boolean() }),
   memberships: z.array(
     z.object({
@@ -35,7 +35,7 @@ const sessionSchema = z.object({
   csrf_token: z.string(),
 });
 
-const apiKeySchema = z.object({
+export const apiKeySchema = z.object({
   key_id: z.string(),
   name: z.string(),
   prefix: z.string(),
@@ -48,7 +48,7 @@ const apiKeySchema = z.object({
   revoked_at: z.string().nullable(),
 });
 
-const createdApiKeySchema = z.object({
+export const createdApiKeySchema = z.object({
   key_id: z.string(),
   key: z.string(),
   name: z.string(),
@@ -126,6 +126,8 @@ async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, re
 
 const KEY_ROLES = ['admin', 'developer'] as const;
 
+export const setupStatusSchema = z.object({ needed: z.boolean() });
+
 export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
   return [
     definePortalRoute({
@@ -133,7 +135,7 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
       path: '/setup',
       summary: 'Whether the first-run wizard is needed',
       access: 'none',
-      response: z.object({ needed: z.boolean() }),
+      response: setupStatusSchema,
       handler: async ({ ctx }) => ({ needed: !(await isSetUp(ctx.db)) }),
     }),
     definePortalRoute({

@@ -22,7 +22,7 @@ const outboxQuery = z.strictObject({
   limit: queryInt({ min: 1, max: 200, default: 50 }),
 });
 
-const outboxItemSchema = z.object({
+export const outboxItemSchema = z.object({
   id: z.string(),
   /** Masked (`a•••@example.org`): the outbox never shows whole addresses, which may be personal ones. */
   to: z.string(),
@@ -36,7 +36,7 @@ const outboxItemSchema = z.object({
   sent_at: z.string().nullable(),
 });
 
-const outboxPageSchema = z.object({
+export const outboxPageSchema = z.object({
   items: z.array(outboxItemSchema),
   /** Null on the last page. */
   next_cursor: z.string().nullable(),

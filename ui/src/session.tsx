@@ -1,16 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import { useParams } from 'react-router';
+import type { z } from 'zod';
+import type { sessionSchema } from '../../server/portal/routes';
 import { api, setCsrfToken } from './api/client';
 
-export type MembershipRole = 'admin' | 'developer';
-export type InstitutionStatus = 'pending' | 'approved' | 'suspended';
-
-export interface PortalSession {
-  account: { id: string; email: string; is_operator: boolean };
-  memberships: Array<{ institution: { id: string; name: string; status: InstitutionStatus }; role: MembershipRole }>;
-  csrf_token: string;
-}
+/** As GET /portal/api/session, POST /login and POST /setup (type-only import of the server's schema). */
+export type PortalSession = z.input<typeof sessionSchema>;
+export type MembershipRole = PortalSession['memberships'][number]['role'];
+export type InstitutionStatus = PortalSession['memberships'][number]['institution']['status'];
 
 export interface CurrentInstitution {
   id: string;

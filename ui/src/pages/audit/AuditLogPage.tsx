@@ -2,20 +2,14 @@ import { Code, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
+import type { z } from 'zod';
+import type { auditEntrySchema } from '../../../../server/portal/audit';
 import { api, type Page } from '../../api/client';
 import { DataTable, formatDate, PageHeader, pagesOf } from '../../components';
 import { useInstitution } from '../../session';
 
-interface AuditEntry {
-  id: string;
-  occurred_at: string;
-  actor_email: string;
-  action: string;
-  description: string;
-  target: Record<string, string>;
-  ip: string | null;
-  request_id: string;
-}
+/** An entry of the portal's audit log (type-only import of server/portal/audit.ts). */
+type AuditEntry = z.input<typeof auditEntrySchema>;
 
 const columns: ColumnDef<AuditEntry>[] = [
   { header: 'When', id: 'when', cell: ({ row }) => formatDate(row.original.occurred_at) },

@@ -2,16 +2,14 @@ import { Alert, Button, PasswordInput, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
+import type { z } from 'zod';
+import type { acceptedInvitationSchema } from '../../../../server/portal/developers';
 import { api, setCsrfToken } from '../../api/client';
 import { fetchSession, sessionQueryKey } from '../../session';
 import { AuthFrame } from './AuthFrame';
 
-interface Accepted {
-  institution_id: string;
-  role: 'admin' | 'developer';
-  created_account: boolean;
-  csrf_token: string;
-}
+/** As POST /portal/api/invitations/accept (type-only import of the server's schema). */
+type Accepted = z.input<typeof acceptedInvitationSchema>;
 
 /** `#/accept-invite?token=…`, the link of an invitation mail. */
 export function AcceptInvitePage() {

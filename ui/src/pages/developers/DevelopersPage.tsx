@@ -3,35 +3,18 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
+import type { z } from 'zod';
+import type { invitationSchema, memberChangeSchema, memberSchema, teamSchema } from '../../../../server/portal/developers';
 import { api } from '../../api/client';
 import { ConfirmModal, DataTable, formatDate, FormModal, PageHeader, RowActions, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution, useSession } from '../../session';
 import { keysQueryKey } from '../keys/keys';
 
-interface Member {
-  account_id: string;
-  email: string;
-  role: 'admin' | 'developer';
-  status: 'active' | 'suspended';
-  invited_at: string | null;
-  accepted_at: string | null;
-  joined_at: string;
-}
-
-interface Invitation {
-  invitation_id: string;
-  email: string;
-  role: 'admin' | 'developer';
-  status: 'pending' | 'expired';
-  invited_at: string;
-  sent_at: string;
-  expires_at: string;
-}
-
-interface MemberChange {
-  member: Member;
-  revoked_key_ids: string[];
-}
+/** The portal's developer operations (type-only imports of server/portal/developers.ts). */
+type Member = z.input<typeof memberSchema>;
+type Invitation = z.input<typeof invitationSchema>;
+type MemberChange = z.input<typeof memberChangeSchema>;
+type Team = z.input<typeof teamSchema>;
 
 const teamKey = (institutionId: string) => ['institution', institutionId, 'developers'] as const;
 const keysRevoked = (change: MemberChange) => (change.revoked_key_ids.length ? ` ${change.revoked_key_ids.length} of their keys revoked.` : '');
@@ -130,7 +113,7 @@ export function DevelopersPage() {
   const [removing, setRemoving] = useState<Member | null>(null);
   const team = useQuery({
     queryKey: teamKey(institution.id),
-    queryFn: () => api.get<{ members: Member[]; invitations: Invitation[] }>(`/institutions/${institution.id}/developers`),
+    queryFn: () => api.get<Team>(`/institutions/${institution.id}/developers`),
   });
   const reactivate = useApiMutation({
     mutationFn: (member: Member) => api.post<Member>(`/institutions/${institution.id}/developers/${member.account_id}/reactivate`),

@@ -1,28 +1,12 @@
+import type { z } from 'zod';
 import type { MAX_ACTIVE_KEYS as SERVER_MAX_ACTIVE_KEYS } from '../../../../server/commands/api-keys';
+import type { apiKeySchema, createdApiKeySchema } from '../../../../server/portal/routes';
 
-/** The portal's own key operations have no /v1 schema, so their types are written here. */
-export interface ApiKey {
-  key_id: string;
-  name: string;
-  prefix: string;
-  last4: string;
-  scopes: string[];
-  rate_limit_per_min: number;
-  status: 'active' | 'revoked';
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+/** As the portal's key operations answer (type-only imports of the server's schemas in server/portal/routes.ts). */
+export type ApiKey = z.input<typeof apiKeySchema>;
 
-export interface CreatedApiKey {
-  key_id: string;
-  key: string;
-  name: string;
-  scopes: string[];
-  rate_limit_per_min: number;
-  prefix: string;
-  last4: string;
-}
+/** The answer of creating a key: the only one that carries the full `key`. */
+export type CreatedApiKey = z.input<typeof createdApiKeySchema>;
 
 /** The bounds of a key's per-minute limit (docs/api.md#rate-limits). */
 export const RATE_LIMIT = { min: 10, max: 6000, default: 600 } as const;

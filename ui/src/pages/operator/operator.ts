@@ -1,71 +1,36 @@
-/** Types and query keys of the appliance operator's pages (server: server/portal/operator.ts). */
+import type { z } from 'zod';
+import type {
+  institutionRef,
+  institutionSchema,
+  operatorAllowanceSchema,
+  operatorBatchSchema,
+  operatorCurriculumSchema,
+  smtpSchema,
+  testMailSchema,
+} from '../../../../server/portal/operator';
 
-export type InstitutionStatus = 'pending' | 'approved' | 'suspended';
+/** Types and query keys of the appliance operator's pages (type-only imports of server/portal/operator.ts's schemas). */
 
-export interface OperatorInstitution {
-  id: string;
-  name: string;
-  status: InstitutionStatus;
-  created_at: string;
-}
+export type OperatorInstitution = z.input<typeof institutionSchema>;
+export type InstitutionStatus = OperatorInstitution['status'];
 
-export interface InstitutionRef {
-  id: string;
-  name: string;
-}
+/** Which institution a row belongs to. */
+export type InstitutionRef = z.input<typeof institutionRef>;
 
-export type BatchStatus = 'pending' | 'approved' | 'rejected';
+export type OperatorBatch = z.input<typeof operatorBatchSchema>;
+export type BatchStatus = OperatorBatch['status'];
+/** The status filter's choices; a runtime list, so written here and typed by the server's statuses. */
 export const BATCH_STATUSES: readonly BatchStatus[] = ['pending', 'approved', 'rejected'];
 
-export interface OperatorBatch {
-  id: string;
-  name: string;
-  description: string;
-  total_coupons: number;
-  value_cents: number;
-  expiry_date: string;
-  status: BatchStatus;
-  redeemed_count: number;
-  created_at: string;
-  decided_at: string | null;
-  institution: InstitutionRef;
-}
+export type OperatorAllowance = z.input<typeof operatorAllowanceSchema>;
 
-export interface OperatorAllowance {
-  institution: OperatorInstitution;
-  total_cents: number;
-  used_cents: number;
-  remaining_cents: number;
-}
+/** `institution` is null for a curriculum shared by every institution. */
+export type OperatorCurriculum = z.input<typeof operatorCurriculumSchema>;
 
-export interface OperatorCurriculum {
-  id: string;
-  name: string;
-  description: string;
-  status: 'draft' | 'published';
-  scope: 'institution' | 'shared';
-  concepts: Array<{ id: string; name: string }>;
-  /** Null for a curriculum shared by every institution. */
-  institution: InstitutionRef | null;
-  created_at: string;
-}
+/** GET /operator/smtp answers null when no mail server is saved; this is the saved one. */
+export type SmtpSettings = NonNullable<z.input<typeof smtpSchema>>;
 
-export interface SmtpSettings {
-  host: string;
-  port: number;
-  secure: boolean;
-  user: string | null;
-  from: string;
-  password_set: boolean;
-  updated_at: string;
-}
-
-export interface TestMailResult {
-  mail_id: string;
-  to: string;
-  status: 'sent' | 'failed' | 'queued';
-  error: string | null;
-}
+export type TestMailResult = z.input<typeof testMailSchema>;
 
 export const operatorKey = (area: 'institutions' | 'coupon-batches' | 'allowances' | 'curricula' | 'smtp') => ['operator', area] as const;
 

@@ -2,7 +2,7 @@ import { Center, Loader } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Outlet } from 'react-router';
 import type { z } from 'zod';
-import type { setupStatusSchema } from '../../../server/portal/routes';
+import type { setupStatusSchema } from '../../../server/routes/account/account';
 import { api } from '../api/client';
 import { QueryError } from '../components';
 import { SetupWizard } from '../pages/auth/SetupWizard';

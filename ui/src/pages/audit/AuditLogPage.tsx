@@ -3,12 +3,12 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import type { z } from 'zod';
-import type { auditEntrySchema } from '../../../../server/portal/audit';
+import type { auditEntrySchema } from '../../../../server/routes/audit/audit';
 import { api, type Page } from '../../api/client';
 import { DataTable, formatDate, PageHeader, pagesOf } from '../../components';
 import { useInstitution } from '../../session';
 
-/** An entry of the portal's audit log (type-only import of server/portal/audit.ts). */
+/** An entry of the portal's audit log (type-only import of server/routes/audit/audit.ts). */
 type AuditEntry = z.input<typeof auditEntrySchema>;
 
 const columns: ColumnDef<AuditEntry>[] = [

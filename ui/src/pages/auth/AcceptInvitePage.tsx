@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
-import type { acceptedInvitationSchema } from '../../../../server/portal/developers';
+import type { acceptedInvitationSchema } from '../../../../server/routes/developers/developers';
 import { api, setCsrfToken } from '../../api/client';
 import { fetchSession, sessionQueryKey } from '../../session';
 import { AuthFrame } from './AuthFrame';

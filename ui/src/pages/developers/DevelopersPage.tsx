@@ -4,13 +4,13 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { z } from 'zod';
-import type { invitationSchema, memberChangeSchema, memberSchema, teamSchema } from '../../../../server/portal/developers';
+import type { invitationSchema, memberChangeSchema, memberSchema, teamSchema } from '../../../../server/routes/developers/developers';
 import { api } from '../../api/client';
 import { ConfirmModal, DataTable, formatDate, FormModal, PageHeader, RowActions, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution, useSession } from '../../session';
 import { keysQueryKey } from '../keys/keys';
 
-/** The portal's developer operations (type-only imports of server/portal/developers.ts). */
+/** The portal's developer operations (type-only imports of server/routes/developers/developers.ts). */
 type Member = z.input<typeof memberSchema>;
 type Invitation = z.input<typeof invitationSchema>;
 type MemberChange = z.input<typeof memberChangeSchema>;

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import type { MAX_ACTIVE_KEYS as SERVER_MAX_ACTIVE_KEYS } from '../../../../server/commands/api-keys';
-import type { apiKeySchema, createdApiKeySchema } from '../../../../server/portal/routes';
+import type { apiKeySchema, createdApiKeySchema } from '../../../../server/routes/keys/keys';
 
-/** As the portal's key operations answer (type-only imports of the server's schemas in server/portal/routes.ts). */
+/** As the portal's key operations answer (type-only imports of the server's schemas in server/routes/keys/keys.ts). */
 export type ApiKey = z.input<typeof apiKeySchema>;
 
 /** The answer of creating a key: the only one that carries the full `key`. */

@@ -7,9 +7,9 @@ import type {
   operatorCurriculumSchema,
   smtpSchema,
   testMailSchema,
-} from '../../../../server/portal/operator';
+} from '../../../../server/routes/operator/operator';
 
-/** Types and query keys of the appliance operator's pages (type-only imports of server/portal/operator.ts's schemas). */
+/** Types and query keys of the appliance operator's pages (type-only imports of server/routes/operator/operator.ts's schemas). */
 
 export type OperatorInstitution = z.input<typeof institutionSchema>;
 export type InstitutionStatus = OperatorInstitution['status'];

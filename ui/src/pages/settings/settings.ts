@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { outboxItemSchema, outboxPageSchema } from '../../../../server/portal/settings';
+import type { outboxItemSchema, outboxPageSchema } from '../../../../server/routes/outbox/outbox';
 import type { institutionResponse, integrationConfig } from '../../../../server/routes/institution/schema';
 
-/** Types and query keys of the institution's settings pages (server: server/portal/settings.ts). */
+/** Types and query keys of the institution's settings pages (server: server/routes/outbox/outbox.ts). */
 
 /** As GET /v1/institution (type-only import of the server's schema). */
 export type InstitutionProfile = z.input<typeof institutionResponse>;
@@ -10,7 +10,7 @@ export type InstitutionProfile = z.input<typeof institutionResponse>;
 /** As GET/PUT /v1/institution/config: PUT replaces all five fields. */
 export type IntegrationConfig = z.input<typeof integrationConfig>;
 
-/** As GET /portal/api/institutions/{id}/outbox, the portal's own operation (type-only imports of server/portal/settings.ts). */
+/** As GET /portal/api/institutions/{id}/outbox, the portal's own operation (type-only imports of server/routes/outbox/outbox.ts). */
 export type OutboxPage = z.input<typeof outboxPageSchema>;
 /** `to` is masked by the server: `a•••@example.org`. */
 export type OutboxMail = z.input<typeof outboxItemSchema>;

@@ -1,11 +1,11 @@
 import { Op, type WhereOptions } from 'sequelize';
-import type { Tenant } from '../db/tenant.js';
-import { validationError } from '../errors.js';
-import { queryInt } from '../validation/schemas.js';
-import { z } from '../validation/zod.js';
-import { MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../models/mail.js';
-import { iso } from '../presenters/common.js';
-import { definePortalRoute, type PortalRoute } from './route.js';
+import type { Tenant } from '../../db/tenant.js';
+import { validationError } from '../../errors.js';
+import { queryInt } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
+import { MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../../models/mail.js';
+import { iso } from '../../presenters/common.js';
+import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -123,7 +123,7 @@ const SETTINGS_ROLES = ['admin'] as const;
  * The institution's mail outbox. The profile and integration config are the /v1 operations
  * themselves (`GET /institution`, `GET|PUT /institution/config`), mounted for portal sessions.
  */
-export const settingsRoutes: PortalRoute[] = [
+export const outboxRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/institutions/{id}/outbox',

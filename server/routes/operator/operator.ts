@@ -1,25 +1,25 @@
 import { Op, literal } from 'sequelize';
-import { createCurriculum, listAllCurricula, newCurriculumSchema, publishCurriculum, type CurriculumWithConcepts } from '../commands/alpha/curricula.js';
-import { approveBatch, rejectBatch } from '../commands/coupons.js';
-import { createInstitution, findInstitution, institutionNameSchema, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
-import { MAX_ALLOWANCE_CENTS, readAllowance, setAllowance, type Allowance } from '../commands/merits.js';
-import type { Database } from '../db/index.js';
-import { Tenant } from '../db/tenant.js';
-import { pageOf, pageQuery } from '../validation/schemas.js';
-import { z } from '../validation/zod.js';
-import { clearSmtpSettings, getSmtpSettings, setSmtpSettings, smtpSettingsInput } from '../mail/smtp-settings.js';
-import { sendTestMessage } from '../mail/test-message.js';
-import type { CouponBatchRow } from '../models/coupon.js';
-import type { InstitutionRow } from '../models/institution.js';
-import { MAIL_STATUSES } from '../models/mail.js';
-import { presentCurriculum } from '../presenters/alpha.js';
-import { iso } from '../presenters/common.js';
-import { presentBatch } from '../presenters/coupon.js';
-import { presentInstitutionSummary } from '../presenters/institution.js';
-import { curriculumSchema } from '../routes/alpha/schema.js';
-import { batchSchema, batchStatus } from '../routes/coupons/schema.js';
-import { allowanceSchema } from '../routes/merits/schema.js';
-import { definePortalRoute, type PortalRoute } from './route.js';
+import { createCurriculum, listAllCurricula, newCurriculumSchema, publishCurriculum, type CurriculumWithConcepts } from '../../commands/alpha/curricula.js';
+import { approveBatch, rejectBatch } from '../../commands/coupons.js';
+import { createInstitution, findInstitution, institutionNameSchema, listInstitutions, setInstitutionStatus } from '../../commands/institutions.js';
+import { MAX_ALLOWANCE_CENTS, readAllowance, setAllowance, type Allowance } from '../../commands/merits.js';
+import type { Database } from '../../db/index.js';
+import { Tenant } from '../../db/tenant.js';
+import { pageOf, pageQuery } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
+import { clearSmtpSettings, getSmtpSettings, setSmtpSettings, smtpSettingsInput } from '../../mail/smtp-settings.js';
+import { sendTestMessage } from '../../mail/test-message.js';
+import type { CouponBatchRow } from '../../models/coupon.js';
+import type { InstitutionRow } from '../../models/institution.js';
+import { MAIL_STATUSES } from '../../models/mail.js';
+import { presentCurriculum } from '../../presenters/alpha.js';
+import { iso } from '../../presenters/common.js';
+import { presentBatch } from '../../presenters/coupon.js';
+import { presentInstitutionSummary } from '../../presenters/institution.js';
+import { curriculumSchema } from '../alpha/schema.js';
+import { batchSchema, batchStatus } from '../coupons/schema.js';
+import { allowanceSchema } from '../merits/schema.js';
+import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas

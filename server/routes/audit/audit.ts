@@ -1,8 +1,8 @@
 import type { WhereOptions } from 'sequelize';
-import type { PortalAuditEntryRow } from '../models/portal-audit.js';
-import { pageOf, pageQuery } from '../validation/schemas.js';
-import { z } from '../validation/zod.js';
-import { definePortalRoute, type PortalRoute } from './route.js';
+import type { PortalAuditEntryRow } from '../../models/portal-audit.js';
+import { pageOf, pageQuery } from '../../validation/schemas.js';
+import { z } from '../../validation/zod.js';
+import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
 
 export const auditEntrySchema = z.object({
   id: z.string(),

@@ -9,14 +9,14 @@ import {
   suspendDeveloper,
   WrongInvitationPasswordError,
   type TeamMember,
-} from '../commands/developers.js';
-import { AppError } from '../errors.js';
-import { z } from '../validation/zod.js';
-import type { InvitationRow } from '../models/invitation.js';
-import { iso } from '../presenters/common.js';
-import type { LoginThrottle } from './login-throttle.js';
-import { definePortalRoute, type PortalRoute } from './route.js';
-import { startSession } from './session.js';
+} from '../../commands/developers.js';
+import { AppError } from '../../errors.js';
+import { z } from '../../validation/zod.js';
+import type { InvitationRow } from '../../models/invitation.js';
+import { iso } from '../../presenters/common.js';
+import type { LoginThrottle } from '../../portal/login-throttle.js';
+import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
+import { startSession } from '../../portal/session.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas

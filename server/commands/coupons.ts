@@ -124,8 +124,7 @@ async function freshCodes(tx: TenantTx, count: number): Promise<string[]> {
     for (let start = 0; start < list.length; start += INSERT_CHUNK) {
       const chunk = list.slice(start, start + INSERT_CHUNK);
       // Unscoped on purpose: codes are unique across institutions. Only existence is read.
-      const taken = await tx.db.models.CouponCode.findAll({ attributes: ['code'], where: { code: { [Op.in]: chunk } }, transaction: tx.tx });
-      const takenSet = new Set(taken.map((row) => row.code));
+      const takenSet = await tx.appliance.takenCouponCodes(chunk);
       for (const code of chunk) if (!takenSet.has(code)) codes.add(code);
     }
   }

@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
-import { ScopedRepo, Tenant, type TenantTx } from '../db/tenant.js';
+import { Tenant, type TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { newId, randomToken } from '../ids.js';
 import { queueMail } from '../mail/outbox.js';
@@ -33,11 +33,7 @@ export class WrongInvitationPasswordError extends AppError {
 
 /** Memberships and invitations are institution data, so they are reached only through scoped repositories. */
 function teamOf(tenant: Tenant) {
-  const { models } = tenant.db;
-  return {
-    memberships: new ScopedRepo<MembershipRow>(models.Membership, tenant.institutionId, tenant.tx),
-    invitations: new ScopedRepo<InvitationRow>(models.Invitation, tenant.institutionId, tenant.tx),
-  };
+  return { memberships: tenant.memberships, invitations: tenant.invitations };
 }
 
 export interface TeamMember {
@@ -57,7 +53,7 @@ async function membersOf(tenant: Tenant, memberships: MembershipRow[]): Promise<
   if (memberships.length === 0) return [];
   const accountIds = memberships.map((row) => row.account_id);
   const [accounts, accepted] = await Promise.all([
-    tenant.db.models.PortalAccount.findAll({ where: { id: { [Op.in]: accountIds } }, transaction: tenant.tx }),
+    tenant.appliance.portalAccounts.findAll({ where: { id: { [Op.in]: accountIds } } }),
     teamOf(tenant).invitations.findAll({ where: { status: 'accepted', accepted_by: { [Op.in]: accountIds } }, order: [['accepted_at', 'ASC']] }),
   ]);
   const accountById = new Map(accounts.map((row) => [row.id, row]));
@@ -130,7 +126,7 @@ export async function inviteDeveloper(tenant: Tenant, input: InviteInput): Promi
   const email = normalizeEmail(input.email);
   return tenant.inTransaction(async (tx) => {
     const team = teamOf(tx);
-    const account = await tx.db.models.PortalAccount.findOne({ where: { email }, transaction: tx.tx });
+    const account = await tx.appliance.portalAccounts.findOne({ where: { email } });
     const membership = account ? await team.memberships.findOne({ where: { account_id: account.id } }) : null;
     if (membership?.status === 'active') throw new AppError('already_added', `${email} is already a member of this institution.`);
     if (membership) throw new AppError('conflict', `${email} is a suspended member of this institution; reactivate them instead.`);

@@ -119,7 +119,7 @@ export async function notifyAssigned(tx: TenantTx, exam: ExamRow, studentIds: Re
   for (const student of students) {
     if (student.personal_email_sealed) {
       await queueMail(tx, {
-        to: tx.db.fieldCrypto.decrypt(student.personal_email_sealed, PERSONAL_EMAIL),
+        to: tx.fieldCrypto.decrypt(student.personal_email_sealed, PERSONAL_EMAIL),
         ...examAssignedNotice(exam, student, institution),
         kind: 'exam_assigned',
       });

@@ -8,7 +8,7 @@ const noSecret = () => new AppError('no_secret', 'No hidden-tests key is stored 
 
 /** Stores (or replaces) the 32-byte hidden-tests key, sealed under the master key. */
 export async function storeExamKey(tx: TenantTx, examId: string, key: Buffer): Promise<void> {
-  const sealed = tx.db.fieldCrypto.encrypt(key.toString('base64'), `${CONTEXT}:${examId}`);
+  const sealed = tx.fieldCrypto.encrypt(key.toString('base64'), `${CONTEXT}:${examId}`);
   const existing = await tx.examSecrets.findOne({ where: { exam_id: examId } });
   if (existing) await existing.update({ key_sealed: sealed }, { transaction: tx.tx });
   else await tx.examSecrets.create({ exam_id: examId, key_sealed: sealed });
@@ -24,5 +24,5 @@ export async function examKeyStoredAt(tenant: Tenant, examId: string): Promise<D
 export async function readExamKey(tenant: Tenant, examId: string): Promise<string> {
   const row = await tenant.examSecrets.findOne({ where: { exam_id: examId } });
   if (!row) throw noSecret();
-  return tenant.db.fieldCrypto.decrypt(row.key_sealed, `${CONTEXT}:${examId}`);
+  return tenant.fieldCrypto.decrypt(row.key_sealed, `${CONTEXT}:${examId}`);
 }

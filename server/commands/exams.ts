@@ -41,7 +41,7 @@ export async function saveExam(tx: TenantTx, exam: ExamRow, changes: Partial<Exa
 
 /** Case-insensitive substring of the title, as the groups' `q` (SQLite's lower() folds ASCII only). */
 function titleContains(tenant: Tenant, text: string): WhereOptions {
-  const pattern = tenant.db.sequelize.escape(`%${escapeLike(text)}%`);
+  const pattern = tenant.sqlString(`%${escapeLike(text)}%`);
   return Sequelize.where(Sequelize.fn('lower', Sequelize.col('title')), Op.like, Sequelize.literal(`lower(${pattern}) ESCAPE '\\'`));
 }
 

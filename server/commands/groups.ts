@@ -63,7 +63,7 @@ export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (char) => `\
  * lower() folds ASCII only; PostgreSQL's folds all letters).
  */
 function nameContains(tenant: Tenant, text: string): WhereOptions {
-  const pattern = tenant.db.sequelize.escape(`%${escapeLike(text)}%`);
+  const pattern = tenant.sqlString(`%${escapeLike(text)}%`);
   return Sequelize.where(Sequelize.fn('lower', Sequelize.col('name')), Op.like, Sequelize.literal(`lower(${pattern}) ESCAPE '\\'`));
 }
 

@@ -32,14 +32,9 @@ function slugOf(name: string): string {
 }
 
 /** `riverside-high.campusbridge.local`, then `riverside-high-2…` when another institution has it. */
-async function uniqueEmailDomain(db: Database, name: string, transaction: Transaction | null): Promise<string> {
+async function uniqueEmailDomain(domainsLike: (pattern: string) => Promise<string[]>, name: string): Promise<string> {
   const slug = slugOf(name);
-  const taken = await db.models.Institution.findAll({
-    attributes: ['email_domain'],
-    where: { email_domain: { [Op.like]: `${slug}%.${EMAIL_DOMAIN_SUFFIX}` } },
-    transaction,
-  });
-  const used = new Set(taken.map((row) => row.email_domain));
+  const used = new Set(await domainsLike(`${slug}%.${EMAIL_DOMAIN_SUFFIX}`));
   for (let n = 1; ; n += 1) {
     const candidate = `${slug}${n === 1 ? '' : `-${n}`}.${EMAIL_DOMAIN_SUFFIX}`;
     if (!used.has(candidate)) return candidate;
@@ -50,7 +45,7 @@ async function uniqueEmailDomain(db: Database, name: string, transaction: Transa
 export async function ensureEmailDomain(tx: TenantTx): Promise<string> {
   const institution = await tx.institution();
   if (institution.email_domain) return institution.email_domain;
-  const domain = await uniqueEmailDomain(tx.db, institution.name, tx.tx);
+  const domain = await uniqueEmailDomain(tx.appliance.emailDomainsLike, institution.name);
   await institution.update({ email_domain: domain }, { transaction: tx.tx });
   return domain;
 }
@@ -68,7 +63,10 @@ export async function insertInstitution(
       name,
       status: input.status,
       config: DEFAULT_INTEGRATION_CONFIG,
-      email_domain: await uniqueEmailDomain(db, name, transaction),
+      email_domain: await uniqueEmailDomain(async (pattern) => {
+        const rows = await db.models.Institution.findAll({ attributes: ['email_domain'], where: { email_domain: { [Op.like]: pattern } }, transaction });
+        return rows.flatMap((row) => (row.email_domain ? [row.email_domain] : []));
+      }, name),
     },
     { transaction },
   );

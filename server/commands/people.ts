@@ -20,8 +20,8 @@ export function personalEmailColumns(tenant: Tenant, email: string | null | unde
   if (email === null) return { personal_email_sealed: null, personal_email_index: null };
   const normalized = normalizeEmail(email);
   return {
-    personal_email_sealed: tenant.db.fieldCrypto.encrypt(normalized, PERSONAL_EMAIL),
-    personal_email_index: tenant.db.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL),
+    personal_email_sealed: tenant.fieldCrypto.encrypt(normalized, PERSONAL_EMAIL),
+    personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL),
   };
 }
 
@@ -29,7 +29,7 @@ export function personalEmailColumns(tenant: Tenant, email: string | null | unde
 export function emailFilter(tenant: Tenant, email: string) {
   const normalized = normalizeEmail(email);
   return {
-    [Op.or]: [{ login_email: normalized }, { personal_email_index: tenant.db.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL) }],
+    [Op.or]: [{ login_email: normalized }, { personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL) }],
   };
 }
 

@@ -1,5 +1,4 @@
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
-import type { Database } from '../db/index.js';
 import type { Page, PageRequest, Tenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
@@ -66,8 +65,8 @@ export async function getDeliveryDetail(tenant: Tenant, id: string): Promise<{ d
  * The id of the replay made with `ref`: derived from the institution and the ref under the master
  * key, so the same ref finds the same replay without a column of its own.
  */
-const replayIdFor = (db: Database, institutionId: string, ref: string) =>
-  `dlv_${db.fieldCrypto.blindIndex(ref, `webhook_deliveries.replay_ref:${institutionId}`).slice(0, 24)}`;
+const replayIdFor = (tenant: Tenant, ref: string) =>
+  `dlv_${tenant.fieldCrypto.blindIndex(ref, `webhook_deliveries.replay_ref:${tenant.institutionId}`).slice(0, 24)}`;
 
 /**
  * A new pending delivery of the same event payload to the same endpoint, with `replay_of` set;
@@ -80,7 +79,7 @@ export async function replayDelivery(tenant: Tenant, id: string, ref?: string): 
   return tenant.inTransaction(async (tx) => {
     const original = await findDelivery(tx, id);
     if (ref !== undefined) {
-      const earlier = await tx.webhookDeliveries.findById(replayIdFor(tx.db, tx.institutionId, ref));
+      const earlier = await tx.webhookDeliveries.findById(replayIdFor(tx, ref));
       if (earlier) {
         if (earlier.replay_of !== original.id) throw new AppError('conflict', 'This ref was already used to replay another delivery.');
         return { delivery: earlier, replayed: true };
@@ -91,7 +90,7 @@ export async function replayDelivery(tenant: Tenant, id: string, ref?: string): 
       throw new AppError('endpoint_inactive', `The endpoint is ${endpoint?.status ?? 'gone'}; set its status to active before replaying.`);
     }
     const delivery = await tx.webhookDeliveries.create({
-      id: ref === undefined ? newId('dlv') : replayIdFor(tx.db, tx.institutionId, ref),
+      id: ref === undefined ? newId('dlv') : replayIdFor(tx, ref),
       endpoint_id: original.endpoint_id,
       event_id: original.event_id,
       event_type: original.event_type,

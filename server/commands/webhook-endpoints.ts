@@ -80,7 +80,7 @@ export async function createEndpoint(tenant: Tenant, input: NewEndpoint, rules: 
       status: 'active',
       disabled_reason: null,
       consecutive_failures: 0,
-      secret_sealed: sealSecret(tx.db, id, secret),
+      secret_sealed: sealSecret(tx, id, secret),
       previous_secret_sealed: null,
       previous_secret_expires_at: null,
     });
@@ -155,7 +155,7 @@ export function rotateEndpointSecret(tenant: Tenant, id: string, graceHours: num
     const secret = newWebhookSecret();
     const previousExpiresAt = new Date(now.getTime() + graceHours * 3_600_000);
     endpoint.set({
-      secret_sealed: sealSecret(tx.db, endpoint.id, secret),
+      secret_sealed: sealSecret(tx, endpoint.id, secret),
       // Same row, same sealing context: the sealed value moves over without being opened.
       previous_secret_sealed: graceHours > 0 ? endpoint.secret_sealed : null,
       previous_secret_expires_at: graceHours > 0 ? previousExpiresAt : null,
@@ -202,7 +202,7 @@ export async function pingEndpoint(tenant: Tenant, id: string, options: PingOpti
     'Content-Type': 'application/json',
     'X-Service-Event-Id': eventId,
     'X-Service-Delivery-Id': newId('dlv'),
-    ...signatureHeaders(endpointSecrets(tenant.db, endpoint, now), eventId, body, Math.floor(now.getTime() / 1000)),
+    ...signatureHeaders(endpointSecrets(tenant, endpoint, now), eventId, body, Math.floor(now.getTime() / 1000)),
   };
   const result = await postWebhook({
     url: endpoint.url,

@@ -9,7 +9,16 @@ import {
   type Transaction,
   type WhereOptions,
 } from 'sequelize';
-import type { AlphaActivityRow, AlphaBadgeRow, AlphaEnrollmentRow, AlphaMasteryRow, AlphaPointsRow } from '../models/alpha.js';
+import type { FieldCrypto } from '../crypto/field-crypto.js';
+import type {
+  AlphaActivityRow,
+  AlphaBadgeRow,
+  AlphaConceptRow,
+  AlphaCurriculumRow,
+  AlphaEnrollmentRow,
+  AlphaMasteryRow,
+  AlphaPointsRow,
+} from '../models/alpha.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 import type { AttemptRow, ProctoringEventRow } from '../models/attempt.js';
 import type { CouponBatchRow, CouponCodeRow, CouponRedemptionRow } from '../models/coupon.js';
@@ -18,6 +27,9 @@ import type { EventRow } from '../models/event.js';
 import type { ExamAssignmentRow, ExamRow, ExamSecretRow } from '../models/exam.js';
 import type { GroupMemberRow, GroupRow } from '../models/group.js';
 import type { GuardianLinkRow, GuardianReportRow } from '../models/guardian.js';
+import type { InvitationRow } from '../models/invitation.js';
+import type { MembershipRow } from '../models/membership.js';
+import type { PortalAccountRow } from '../models/portal-account.js';
 import type { PortalAuditEntryRow } from '../models/portal-audit.js';
 import type { LaunchTokenRow, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
@@ -110,6 +122,71 @@ export class ScopedRepo<M extends TenantOwned> {
   }
 }
 
+/**
+ * Reads of a table that is not institution-scoped, made on an institution's behalf and in its
+ * transaction. Nothing is written through it; see `Tenant.appliance` for why each table is here.
+ */
+export class ReadOnlyRepo<M extends Model> {
+  constructor(
+    private readonly model: ModelStatic<M>,
+    private readonly transaction: Transaction | null,
+  ) {}
+
+  findAll(options: Find<M> = {}): Promise<M[]> {
+    return this.model.findAll({ ...options, transaction: this.transaction });
+  }
+
+  findOne(options: Find<M> = {}): Promise<M | null> {
+    return this.model.findOne({ ...options, transaction: this.transaction });
+  }
+}
+
+type CurriculumFind = Omit<Find<AlphaCurriculumRow>, 'where'> & { where?: WhereOptions<Attributes<AlphaCurriculumRow>> };
+
+/**
+ * The only way curricula are read on an institution's behalf. Curricula are the one Alpha table
+ * outside ScopedRepo: a shared curriculum has `institution_id` null and belongs to every
+ * institution at once, which `institution_id = <tenant>` cannot express. So the rule is written
+ * here, once: the institution's own curricula and the shared ones, never another institution's.
+ * Read-only: curricula are made by the operator (the CLI), not by an institution.
+ */
+export class VisibleCurricula {
+  constructor(
+    private readonly model: ModelStatic<AlphaCurriculumRow>,
+    private readonly institutionId: string,
+    private readonly transaction: Transaction | null,
+  ) {}
+
+  private visible(where?: WhereOptions<Attributes<AlphaCurriculumRow>>): WhereOptions<Attributes<AlphaCurriculumRow>> {
+    const own = { [Op.or]: [{ institution_id: null }, { institution_id: this.institutionId }] } as WhereOptions<Attributes<AlphaCurriculumRow>>;
+    return where ? { [Op.and]: [where, own] } : own;
+  }
+
+  findAll(options: CurriculumFind = {}): Promise<AlphaCurriculumRow[]> {
+    return this.model.findAll({ ...options, where: this.visible(options.where), transaction: this.transaction });
+  }
+
+  findById(id: string): Promise<AlphaCurriculumRow | null> {
+    return this.model.findOne({ where: this.visible({ id }), transaction: this.transaction });
+  }
+
+  count(where?: WhereOptions<Attributes<AlphaCurriculumRow>>): Promise<number> {
+    return this.model.count({ where: this.visible(where), transaction: this.transaction });
+  }
+}
+
+/** What an institution's work may read outside its own rows; each entry says why it is not scoped. */
+export interface ApplianceReads {
+  /** Portal accounts are people, not institution data: one account may be a member of several institutions. */
+  readonly portalAccounts: ReadOnlyRepo<PortalAccountRow>;
+  /** Concepts belong to a curriculum, which may be shared; callers pass only curriculum ids from `alphaCurricula`. */
+  readonly alphaConcepts: ReadOnlyRepo<AlphaConceptRow>;
+  /** Coupon codes are unique across institutions: which of `codes` exist anywhere (only existence is read). */
+  readonly takenCouponCodes: (codes: readonly string[]) => Promise<Set<string>>;
+  /** Generated login-email domains are unique across institutions: the taken ones LIKE `pattern` (only the domain is read). */
+  readonly emailDomainsLike: (pattern: string) => Promise<string[]>;
+}
+
 /** One institution's view of the database, taken from the authenticated key (or the CLI's argument). */
 export class Tenant {
   readonly apiKeys: ScopedRepo<ApiKeyRow>;
@@ -143,15 +220,24 @@ export class Tenant {
   readonly meritAllowances: ScopedRepo<MeritAllowanceRow>;
   readonly meritWallets: ScopedRepo<MeritWalletRow>;
   readonly meritLedger: ScopedRepo<MeritLedgerRow>;
-  // Alpha Learning. Curricula are not here: shared ones have no institution (see curriculaVisibleTo).
+  /** Portal team: memberships of portal accounts in this institution, and open invitations. */
+  readonly memberships: ScopedRepo<MembershipRow>;
+  readonly invitations: ScopedRepo<InvitationRow>;
+  // Alpha Learning. Curricula are own-or-shared, not ScopedRepo: see VisibleCurricula.
+  readonly alphaCurricula: VisibleCurricula;
   readonly alphaEnrollments: ScopedRepo<AlphaEnrollmentRow>;
   readonly alphaMastery: ScopedRepo<AlphaMasteryRow>;
   readonly alphaActivities: ScopedRepo<AlphaActivityRow>;
   readonly alphaPoints: ScopedRepo<AlphaPointsRow>;
   readonly alphaBadges: ScopedRepo<AlphaBadgeRow>;
+  /** Not institution data: the few appliance-wide reads an institution's work needs (read-only). */
+  readonly appliance: ApplianceReads;
+  /** Seals and opens sensitive columns (master key); holds no data. Named as on Database, so helpers take either. */
+  readonly fieldCrypto: FieldCrypto;
 
   constructor(
-    readonly db: Database,
+    // Private: institution data has one door, the repositories above. Nothing reaches the models around them.
+    private readonly db: Database,
     readonly institutionId: string,
     readonly tx: Transaction | null = null,
   ) {
@@ -190,6 +276,27 @@ export class Tenant {
     this.alphaActivities = new ScopedRepo(models.AlphaActivity, institutionId, tx);
     this.alphaPoints = new ScopedRepo(models.AlphaPoints, institutionId, tx);
     this.alphaBadges = new ScopedRepo(models.AlphaBadge, institutionId, tx);
+    this.memberships = new ScopedRepo(models.Membership, institutionId, tx);
+    this.invitations = new ScopedRepo(models.Invitation, institutionId, tx);
+    this.alphaCurricula = new VisibleCurricula(models.AlphaCurriculum, institutionId, tx);
+    this.appliance = {
+      portalAccounts: new ReadOnlyRepo(models.PortalAccount, tx),
+      alphaConcepts: new ReadOnlyRepo(models.AlphaConcept, tx),
+      takenCouponCodes: async (codes) => {
+        const rows = await models.CouponCode.findAll({ attributes: ['code'], where: { code: { [Op.in]: [...codes] } }, transaction: tx });
+        return new Set(rows.map((row) => row.code));
+      },
+      emailDomainsLike: async (pattern) => {
+        const rows = await models.Institution.findAll({ attributes: ['email_domain'], where: { email_domain: { [Op.like]: pattern } }, transaction: tx });
+        return rows.flatMap((row) => (row.email_domain ? [row.email_domain] : []));
+      },
+    };
+    this.fieldCrypto = db.fieldCrypto;
+  }
+
+  /** The value as an SQL string literal in this database's dialect (for patterns built in SQL); reads nothing. */
+  sqlString(value: string): string {
+    return this.db.sequelize.escape(value);
   }
 
   /** The institution row itself (profile, status, integration config). */
@@ -203,6 +310,24 @@ export class Tenant {
   inTransaction<T>(work: (tx: TenantTx) => Promise<T>): Promise<T> {
     if (this.tx) return work(this as TenantTx);
     return this.db.sequelize.transaction((transaction) => work(new Tenant(this.db, this.institutionId, transaction) as TenantTx));
+  }
+
+  /** Once this transaction commits, hands `event` to the appliance's event listeners (the webhook dispatcher). */
+  afterCommitEvent(this: TenantTx, event: EventRow): void {
+    const listeners = this.db.committedEventListeners;
+    if (listeners.size === 0) return;
+    this.tx.afterCommit(() => {
+      for (const listener of listeners) listener(event);
+    });
+  }
+
+  /** Once this transaction commits, tells the mailer that mail was queued. */
+  afterCommitMail(this: TenantTx): void {
+    const listeners = this.db.mailQueuedListeners;
+    if (listeners.size === 0) return;
+    this.tx.afterCommit(() => {
+      for (const listener of listeners) listener();
+    });
   }
 }
 

@@ -20,11 +20,6 @@ export async function emit(tx: TenantTx, type: EventType, data: Record<string, u
   // Due at `now`, not at the event's (possibly bumped) created_at, so the post-commit dispatch finds them.
   await createDeliveriesForEvent(tx, event, new Date(now));
 
-  const listeners = tx.db.committedEventListeners;
-  if (listeners.size > 0) {
-    tx.tx.afterCommit(() => {
-      for (const listener of listeners) listener(event);
-    });
-  }
+  tx.afterCommitEvent(event);
   return event;
 }

@@ -21,16 +21,19 @@ export function maskEmail(email: string): string {
   return `${email.slice(0, 1)}•••${email.slice(at)}`;
 }
 
-export function sealRecipient(db: Database, to: string): string {
+/** Anything that seals: the Database, or a Tenant (its `fieldCrypto`). */
+type Sealer = Pick<Database, 'fieldCrypto'>;
+
+export function sealRecipient(db: Sealer, to: string): string {
   return db.fieldCrypto.encrypt(to, MAIL_RECIPIENT);
 }
 
-export function openRecipient(db: Database, row: Pick<MailOutboxRow, 'to_sealed'>): string {
+export function openRecipient(db: Sealer, row: Pick<MailOutboxRow, 'to_sealed'>): string {
   return db.fieldCrypto.decrypt(row.to_sealed, MAIL_RECIPIENT);
 }
 
 /** The text of a mail still waiting to be sent; null once sent or dropped (the body is erased then). */
-export function openBody(db: Database, row: Pick<MailOutboxRow, 'body_sealed'>): string | null {
+export function openBody(db: Sealer, row: Pick<MailOutboxRow, 'body_sealed'>): string | null {
   return row.body_sealed === null ? null : db.fieldCrypto.decrypt(row.body_sealed, MAIL_BODY);
 }
 
@@ -44,22 +47,17 @@ export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailO
   const to = mail.to.trim().toLowerCase();
   const row = await tx.mailOutbox.create({
     id: newId('mail'),
-    to_sealed: sealRecipient(tx.db, to),
+    to_sealed: sealRecipient(tx, to),
     to_masked: maskEmail(to),
     subject: mail.subject.slice(0, 300),
-    body_sealed: tx.db.fieldCrypto.encrypt(mail.text, MAIL_BODY),
+    body_sealed: tx.fieldCrypto.encrypt(mail.text, MAIL_BODY),
     expires_at: mail.expiresAt ?? null,
     kind: mail.kind,
     status: 'queued',
     last_error: null,
     sent_at: null,
   });
-  const listeners = tx.db.mailQueuedListeners;
-  if (listeners.size > 0) {
-    tx.tx.afterCommit(() => {
-      for (const listener of listeners) listener();
-    });
-  }
+  tx.afterCommitMail();
   return row;
 }
 

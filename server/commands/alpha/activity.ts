@@ -5,7 +5,6 @@ import type { LearnerAuth } from '../learner-auth.js';
 import { newId } from '../../ids.js';
 import type { AlphaActivityRow, AlphaBadgeRow, AlphaMasteryRow, BadgeCode } from '../../models/alpha.js';
 import type { PersonRow } from '../../models/person.js';
-import { curriculaVisibleTo } from './curricula.js';
 import type { ConceptMastery } from './mastery.js';
 import { addLedgerRow, badgesOf, pointsTotal, streakDays } from './points.js';
 import { ALPHA_RULES, nextMastery, utcDay } from './rules.js';
@@ -52,9 +51,9 @@ async function minutesOn(tx: TenantTx, enrollmentId: string, day: string): Promi
 export function recordActivity(learner: LearnerAuth, input: ActivityInput, now = new Date()): Promise<ActivityResult> {
   const student = alphaStudentOf(learner);
   return learner.tenant.inTransaction(async (tx) => {
-    const curriculum = await curriculaVisibleTo(tx).findById(input.curriculum_id);
+    const curriculum = await tx.alphaCurricula.findById(input.curriculum_id);
     if (!curriculum) throw notFound('curriculum');
-    const concept = await tx.db.models.AlphaConcept.findOne({ where: { id: input.concept_id, curriculum_id: curriculum.id }, transaction: tx.tx });
+    const concept = await tx.appliance.alphaConcepts.findOne({ where: { id: input.concept_id, curriculum_id: curriculum.id } });
     if (!concept) throw validationError([{ path: 'concept_id', message: `"${input.concept_id}" is not a concept of this curriculum.` }]);
     const enrollment = await tx.alphaEnrollments.findOne({ where: { student_id: student.id, curriculum_id: curriculum.id } });
     if (!enrollment) throw new AppError('conflict', 'You are not enrolled in this curriculum.');

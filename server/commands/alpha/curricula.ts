@@ -1,6 +1,6 @@
-import { Op, type FindOptions, type WhereOptions } from 'sequelize';
+import { Op } from 'sequelize';
 import type { Database } from '../../db/index.js';
-import type { Page, PageRequest, Tenant, TenantTx } from '../../db/tenant.js';
+import { Tenant, type Page, type PageRequest, type TenantTx } from '../../db/tenant.js';
 import { notFound, validationError } from '../../errors.js';
 import { parseInput } from '../../validation/parse.js';
 import { z } from '../../validation/zod.js';
@@ -15,46 +15,34 @@ export interface CurriculumWithConcepts {
   concepts: AlphaConceptRow[];
 }
 
-type CurriculumFind = Omit<FindOptions<AlphaCurriculumRow>, 'transaction' | 'where'> & { where?: WhereOptions<AlphaCurriculumRow> };
+const conceptQuery = (curriculumIds: readonly string[]) => ({
+  where: { curriculum_id: { [Op.in]: [...curriculumIds] } },
+  order: [
+    ['curriculum_id', 'ASC'],
+    ['position', 'ASC'],
+  ] as [string, string][],
+});
+
+function byCurriculum(curriculumIds: readonly string[], rows: AlphaConceptRow[]): Map<string, AlphaConceptRow[]> {
+  const grouped = new Map<string, AlphaConceptRow[]>(curriculumIds.map((id) => [id, []]));
+  for (const row of rows) grouped.get(row.curriculum_id)?.push(row);
+  return grouped;
+}
 
 /**
- * The only way curricula are read on an institution's behalf. Curricula are the one Alpha table
- * outside ScopedRepo: a shared curriculum has `institution_id` null and belongs to every
- * institution at once, which `institution_id = <tenant>` cannot express. So the rule is written
- * here, once: the institution's own curricula and the shared ones, never another institution's.
+ * Concepts of the given curricula, each list in the curriculum's order. Callers pass ids they may
+ * see (from `tenant.alphaCurricula`), or `db` for the operator, who sees every curriculum.
  */
-export function curriculaVisibleTo(tenant: Tenant) {
-  const { AlphaCurriculum } = tenant.db.models;
-  const visible = (where?: WhereOptions<AlphaCurriculumRow>): WhereOptions<AlphaCurriculumRow> => {
-    const own = { [Op.or]: [{ institution_id: null }, { institution_id: tenant.institutionId }] } as WhereOptions<AlphaCurriculumRow>;
-    return where ? { [Op.and]: [where, own] } : own;
-  };
-  return {
-    findAll: (options: CurriculumFind = {}) => AlphaCurriculum.findAll({ ...options, where: visible(options.where), transaction: tenant.tx }),
-    findById: (id: string) => AlphaCurriculum.findOne({ where: visible({ id }), transaction: tenant.tx }),
-    count: (where?: WhereOptions<AlphaCurriculumRow>) => AlphaCurriculum.count({ where: visible(where), transaction: tenant.tx }),
-  };
+export async function conceptsOf(from: Tenant | Database, curriculumIds: readonly string[]): Promise<Map<string, AlphaConceptRow[]>> {
+  if (curriculumIds.length === 0) return byCurriculum(curriculumIds, []);
+  const query = conceptQuery(curriculumIds);
+  const rows = from instanceof Tenant ? await from.appliance.alphaConcepts.findAll(query) : await from.models.AlphaConcept.findAll(query);
+  return byCurriculum(curriculumIds, rows);
 }
 
-/** Concepts of the given curricula, each list in the curriculum's order. Callers pass ids they may see. */
-export async function conceptsOf(tenant: Pick<Tenant, 'db' | 'tx'>, curriculumIds: readonly string[]): Promise<Map<string, AlphaConceptRow[]>> {
-  const byCurriculum = new Map<string, AlphaConceptRow[]>(curriculumIds.map((id) => [id, []]));
-  if (curriculumIds.length === 0) return byCurriculum;
-  const rows = await tenant.db.models.AlphaConcept.findAll({
-    where: { curriculum_id: { [Op.in]: [...curriculumIds] } },
-    order: [
-      ['curriculum_id', 'ASC'],
-      ['position', 'ASC'],
-    ],
-    transaction: tenant.tx,
-  });
-  for (const row of rows) byCurriculum.get(row.curriculum_id)?.push(row);
-  return byCurriculum;
-}
-
-async function withConcepts(tenant: Pick<Tenant, 'db' | 'tx'>, curricula: AlphaCurriculumRow[]): Promise<CurriculumWithConcepts[]> {
+async function withConcepts(from: Tenant | Database, curricula: AlphaCurriculumRow[]): Promise<CurriculumWithConcepts[]> {
   const concepts = await conceptsOf(
-    tenant,
+    from,
     curricula.map((row) => row.id),
   );
   return curricula.map((curriculum) => ({ curriculum, concepts: concepts.get(curriculum.id) ?? [] }));
@@ -72,7 +60,7 @@ export async function listAllCurricula(db: Database, status?: AlphaCurriculumRow
       ['id', 'ASC'],
     ],
   });
-  return withConcepts({ db, tx: null }, curricula);
+  return withConcepts(db, curricula);
 }
 
 export interface CurriculumFilter extends PageRequest {
@@ -83,7 +71,7 @@ export interface CurriculumFilter extends PageRequest {
 /** Published curricula of the institution and shared ones, oldest first. */
 export async function listCurricula(tenant: Tenant, filter: CurriculumFilter): Promise<Page<CurriculumWithConcepts>> {
   if (filter.status === 'draft') return emptyPage(filter);
-  const curricula = curriculaVisibleTo(tenant);
+  const curricula = tenant.alphaCurricula;
   const where = { status: 'published' } as const;
   const [total, rows] = await Promise.all([
     curricula.count(where),
@@ -102,7 +90,7 @@ export async function listCurricula(tenant: Tenant, filter: CurriculumFilter): P
 
 /** A curriculum a body may name for enrolling: visible and published; anything else is `422` at `curriculum_id`. */
 export async function findEnrollableCurriculum(tx: TenantTx, id: string): Promise<AlphaCurriculumRow> {
-  const curriculum = await curriculaVisibleTo(tx).findById(id);
+  const curriculum = await tx.alphaCurricula.findById(id);
   if (!curriculum || curriculum.status !== 'published') {
     throw validationError([{ path: 'curriculum_id', message: `"${id}" is not a published curriculum available to this institution.` }]);
   }

@@ -10,8 +10,9 @@ import type { PortalAccountRow } from '../models/portal-account.js';
 import { revokeApiKey } from './api-keys.js';
 import { DAY_MS } from './licenses.js';
 import { hashPassword, verifyPassword } from './passwords.js';
-import { normalizeEmail } from './people.js';
+
 import { hashToken } from '../crypto/tokens.js';
+import { normalizeEmail } from '../validation/people.js';
 
 /** Developer invitations are valid for 7 days (docs/api.md#portal-roles). */
 export const DEVELOPER_INVITE_TTL_MS = 7 * DAY_MS;

@@ -10,8 +10,9 @@ import type { InstitutionRow } from '../models/institution.js';
 import type { PersonRow, PersonStatus } from '../models/person.js';
 import { findInstitution } from './institutions.js';
 import { DAY_MS } from './licenses.js';
-import { findPerson, normalizeEmail, personRefWhere } from './people.js';
+import { findPerson, personRefWhere } from './people.js';
 import { hashToken } from '../crypto/tokens.js';
+import { normalizeEmail } from '../validation/people.js';
 
 /** Invitations are valid for 7 days, like developer invitations. */
 export const INVITE_TTL_MS = 7 * DAY_MS;

@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { LicenseRow, LicenseStatus, LicenseType } from '../models/license.js';
 import type { PersonRow } from '../models/person.js';
-import { normalizeEmail } from './people.js';
+import { normalizeEmail } from '../validation/people.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -8,7 +8,8 @@ import { newId } from '../ids.js';
 import type { LedgerKind, MeritLedgerRow } from '../models/merit.js';
 import type { PersonRow } from '../models/person.js';
 import { findInstitution } from './institutions.js';
-import { normalizeEmail, personRefWhere } from './people.js';
+import { personRefWhere } from './people.js';
+import { normalizeEmail } from '../validation/people.js';
 
 /** One operator credit: 1 cent to $10,000. */
 export const MAX_CREDIT_CENTS = 1_000_000;

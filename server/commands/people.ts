@@ -6,11 +6,10 @@ import { newId } from '../ids.js';
 import type { PersonRole, PersonRow, PersonStatus } from '../models/person.js';
 import { ensureEmailDomain } from './institutions.js';
 import { grantLicense } from './licenses.js';
+import { normalizeEmail } from '../validation/people.js';
 
 const ID_PREFIX: Record<PersonRole, string> = { student: 'stu', faculty: 'fac' };
 const NOUN: Record<PersonRole, string> = { student: 'student', faculty: 'faculty member' };
-
-export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 /** Blind-index context of personal emails; the same string must be used to write and to search. */
 const PERSONAL_EMAIL = 'people.personal_email';

@@ -9,8 +9,9 @@ import type { LearnerApp, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
 import type { PersonRow } from '../models/person.js';
 import { activateSeat, effectiveStatus } from './licenses.js';
-import { normalizeEmail } from './people.js';
+
 import { hashToken } from '../crypto/tokens.js';
+import { normalizeEmail } from '../validation/people.js';
 
 /** Launch tokens: 40 characters of [A-Za-z0-9]; only their SHA-256 is stored. */
 const LAUNCH_TOKEN_LENGTH = 40;

@@ -1,5 +1,8 @@
 import { z } from './zod.js';
 
+/** Emails compare case-insensitively and without surrounding spaces; they are stored so. */
+export const normalizeEmail = (email: string) => email.trim().toLowerCase();
+
 /** Fields of a student as the API takes them; the students routes and the bulk command share them. */
 export const fullName = z.string().trim().min(1).max(200).openapi({ example: 'Ada Lovelace' });
 export const externalId = z

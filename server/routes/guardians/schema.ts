@@ -1,6 +1,6 @@
-import { normalizeEmail } from '../../commands/people.js';
 import { isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
+import { normalizeEmail } from '../../validation/people.js';
 
 export const guardianType = z.enum(['father', 'mother', 'guardian']);
 

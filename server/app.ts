@@ -8,7 +8,7 @@ import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
-import { mountRoutes } from './http/route.js';
+import { mountRoutes } from './http/mount.js';
 import { meterUnrouted } from './http/unrouted.js';
 import { portalDir } from './paths.js';
 import { createPortalRouter } from './portal/routes.js';
@@ -57,7 +57,7 @@ export function createApp(ctx: AppContext): Express {
       swaggerOptions: { validatorUrl: null, persistAuthorization: false, tryItOutEnabled: true },
     }),
   );
-  mountRoutes(v1, ctx, apiRoutes);
+  mountRoutes(v1, ctx, apiRoutes, '/v1');
   const unrouted = meterUnrouted(ctx);
   v1.use(unrouted.request, notFoundHandler);
   v1.use(unrouted.error);

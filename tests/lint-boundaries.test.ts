@@ -11,7 +11,7 @@ async function boundaryErrors(filePath: string, source: string): Promise<string[
 
 describe('the import-boundary rule', () => {
   it.each([
-    ['server/commands/probe.ts', "import { mountRoutes } from '../http/route.js';\nexport const probe = mountRoutes;\n", 'commands', 'edge'],
+    ['server/commands/probe.ts', "import { mountRoutes } from '../http/mount.js';\nexport const probe = mountRoutes;\n", 'commands', 'edge'],
     ['server/ids.ts', "import { apiRoutes } from './routes/index.js';\nexport const probe = apiRoutes;\n", 'foundation', 'edge'],
     ['server/context.ts', "import { startWebhookEngine } from './webhooks/engine.js';\nexport const probe = startWebhookEngine;\n", 'foundation', 'services'],
     ['server/models/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n", 'data', 'commands'],

@@ -1,6 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expressPath } from '../server/http/route.js';
+import express from 'express';
+import { expressPath, mountRoutes } from '../server/http/mount.js';
+import { buildOpenApiDocument } from '../server/http/openapi.js';
 import { LoginThrottle } from '../server/portal/login-throttle.js';
 import { portalRoutes } from '../server/portal/routes.js';
 import { apiRoutes } from '../server/routes/index.js';
@@ -336,7 +338,10 @@ describe('the portal API document (GET /portal/api/openapi.json)', () => {
   it('is a valid OpenAPI 3.1 document, without a session, listing every portal operation', async () => {
     const res = await app.http.get('/portal/api/openapi.json');
     expect(res.status).toBe(200);
-    const portalDoc = res.body as { paths: Record<string, Record<string, unknown>>; info: { description: string } };
+    const portalDoc = res.body as {
+      paths: Record<string, Record<string, { operationId?: string; security?: unknown[]; 'x-auth'?: string; responses: Record<string, unknown> }>>;
+      info: { description: string };
+    };
     const validator = new Validator();
     const result = await validator.validate(structuredClone(portalDoc) as Record<string, unknown>);
     expect(result.errors).toBeUndefined();
@@ -347,5 +352,36 @@ describe('the portal API document (GET /portal/api/openapi.json)', () => {
     // The institution operations are the API's own, not declared again here.
     expect(portalDoc.paths['/institutions/{id}/students']).toBeUndefined();
     expect(portalDoc.info.description).toContain('/v1/openapi.json');
+  });
+
+  it('comes from the same generator as /v1: unique operation ids, the cookie scheme, the error codes each access rule can answer', async () => {
+    const portalDoc = (await app.http.get('/portal/api/openapi.json')).body as {
+      paths: Record<
+        string,
+        Record<string, { operationId: string; security: Array<Record<string, unknown>>; 'x-auth': string; responses: Record<string, unknown> }>
+      >;
+      components: { securitySchemes: Record<string, { in?: string; name?: string }> };
+    };
+    const operations = Object.values(portalDoc.paths).flatMap((item) => Object.values(item));
+    const ids = operations.map((operation) => operation.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(operations.every((operation) => operation['x-auth'] === 'portal')).toBe(true);
+    expect(portalDoc.components.securitySchemes.portalSession).toMatchObject({ in: 'cookie', name: 'cb_portal' });
+    const login = portalDoc.paths['/login']?.post;
+    expect(login?.security).toEqual([]);
+    const keys = portalDoc.paths['/institutions/{id}/keys']?.get;
+    expect(keys?.security).toEqual([{ portalSession: [] }]);
+    // A member operation can answer 404 for an institution the caller is not in; a sign-in cannot answer 401.
+    expect(Object.keys(keys?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '404', '422']));
+    expect(Object.keys(login?.responses ?? {})).not.toContain('401');
+  });
+
+  it('keeps each kind of operation under its own mount', () => {
+    const router = express.Router();
+    const [portalOnly] = portalRoutes(new LoginThrottle());
+    const [keyOperation] = apiRoutes;
+    expect(() => mountRoutes(router, app.ctx, [portalOnly!], '/v1')).toThrow(/cannot be mounted under \/v1/);
+    expect(() => mountRoutes(router, app.ctx, [keyOperation!], '/portal/api')).toThrow(/cannot be mounted under \/portal\/api/);
+    expect(() => buildOpenApiDocument([portalOnly!], 'api')).toThrow(/does not belong/);
   });
 });

@@ -20,7 +20,7 @@ import { seedDemo } from '../server/commands/demo/seed.js';
 import { generateWeeklyReports } from '../server/commands/guardians.js';
 import { setAllowance } from '../server/commands/merits.js';
 import { LoginThrottle } from '../server/portal/login-throttle.js';
-import type { PortalRoute } from '../server/portal/route.js';
+import type { AnyPortalRoute as PortalRoute } from '../server/http/route.js';
 import { portalRoutes } from '../server/portal/routes.js';
 import { grants, roleScopes } from '../server/policies/scopes.js';
 import { apiRoutes } from '../server/routes/index.js';

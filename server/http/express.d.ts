@@ -1,5 +1,7 @@
 import type { Logger } from '../logger.js';
 import type { KeyAuth } from './auth.js';
+import type { InstitutionAccess } from '../portal/policies.js';
+import type { PortalAuth } from '../portal/session.js';
 import type { PortalCaller } from './portal-caller.js';
 import type { LearnerAuth } from './session-auth.js';
 import type { UploadedFile } from './upload.js';
@@ -14,6 +16,10 @@ declare global {
       auth?: KeyAuth;
       /** A portal member calling an institution operation (`/portal/api/institutions/{institution}/…`). */
       portalCaller?: PortalCaller;
+      /** The signed-in portal account calling a portal-only operation (`/portal/api/…`). */
+      portalSession?: PortalAuth;
+      /** With a member operation: the institution in `{id}` and the caller's role there. */
+      portalAccess?: InstitutionAccess;
       /** A learner session's caller (`/app/*`). */
       learner?: LearnerAuth;
       /** Who the rate limiter counts for: set by authentication. */

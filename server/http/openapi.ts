@@ -1,12 +1,12 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import type { AnyRoute } from './route.js';
+import type { AnyPortalRoute, AnyRoute } from './route.js';
 import { z } from '../validation/zod.js';
 
 export const API_VERSION_LABEL = '2026-09-14';
 
 /** Codes every operation of a kind can answer, in the check order of docs/api.md#order-of-checks. */
-const COMMON_ERRORS: Record<'key' | 'session' | 'none', ErrorCode[]> = {
+const COMMON_ERRORS: Record<'key' | 'session' | 'none' | 'portal' | 'portal-member', ErrorCode[]> = {
   key: [
     'unauthorized',
     'invalid_api_key',
@@ -19,7 +19,30 @@ const COMMON_ERRORS: Record<'key' | 'session' | 'none', ErrorCode[]> = {
   ],
   session: ['unauthorized', 'institution_not_approved', 'validation_error', 'rate_limited', 'rate_limiter_unavailable', 'internal_error'],
   none: ['validation_error', 'internal_error'],
+  portal: ['unauthorized', 'forbidden', 'validation_error', 'internal_error'],
+  'portal-member': ['unauthorized', 'forbidden', 'not_found', 'validation_error', 'internal_error'],
 };
+
+/** Which list of common errors an operation draws from. */
+function errorKind(route: AnyRoute): keyof typeof COMMON_ERRORS {
+  if (route.auth !== 'portal') return route.auth ?? 'key';
+  if (route.access === 'none') return 'none';
+  return route.access === 'member' ? 'portal-member' : 'portal';
+}
+
+/** Who may call a portal operation, in words. */
+function portalAccessNote(route: AnyPortalRoute): string {
+  switch (route.access) {
+    case 'none':
+      return 'No session needed.';
+    case 'session':
+      return 'Any signed-in account.';
+    case 'operator':
+      return 'The appliance operator.';
+    case 'member':
+      return `An active member of the institution in the path, with the role ${route.roles.join(' or ')}.`;
+  }
+}
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',
@@ -50,7 +73,7 @@ function errorSchema(codes: ErrorCode[]) {
 
 function errorResponses(route: AnyRoute) {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...COMMON_ERRORS[route.auth ?? 'key'], ...(route.errors ?? [])]) {
+  for (const code of [...COMMON_ERRORS[errorKind(route)], ...(route.errors ?? [])]) {
     const status = ERROR_STATUS[code];
     const codes = byStatus.get(status) ?? [];
     if (!codes.includes(code)) codes.push(code);
@@ -76,37 +99,43 @@ const rateLimitHeaders = requestIdHeader.extend({
   'X-RateLimit-Reset': z.string().openapi({ description: 'End of the current window, Unix seconds.' }),
 });
 
-export interface ExtraPath {
-  register(registry: OpenAPIRegistry): void;
-}
+/** Which document: the integration API (`/v1/openapi.json`) or the portal's own (`/portal/api/openapi.json`). */
+export type OpenApiDocumentKind = 'api' | 'portal';
+
+const DOCUMENT_INFO: Record<OpenApiDocumentKind, { title: string; description: string; server: string }> = {
+  api: {
+    title: 'CampusBridge Institution API',
+    description:
+      'The institution-scoped REST API of a CampusBridge appliance. Every request is scoped to the institution that owns the key. ' +
+      'Successful responses are `{ success: true, data }`; failures are `{ success: false, error, message }`.',
+    server: '/v1',
+  },
+  portal: {
+    title: 'CampusBridge portal API',
+    description:
+      "The portal's own operations (sign-in, keys, developers, outbox, audit, operator). Every institution operation of the API " +
+      '(`/v1/openapi.json`) is also served here, for portal sessions, under `/institutions/{institution}` followed by its /v1 path.',
+    server: '/portal/api',
+  },
+};
 
 /** The OpenAPI 3.1 document, generated from the same route definitions that validate requests. */
-export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readonly ExtraPath[] = []) {
+export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiDocumentKind = 'api') {
   const registry = new OpenAPIRegistry();
-  const bearer = registry.registerComponent('securitySchemes', 'apiKey', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'An API key, `cb_live_` followed by 32 characters, created in the portal or with `cli key create`.',
-  });
-
-  const session = registry.registerComponent('securitySchemes', 'learnerSession', {
-    type: 'http',
-    scheme: 'bearer',
-    description: 'A learner session token, `cb_sess_` followed by 32 characters, from POST /sso/exchange. Accepted only on /app/* operations.',
-  });
+  const schemes = kind === 'api' ? registerApiSchemes(registry) : null;
+  const portalCookie =
+    kind === 'portal'
+      ? registry.registerComponent('securitySchemes', 'portalSession', {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'cb_portal',
+          description: 'The portal session cookie from POST /login or /setup; every write also sends `X-CSRF-Token` from GET /session.',
+        })
+      : null;
 
   for (const route of routes) {
-    const kind = route.auth ?? 'key';
-    const access =
-      route.auth === 'session'
-        ? { security: [{ [session.name]: [] }], note: 'Learner session (from the launch-token exchange).', scope: undefined }
-        : route.auth === 'none'
-          ? { security: [], note: 'No credentials.', scope: undefined }
-          : {
-              security: [{ [bearer.name]: [] }],
-              note: route.scope === 'any' ? 'Any valid key.' : `Scope: \`${route.scope}\` (a \`:write\` scope implies its \`:read\`).`,
-              scope: route.scope,
-            };
+    if ((route.auth === 'portal') !== (kind === 'portal')) throw new Error(`${route.method} ${route.path} does not belong in the ${kind} document`);
+    const access = accessOf(route, schemes, portalCookie);
     const body = route.upload
       ? {
           body: {
@@ -123,8 +152,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readon
       : route.body
         ? { body: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: route.body } } } }
         : {};
-    // Public operations are not rate-limited per caller: only X-Request-Id is promised there.
-    const headers = kind === 'none' ? requestIdHeader : rateLimitHeaders;
+    // Only operations behind the per-caller rate limiter promise its headers.
+    const headers = access.rateLimited ? rateLimitHeaders : requestIdHeader;
     const success = route.produces
       ? { description: 'Success', headers, content: { [route.produces]: { schema: route.response } } }
       : {
@@ -141,7 +170,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readon
       tags: [route.tag],
       security: access.security,
       ...(access.scope ? { 'x-required-scope': access.scope } : {}),
-      'x-auth': kind,
+      'x-auth': route.auth ?? 'key',
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
@@ -150,17 +179,49 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], extras: readon
       responses: { 200: success, ...errorResponses(route) },
     });
   }
-  for (const extra of extras) extra.register(registry);
 
+  const info = DOCUMENT_INFO[kind];
   return new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
-    info: {
-      title: 'CampusBridge Institution API',
-      version: API_VERSION_LABEL,
-      description:
-        'The institution-scoped REST API of a CampusBridge appliance. Every request is scoped to the institution that owns the key. ' +
-        'Successful responses are `{ success: true, data }`; failures are `{ success: false, error, message }`.',
-    },
-    servers: [{ url: '/v1', description: 'This appliance' }],
+    info: { title: info.title, version: API_VERSION_LABEL, description: info.description },
+    servers: [{ url: info.server, description: 'This appliance' }],
   });
+}
+
+type SecurityScheme = { name: string };
+
+function registerApiSchemes(registry: OpenAPIRegistry) {
+  return {
+    bearer: registry.registerComponent('securitySchemes', 'apiKey', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key, `cb_live_` followed by 32 characters, created in the portal or with `cli key create`.',
+    }),
+    session: registry.registerComponent('securitySchemes', 'learnerSession', {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'A learner session token, `cb_sess_` followed by 32 characters, from POST /sso/exchange. Accepted only on /app/* operations.',
+    }),
+  };
+}
+
+/** The operation's security requirement and the sentence that says who may call it. */
+function accessOf(route: AnyRoute, schemes: { bearer: SecurityScheme; session: SecurityScheme } | null, portalCookie: SecurityScheme | null) {
+  const none = { security: [], note: 'No credentials.', scope: undefined, rateLimited: false };
+  if (route.auth === 'portal') {
+    if (!portalCookie) throw new Error('portal operations need the portal document');
+    if (route.access === 'none') return { ...none, note: portalAccessNote(route) };
+    return { security: [{ [portalCookie.name]: [] }], note: portalAccessNote(route), scope: undefined, rateLimited: false };
+  }
+  if (!schemes) throw new Error('API operations need the API document');
+  if (route.auth === 'none') return none;
+  if (route.auth === 'session') {
+    return { security: [{ [schemes.session.name]: [] }], note: 'Learner session (from the launch-token exchange).', scope: undefined, rateLimited: true };
+  }
+  return {
+    security: [{ [schemes.bearer.name]: [] }],
+    note: route.scope === 'any' ? 'Any valid key.' : `Scope: \`${route.scope}\` (a \`:write\` scope implies its \`:read\`).`,
+    scope: route.scope,
+    rateLimited: true,
+  };
 }

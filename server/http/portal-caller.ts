@@ -1,4 +1,4 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { AppContext } from '../context.js';
 import { AppError } from '../errors.js';
 import type { InstitutionRow } from '../models/institution.js';
@@ -6,7 +6,7 @@ import type { MembershipRole } from '../models/membership.js';
 import { grants, roleScopes, type Scope } from '../policies/scopes.js';
 import { recordPortalAction } from '../portal/audit-log.js';
 import { requireCsrf } from '../portal/csrf.js';
-import { requireMember } from '../portal/policies.js';
+import { requireMember, requireOperator } from '../portal/policies.js';
 import { findSession, signInAgain, type PortalAuth } from '../portal/session.js';
 import type { Tenant } from '../db/tenant.js';
 
@@ -51,6 +51,29 @@ export function authenticatePortalCaller(ctx: AppContext, scope: Scope | 'any'):
   };
 }
 
+/** A portal-only operation's rule: who may call it (see PortalRouteDefinition). */
+export type PortalAccessRule = { access: 'none' | 'session' | 'operator' } | { access: 'member'; roles: readonly MembershipRole[] };
+
+/**
+ * The checks of a portal-only operation, in the same order: session (401) → CSRF on writes (403)
+ * → operator (403) or membership of the institution in `{id}` with an allowed role (404/403).
+ * Sets `req.portalSession`, and `req.portalAccess` for member operations.
+ */
+export function authenticatePortalRoute(ctx: AppContext, rule: PortalAccessRule): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    // Answers carry session data (a CSRF token, keys): never cached.
+    res.set('Cache-Control', 'no-store');
+    if (rule.access === 'none') return next();
+    const portal = await findSession(ctx.db, req);
+    if (!portal) throw signInAgain();
+    requireCsrf(req, portal);
+    if (rule.access === 'operator') requireOperator(portal);
+    if (rule.access === 'member') req.portalAccess = await requireMember(ctx.db, portal, String(req.params.id ?? ''), rule.roles);
+    req.portalSession = portal;
+    next();
+  };
+}
+
 /** After a successful change made in the portal: the audit entry, as for the portal's own operations. */
 export function auditPortalChange(
   ctx: AppContext,
@@ -58,14 +81,17 @@ export function auditPortalChange(
   route: { method: string; path: string; summary: string },
   params: Record<string, unknown>,
   result: unknown,
+  /** A portal-only operation's institution, when it is not the caller's (operator actions). */
+  institutionId: string | null = null,
 ) {
   const caller = req.portalCaller;
-  if (!caller || route.method === 'get') return Promise.resolve();
+  const auth = caller?.portal ?? req.portalSession;
+  if (!auth || route.method === 'get') return Promise.resolve();
   return recordPortalAction(ctx, {
-    auth: caller.portal,
-    institutionId: caller.institution.id,
+    auth,
+    institutionId: caller?.institution.id ?? req.portalAccess?.institution.id ?? institutionId,
     method: route.method,
-    path: `/institutions/{institution}${route.path}`,
+    path: caller ? `/institutions/{institution}${route.path}` : route.path,
     summary: route.summary,
     params,
     result,
@@ -73,5 +99,3 @@ export function auditPortalChange(
     requestId: req.requestId,
   });
 }
-
-export type { Router };

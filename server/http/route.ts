@@ -1,16 +1,16 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
-import fs from 'node:fs';
+import type { Request, Response } from 'express';
 import type { AppContext } from '../context.js';
 import type { Tenant } from '../db/tenant.js';
-import { AppError, type ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
+import type { MembershipRole } from '../models/membership.js';
 import type { Scope } from '../policies/scopes.js';
-import { authenticateKey, requireScope, type KeyAuth } from './auth.js';
-import { auditPortalChange, authenticatePortalCaller, PORTAL_OPERATIONS_PREFIX, type PortalCaller } from './portal-caller.js';
-import { rateLimit } from './rate-limit.js';
-import { authenticateSession, type LearnerAuth } from './session-auth.js';
-import { receiveUpload, type UploadedFile } from './upload.js';
-import { parseInput } from '../validation/parse.js';
-import { z } from '../validation/zod.js';
+import type { InstitutionAccess } from '../portal/policies.js';
+import type { PortalAuth } from '../portal/session.js';
+import type { KeyAuth } from './auth.js';
+import type { PortalCaller } from './portal-caller.js';
+import type { LearnerAuth } from './session-auth.js';
+import type { UploadedFile } from './upload.js';
+import type { z } from '../validation/zod.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Empty = z.ZodObject<Record<never, never>>;
@@ -53,7 +53,7 @@ type Output<R extends z.ZodType> = Promise<z.input<R> | RawResponse>;
 
 interface RouteBase<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> {
   method: HttpMethod;
-  /** Relative to /v1, OpenAPI style: `/students/{id}`. */
+  /** Relative to the mount (`/v1` or `/portal/api`), OpenAPI style: `/students/{id}`. */
   path: `/${string}`;
   operationId: string;
   summary: string;
@@ -111,8 +111,46 @@ export interface PublicRouteDefinition<P extends z.ZodType, Q extends z.ZodType,
   handler: (input: PublicHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
 }
 
+/** A portal operation's input: also the request and response, for the few that set the session cookie. */
+export interface PortalHandlerInput<P, Q, B> extends CommonInput<P, Q, B> {
+  req: Request;
+  res: Response;
+}
+
+export interface SignedInHandlerInput<P, Q, B> extends PortalHandlerInput<P, Q, B> {
+  auth: PortalAuth;
+}
+
+export interface MemberHandlerInput<P, Q, B> extends SignedInHandlerInput<P, Q, B> {
+  /** The institution named by the `{id}` path parameter, the caller's role in it, and its scoped data. */
+  access: InstitutionAccess;
+}
+
+/**
+ * Who may call a portal operation: `none` (setup, sign-in), `session` (any signed-in account),
+ * `operator`, or `member` (an active member of the institution in `{id}` with one of `roles`).
+ */
+type PortalAccess<P, Q, B, R extends z.ZodType> =
+  | { access: 'none'; handler: (input: PortalHandlerInput<P, Q, B>) => Output<R> }
+  | { access: 'session' | 'operator'; handler: (input: SignedInHandlerInput<P, Q, B>) => Output<R> }
+  | { access: 'member'; roles: readonly MembershipRole[]; handler: (input: MemberHandlerInput<P, Q, B>) => Output<R> };
+
+/** An operation only the portal has (`/portal/api/*`), called with the session cookie and, on writes, the CSRF header. */
+export type PortalRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = RouteBase<P, Q, B, R> & {
+  auth: 'portal';
+  upload?: never;
+  /**
+   * For operator actions on one institution (approving it, its batch, its allowance): which one,
+   * so the audit entry also appears in that institution's log. Member routes need none.
+   */
+  auditInstitution?: (call: { params: z.output<P>; result: z.input<R> }) => string | null;
+} & PortalAccess<z.output<P>, z.output<Q>, z.output<B>, R>;
+
 /* eslint-disable @typescript-eslint/no-explicit-any */
-export type AnyRoute = RouteDefinition<any, any, any, any> | LearnerRouteDefinition<any, any, any, any> | PublicRouteDefinition<any, any, any, any>;
+/** What `/v1` serves: key, learner and public operations. */
+export type ApiRoute = RouteDefinition<any, any, any, any> | LearnerRouteDefinition<any, any, any, any> | PublicRouteDefinition<any, any, any, any>;
+export type AnyRoute = ApiRoute | PortalRouteDefinition<any, any, any, any>;
+export type AnyPortalRoute = PortalRouteDefinition<any, any, any, any>;
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 export function defineRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
@@ -133,131 +171,10 @@ export function definePublicRoute<P extends z.ZodType = Empty, Q extends z.ZodTy
   return { ...route, auth: 'none' };
 }
 
-export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
-
-const strictEmpty = z.strictObject({});
-const JSON_LIMIT = '2mb';
-const jsonBody = express.json({ limit: JSON_LIMIT, type: ['application/json', 'application/*+json'] });
-
-/**
- * Mounts every route with the same middleware order, so none can skip a step:
- * auth (401) → institution state (403) → rate limit (429) → scope (403) → body → validation → handler → envelope.
- */
-export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[]): void {
-  const authenticate = { key: authenticateKey(ctx.db), session: authenticateSession(ctx.db) };
-  const limit = rateLimit(ctx.rateLimitStore);
-  for (const route of routes) {
-    const chain: RequestHandler[] = [
-      (req, _res, next) => {
-        req.routePattern = `/v1${route.path}`;
-        next();
-      },
-    ];
-    if (route.auth === 'session') chain.push(authenticate.session, limit);
-    else if (route.auth !== 'none') chain.push(authenticate.key, limit, requireScope(route.scope));
-    if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
-    else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody);
-    chain.push(handle(ctx, route));
-    router[route.method](expressPath(route.path), ...chain);
-  }
+export function definePortalRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
+  route: DistributiveOmit<PortalRouteDefinition<P, Q, B, R>, 'auth'>,
+): PortalRouteDefinition<P, Q, B, R> {
+  return { ...route, auth: 'portal' } as PortalRouteDefinition<P, Q, B, R>;
 }
 
-/**
- * Mounts the institution operations (the API-key routes, but `/me`, which describes a key)
- * for portal sessions under `/institutions/{institution}`: the same declaration, schemas, command,
- * presenter and envelope, behind the portal's checks instead of a key's; changes are audited.
- */
-export function mountPortalOperations(router: Router, ctx: AppContext, routes: readonly AnyRoute[]): void {
-  for (const route of routes) {
-    if (route.auth === 'session' || route.auth === 'none' || route.keyOnly) continue;
-    const chain: RequestHandler[] = [
-      (req, _res, next) => {
-        req.routePattern = `/portal/api/institutions/{institution}${route.path}`;
-        next();
-      },
-      authenticatePortalCaller(ctx, route.scope),
-    ];
-    if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
-    else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody);
-    chain.push(handle(ctx, route));
-    router[route.method](`${PORTAL_OPERATIONS_PREFIX}${expressPath(route.path)}`, ...chain);
-  }
-}
-
-/** The route's own path parameters: a portal mount adds `{institution}` in front. */
-function ownParams(req: Request): Record<string, unknown> {
-  const { institution: _institution, ...own } = req.params as Record<string, unknown>;
-  return req.portalCaller ? own : (req.params as Record<string, unknown>);
-}
-
-/** An institution operation's caller: the key, or the portal member. */
-function institutionCaller(req: Request): InstitutionCaller {
-  const caller = req.auth ?? req.portalCaller;
-  if (!caller) throw new AppError('unauthorized', 'Authentication is required.');
-  return caller;
-}
-
-/** Runs an upload route's `before` with its parsed params and query, ahead of the body. */
-function checkBeforeUpload(ctx: AppContext, route: AnyRoute): RequestHandler {
-  const check = async (req: Request) => {
-    const params = route.params ? parseInput(route.params, ownParams(req)) : {};
-    const query = parseInput(route.query ?? strictEmpty, { ...req.query });
-    const common = { params, query, requestId: req.requestId, ctx };
-    if (route.auth === 'session') {
-      if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
-      await route.upload?.before({ ...common, tenant: req.learner.tenant, learner: req.learner });
-    } else if (route.auth !== 'none') {
-      const caller = institutionCaller(req);
-      await route.upload?.before({ ...common, tenant: caller.tenant, auth: caller });
-    }
-  };
-  return async (req, res, next) => {
-    try {
-      await check(req);
-    } catch (error) {
-      // The body is never read: close the connection after the answer rather than drain it.
-      res.setHeader('Connection', 'close');
-      throw error;
-    }
-    next();
-  };
-}
-
-function handle(ctx: AppContext, route: AnyRoute) {
-  return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
-    const file = req.uploadedFile;
-    try {
-      const params = route.params ? parseInput(route.params, ownParams(req)) : {};
-      const query = parseInput(route.query ?? strictEmpty, { ...req.query });
-      const body = route.upload ? {} : parseInput(route.body ?? strictEmpty, req.body ?? {});
-      const common = { params, query, body, file, requestId: req.requestId, ctx };
-
-      let data: unknown;
-      if (route.auth === 'session') {
-        if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
-        data = await route.handler({ ...common, tenant: req.learner.tenant, learner: req.learner });
-      } else if (route.auth === 'none') {
-        data = await route.handler(common);
-      } else {
-        const caller = institutionCaller(req);
-        data = await route.handler({ ...common, tenant: caller.tenant, auth: caller });
-        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data);
-      }
-
-      if (data instanceof RawResponse) {
-        await data.write(res);
-        return;
-      }
-      if (ctx.validateResponses) {
-        const checked = route.response.safeParse(data);
-        if (!checked.success) {
-          throw new Error(`response of ${route.operationId} does not match its schema: ${checked.error.message}`);
-        }
-      }
-      res.status(200).json({ success: true, data });
-    } finally {
-      // A file the handler did not move into storage is removed.
-      if (file) await fs.promises.rm(file.path, { force: true });
-    }
-  };
-}
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,6 +1,8 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../context.js';
-import { mountPortalOperations } from '../http/route.js';
+import { mountPortalOperations, mountRoutes } from '../http/mount.js';
+import { buildOpenApiDocument } from '../http/openapi.js';
+import type { AnyPortalRoute } from '../http/route.js';
 import { accountRoutes } from '../routes/account/account.js';
 import { auditRoutes } from '../routes/audit/audit.js';
 import { developerRoutes } from '../routes/developers/developers.js';
@@ -9,11 +11,9 @@ import { keyRoutes } from '../routes/keys/keys.js';
 import { operatorRoutes } from '../routes/operator/operator.js';
 import { outboxRoutes } from '../routes/outbox/outbox.js';
 import { LoginThrottle } from './login-throttle.js';
-import { buildPortalOpenApiDocument } from './openapi.js';
-import { mountPortalRoutes, type PortalRoute } from './route.js';
 
 /** Every operation only the portal has, each declared in server/routes/<area>/. */
-export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
+export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
   return [...accountRoutes(throttle), ...keyRoutes, ...developerRoutes(throttle), ...auditRoutes, ...operatorRoutes, ...outboxRoutes];
 }
 
@@ -25,11 +25,11 @@ export function portalRoutes(throttle: LoginThrottle): PortalRoute[] {
 export function createPortalRouter(ctx: AppContext): Router {
   const router = express.Router();
   const routes = portalRoutes(new LoginThrottle());
-  const openApiDocument = buildPortalOpenApiDocument(routes);
+  const openApiDocument = buildOpenApiDocument(routes, 'portal');
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument);
   });
-  mountPortalRoutes(router, ctx, routes);
+  mountRoutes(router, ctx, routes, '/portal/api');
   mountPortalOperations(router, ctx, apiRoutes);
   router.use((_req, res) => {
     res.status(404).json({ success: false, error: 'not_found', message: 'No such portal operation.' });

@@ -1,4 +1,4 @@
-import type { AnyRoute } from '../http/route.js';
+import type { ApiRoute } from '../http/route.js';
 import { alphaRoutes } from './alpha/alpha.js';
 import { alphaLearnerRoutes } from './learner/alpha-activity.js';
 import { learnerRoutes } from './learner/learner.js';
@@ -22,7 +22,7 @@ import { webhookDeliveryRoutes } from './webhooks/deliveries.js';
 import { webhookEndpointRoutes } from './webhooks/endpoints.js';
 
 /** Every operation under /v1: integration (API key), learner (/app/*, session) and public ones. The OpenAPI document is generated from this list. */
-export const apiRoutes: AnyRoute[] = [
+export const apiRoutes: ApiRoute[] = [
   ...metaRoutes,
   ...institutionRoutes,
   ...studentRoutes,

@@ -7,7 +7,7 @@ import { AppError } from '../../errors.js';
 import { randomToken } from '../../ids.js';
 import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { membershipsOf } from '../../portal/policies.js';
-import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import { endSession, startSession, type PortalAuth } from '../../portal/session.js';
 import { z } from '../../validation/zod.js';
 
@@ -82,11 +82,13 @@ async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, re
   return startSession(ctx.db, req, res, account);
 }
 
-export function accountRoutes(throttle: LoginThrottle): PortalRoute[] {
+export function accountRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
   return [
     definePortalRoute({
       method: 'get',
       path: '/setup',
+      operationId: 'getSetupState',
+      tag: 'Account',
       summary: 'Whether the first-run wizard is needed',
       access: 'none',
       response: setupStatusSchema,
@@ -95,6 +97,8 @@ export function accountRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/setup',
+      operationId: 'completeSetup',
+      tag: 'Account',
       summary: 'First run: the operator, the first institution and its admin (as `cli setup`); signs the admin in',
       access: 'none',
       body: setupInput,
@@ -107,6 +111,8 @@ export function accountRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/login',
+      operationId: 'signIn',
+      tag: 'Account',
       summary: 'Sign in with email and password',
       access: 'none',
       body: loginBody,
@@ -116,6 +122,8 @@ export function accountRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/logout',
+      operationId: 'signOut',
+      tag: 'Account',
       summary: 'Sign out',
       access: 'session',
       response: z.object({ signed_out: z.literal(true) }),
@@ -127,6 +135,8 @@ export function accountRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'get',
       path: '/session',
+      operationId: 'getSession',
+      tag: 'Account',
       summary: 'The signed-in account, its memberships and the CSRF token',
       access: 'session',
       response: sessionSchema,

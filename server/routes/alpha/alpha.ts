@@ -3,7 +3,7 @@ import { createEnrollments, listEnrollments, updateEnrollment } from '../../comm
 import { leaderboard } from '../../commands/alpha/leaderboard.js';
 import { getStudentDrillDown, getStudentMastery } from '../../commands/alpha/mastery.js';
 import { awardPoints, getStudentPoints } from '../../commands/alpha/points.js';
-import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import {
   presentAward,
   presentConceptMastery,
@@ -37,7 +37,7 @@ import {
 
 const TAG = 'Alpha Learning';
 
-export const alphaRoutes: AnyRoute[] = [
+export const alphaRoutes: ApiRoute[] = [
   defineRoute({
     method: 'get',
     path: '/alpha/curricula',

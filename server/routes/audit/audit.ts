@@ -2,7 +2,7 @@ import type { WhereOptions } from 'sequelize';
 import type { PortalAuditEntryRow } from '../../models/portal-audit.js';
 import { pageOf, pageQuery } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
-import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 
 export const auditEntrySchema = z.object({
   id: z.string(),
@@ -45,10 +45,12 @@ const NEWEST: [string, string][] = [
   ['id', 'DESC'],
 ];
 
-export const auditRoutes: PortalRoute[] = [
+export const auditRoutes: AnyPortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/institutions/{id}/audit-log',
+    operationId: 'listInstitutionAuditLog',
+    tag: 'Audit',
     summary: 'Changes made in the portal for this institution, newest first',
     access: 'member',
     roles: ['admin'],
@@ -63,6 +65,8 @@ export const auditRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/operator/audit-log',
+    operationId: 'listApplianceAuditLog',
+    tag: 'Audit',
     summary: 'Changes made in the portal across the appliance, newest first',
     access: 'operator',
     query: operatorAuditQuery,

@@ -1,9 +1,9 @@
 import { createBatch, getBatchDetail, listBatches, listRedemptions } from '../../commands/coupons.js';
-import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentBatch, presentBatchDetail, presentRedemption } from '../../presenters/coupon.js';
 import { batchDetailSchema, batchPage, batchParams, batchSchema, createBatchBody, listBatchesQuery, listRedemptionsQuery, redemptionPage } from './schema.js';
 
-export const couponRoutes: AnyRoute[] = [
+export const couponRoutes: ApiRoute[] = [
   defineRoute({
     method: 'get',
     path: '/coupons/batches',

@@ -15,7 +15,7 @@ import { z } from '../../validation/zod.js';
 import type { InvitationRow } from '../../models/invitation.js';
 import { iso } from '../../presenters/common.js';
 import type { LoginThrottle } from '../../portal/login-throttle.js';
-import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import { startSession } from '../../portal/session.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -110,11 +110,13 @@ export const acceptedInvitationSchema = z.object({
 });
 
 /** Developer management and invitation acceptance, under /portal/api. */
-export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
+export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
   return [
     definePortalRoute({
       method: 'get',
       path: '/institutions/{id}/developers',
+      operationId: 'listDevelopers',
+      tag: 'Developers',
       summary: "The institution's portal members and its open invitations",
       access: 'member',
       roles: ADMIN,
@@ -128,6 +130,8 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/institutions/{id}/developers/invitations',
+      operationId: 'inviteDeveloper',
+      tag: 'Developers',
       summary: 'Invite a developer by email; the link is valid for 7 days',
       access: 'member',
       roles: ADMIN,
@@ -140,6 +144,8 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/institutions/{id}/developers/invitations/{invitationId}/resend',
+      operationId: 'resendInvitation',
+      tag: 'Developers',
       summary: 'Mail a new link; the previous one stops working and the 7 days start again',
       access: 'member',
       roles: ADMIN,
@@ -150,6 +156,8 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/institutions/{id}/developers/{accountId}/suspend',
+      operationId: 'suspendDeveloper',
+      tag: 'Developers',
       summary: 'Suspend a developer; by default the keys they created here are revoked',
       access: 'member',
       roles: ADMIN,
@@ -164,6 +172,8 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/institutions/{id}/developers/{accountId}/reactivate',
+      operationId: 'reactivateDeveloper',
+      tag: 'Developers',
       summary: 'Lift a suspension (revoked keys stay revoked)',
       access: 'member',
       roles: ADMIN,
@@ -174,6 +184,8 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'delete',
       path: '/institutions/{id}/developers/{accountId}',
+      operationId: 'removeDeveloper',
+      tag: 'Developers',
       summary: 'Remove a developer; the keys they created here are revoked',
       access: 'member',
       roles: ADMIN,
@@ -187,6 +199,8 @@ export function developerRoutes(throttle: LoginThrottle): PortalRoute[] {
     definePortalRoute({
       method: 'post',
       path: '/invitations/accept',
+      operationId: 'acceptInvitation',
+      tag: 'Developers',
       summary: 'Accept an invitation (new account, or an existing one with its password) and sign in',
       access: 'none',
       body: acceptBody,

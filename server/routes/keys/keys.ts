@@ -1,5 +1,5 @@
 import { apiKeyInput, apiKeyUpdateInput, createApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../../commands/api-keys.js';
-import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentApiKey, presentCreatedApiKey } from '../../presenters/api-key.js';
 import { z } from '../../validation/zod.js';
 
@@ -33,10 +33,12 @@ const keyParams = z.strictObject({ id: z.string().min(1).max(40), keyId: z.strin
 
 const KEY_ROLES = ['admin', 'developer'] as const;
 
-export const keyRoutes: PortalRoute[] = [
+export const keyRoutes: AnyPortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/institutions/{id}/keys',
+    operationId: 'listApiKeys',
+    tag: 'Keys',
     summary: "The institution's API keys (never the key itself)",
     access: 'member',
     roles: KEY_ROLES,
@@ -47,6 +49,8 @@ export const keyRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/institutions/{id}/keys',
+    operationId: 'createApiKey',
+    tag: 'Keys',
     summary: 'Create an API key; the full key is in this answer only. Developers may not grant admin-only scopes (403 forbidden)',
     access: 'member',
     roles: KEY_ROLES,
@@ -61,6 +65,8 @@ export const keyRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'patch',
     path: '/institutions/{id}/keys/{keyId}',
+    operationId: 'updateApiKey',
+    tag: 'Keys',
     summary: 'Rename a key or change its rate limit',
     access: 'member',
     roles: KEY_ROLES,
@@ -72,6 +78,8 @@ export const keyRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/institutions/{id}/keys/{keyId}/revoke',
+    operationId: 'revokeApiKey',
+    tag: 'Keys',
     summary: 'Revoke a key; it stops working at once',
     access: 'member',
     roles: KEY_ROLES,

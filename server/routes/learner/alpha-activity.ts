@@ -1,10 +1,10 @@
 import { recordActivity } from '../../commands/alpha/activity.js';
-import { defineLearnerRoute, type AnyRoute } from '../../http/route.js';
+import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
 import { presentActivityResult } from '../../presenters/alpha.js';
 import { activityBody, activityResultSchema } from '../alpha/schema.js';
 
 /** The learner side of Alpha Learning: what the learning app calls with a learner session. */
-export const alphaLearnerRoutes: AnyRoute[] = [
+export const alphaLearnerRoutes: ApiRoute[] = [
   defineLearnerRoute({
     method: 'post',
     path: '/app/alpha/activity',

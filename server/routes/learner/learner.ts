@@ -7,7 +7,7 @@ import {
   storeAttemptFile,
   submitAttempt,
 } from '../../commands/learner.js';
-import { defineLearnerRoute, type AnyRoute } from '../../http/route.js';
+import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
 import { MAX_UPLOAD_BYTES } from '../../files/storage.js';
 import { presentAttempt } from '../../presenters/attempt.js';
 import { presentAttemptFile, presentLearnerExam, presentLearnerUser, presentSubmissionReceipt } from '../../presenters/learner.js';
@@ -29,7 +29,7 @@ import {
 const STUDENTS_ONLY = "Students only: a faculty member's session is `403 forbidden`.";
 
 /** The learner side (`/app/*`): what the suite's apps and the portal's /launch page call with a learner session. */
-export const learnerRoutes: AnyRoute[] = [
+export const learnerRoutes: ApiRoute[] = [
   defineLearnerRoute({
     method: 'get',
     path: '/app/me',

@@ -1,13 +1,13 @@
 import { redeemCoupon } from '../../commands/coupons.js';
 import { spendOnAi } from '../../commands/merits.js';
-import { defineLearnerRoute, type AnyRoute } from '../../http/route.js';
+import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
 import { redeemBody, redeemResponse } from '../coupons/schema.js';
 import { aiUsageBody, aiUsageResponse } from '../merits/schema.js';
 
 const STUDENTS_ONLY = "Students only: a faculty member's session is `403 forbidden`.";
 
 /** The learner's merit wallet (`/app/*`, learner session): coupons in, AI usage out. */
-export const walletLearnerRoutes: AnyRoute[] = [
+export const walletLearnerRoutes: ApiRoute[] = [
   defineLearnerRoute({
     method: 'post',
     path: '/app/coupons/redeem',

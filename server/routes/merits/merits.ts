@@ -1,9 +1,9 @@
 import { creditMerits, getWallet, listLedger, readAllowance } from '../../commands/merits.js';
-import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentCredit, presentLedgerEntry, presentWallet } from '../../presenters/merit.js';
 import { allowanceSchema, creditBody, creditResponse, ledgerPage, listLedgerQuery, walletParams, walletSchema } from './schema.js';
 
-export const meritRoutes: AnyRoute[] = [
+export const meritRoutes: ApiRoute[] = [
   defineRoute({
     method: 'get',
     path: '/merits/allowance',

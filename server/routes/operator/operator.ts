@@ -19,7 +19,7 @@ import { presentInstitutionSummary } from '../../presenters/institution.js';
 import { curriculumSchema } from '../alpha/schema.js';
 import { batchSchema, batchStatus } from '../coupons/schema.js';
 import { allowanceSchema } from '../merits/schema.js';
-import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -161,10 +161,12 @@ async function presentOperatorCurricula(db: Database, list: CurriculumWithConcep
  * (`merits allowance`) and curricula (`curriculum create|publish`). Suspending an institution
  * takes effect on every key of it at its next request; approving restores them.
  */
-export const operatorRoutes: PortalRoute[] = [
+export const operatorRoutes: AnyPortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/operator/institutions',
+    operationId: 'listInstitutions',
+    tag: 'Operator',
     summary: 'Every institution on the appliance',
     access: 'operator',
     response: z.array(institutionSchema),
@@ -173,6 +175,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/institutions',
+    operationId: 'createInstitution',
+    tag: 'Operator',
     summary: 'Create an institution, pending unless `approve` is true',
     access: 'operator',
     body: createBody,
@@ -182,6 +186,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/institutions/{id}/approve',
+    operationId: 'approveInstitution',
+    tag: 'Operator',
     auditInstitution: ({ params }) => params.id,
     summary: 'Approve an institution (or lift its suspension)',
     access: 'operator',
@@ -192,6 +198,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/institutions/{id}/suspend',
+    operationId: 'suspendInstitution',
+    tag: 'Operator',
     auditInstitution: ({ params }) => params.id,
     summary: 'Suspend an approved institution: its keys stop working at once',
     access: 'operator',
@@ -203,6 +211,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/operator/smtp',
+    operationId: 'getSmtpSettings',
+    tag: 'Operator',
     summary: 'The outgoing mail server, or null; the password is never answered, only whether one is set',
     access: 'operator',
     response: smtpSchema,
@@ -211,6 +221,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'put',
     path: '/operator/smtp',
+    operationId: 'saveSmtpSettings',
+    tag: 'Operator',
     summary: 'Save the mail server (as `smtp set`); without `password` the stored one is kept for the same user',
     access: 'operator',
     body: smtpSettingsInput,
@@ -220,6 +232,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'delete',
     path: '/operator/smtp',
+    operationId: 'clearSmtpSettings',
+    tag: 'Operator',
     summary: 'Remove the mail server (as `smtp clear`); mail then waits in the outbox',
     access: 'operator',
     response: smtpSchema,
@@ -231,6 +245,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/smtp/test',
+    operationId: 'testSmtpSettings',
+    tag: 'Operator',
     summary: 'Send a test message through the saved mail server and say whether it was accepted',
     access: 'operator',
     body: testMailBody,
@@ -241,6 +257,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/operator/coupon-batches',
+    operationId: 'listAllCouponBatches',
+    tag: 'Operator',
     summary: "Every institution's coupon batches, pending first",
     access: 'operator',
     query: batchesQuery,
@@ -250,6 +268,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/coupon-batches/{batchId}/approve',
+    operationId: 'approveCouponBatch',
+    tag: 'Operator',
     auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Approve a pending batch (as `coupons approve`): its codes are generated now',
     access: 'operator',
@@ -260,6 +280,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/coupon-batches/{batchId}/reject',
+    operationId: 'rejectCouponBatch',
+    tag: 'Operator',
     auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Reject a pending batch (as `coupons reject`); it never gets codes',
     access: 'operator',
@@ -271,6 +293,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/operator/allowances',
+    operationId: 'listMeritAllowances',
+    tag: 'Operator',
     summary: "Every institution's merit allowance: total, used and remaining cents",
     access: 'operator',
     response: z.array(operatorAllowanceSchema),
@@ -279,6 +303,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'put',
     path: '/operator/allowances/{id}',
+    operationId: 'setMeritAllowance',
+    tag: 'Operator',
     auditInstitution: ({ params }) => params.id,
     summary: 'Set what an institution may credit in total (as `merits allowance`); never below what it already credited',
     access: 'operator',
@@ -294,6 +320,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/operator/curricula',
+    operationId: 'listAllCurricula',
+    tag: 'Operator',
     summary: 'Every curriculum, drafts included, with its institution (null: shared)',
     access: 'operator',
     query: curriculaQuery,
@@ -303,6 +331,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/curricula',
+    operationId: 'createCurriculum',
+    tag: 'Operator',
     auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Create a curriculum (as `curriculum create`): shared unless `institution_id`, a draft unless `publish`',
     access: 'operator',
@@ -313,6 +343,8 @@ export const operatorRoutes: PortalRoute[] = [
   definePortalRoute({
     method: 'post',
     path: '/operator/curricula/{curriculumId}/publish',
+    operationId: 'publishCurriculum',
+    tag: 'Operator',
     auditInstitution: ({ result }) => result.institution?.id ?? null,
     summary: 'Publish a draft curriculum (as `curriculum publish`)',
     access: 'operator',

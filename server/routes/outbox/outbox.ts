@@ -5,7 +5,7 @@ import { queryInt } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 import { MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../../models/mail.js';
 import { iso } from '../../presenters/common.js';
-import { definePortalRoute, type PortalRoute } from '../../portal/route.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -123,10 +123,12 @@ const SETTINGS_ROLES = ['admin'] as const;
  * The institution's mail outbox. The profile and integration config are the /v1 operations
  * themselves (`GET /institution`, `GET|PUT /institution/config`), mounted for portal sessions.
  */
-export const outboxRoutes: PortalRoute[] = [
+export const outboxRoutes: AnyPortalRoute[] = [
   definePortalRoute({
     method: 'get',
     path: '/institutions/{id}/outbox',
+    operationId: 'listOutbox',
+    tag: 'Outbox',
     summary: "The institution's mail, newest first: masked recipient, subject, kind, status and attempts",
     access: 'member',
     roles: SETTINGS_ROLES,

@@ -1,9 +1,9 @@
 import { exchangeLaunchToken, launchUrl, mintLaunchToken } from '../../commands/sso.js';
-import { definePublicRoute, defineRoute, type AnyRoute } from '../../http/route.js';
+import { definePublicRoute, defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentLearnerUser } from '../../presenters/learner.js';
 import { exchangeBody, launchSchema, mintLaunchBody, sessionSchema } from './schema.js';
 
-export const ssoRoutes: AnyRoute[] = [
+export const ssoRoutes: ApiRoute[] = [
   defineRoute({
     method: 'post',
     path: '/sso/tokens',

@@ -1,9 +1,9 @@
-import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentWebhookDelivery, presentWebhookDeliveryDetail } from '../../presenters/webhook-delivery.js';
 import { getDeliveryDetail, listDeliveries, replayDelivery } from '../../commands/webhook-deliveries.js';
 import { deliveryDetailSchema, deliveryPage, deliveryParams, listDeliveriesQuery, replayDeliveryBody, replayDeliveryResponse } from './deliveries-schema.js';
 
-export const webhookDeliveryRoutes: AnyRoute[] = [
+export const webhookDeliveryRoutes: ApiRoute[] = [
   defineRoute({
     method: 'get',
     path: '/webhooks/deliveries',

@@ -8,7 +8,7 @@ import {
   updateEndpoint,
   urlRulesOf,
 } from '../../commands/webhook-endpoints.js';
-import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentCreatedWebhookEndpoint, presentRotatedWebhookEndpoint, presentWebhookEndpoint } from '../../presenters/webhook.js';
 import {
   createEndpointBody,
@@ -23,7 +23,7 @@ import {
   updateEndpointBody,
 } from './endpoints-schema.js';
 
-export const webhookEndpointRoutes: AnyRoute[] = [
+export const webhookEndpointRoutes: ApiRoute[] = [
   defineRoute({
     method: 'get',
     path: '/webhooks/endpoints',

@@ -1,0 +1,165 @@
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import fs from 'node:fs';
+import type { AppContext } from '../context.js';
+import { AppError } from '../errors.js';
+import { parseInput } from '../validation/parse.js';
+import { z } from '../validation/zod.js';
+import { authenticateKey, requireScope } from './auth.js';
+import { auditPortalChange, authenticatePortalCaller, authenticatePortalRoute, PORTAL_OPERATIONS_PREFIX } from './portal-caller.js';
+import { rateLimit } from './rate-limit.js';
+import { RawResponse, type AnyPortalRoute, type AnyRoute, type ApiRoute, type InstitutionCaller } from './route.js';
+import { authenticateSession } from './session-auth.js';
+import { receiveUpload, type UploadedFile } from './upload.js';
+
+type CommonInput = { params: unknown; query: unknown; body: unknown; file: UploadedFile | undefined; requestId: string; ctx: AppContext };
+
+/** Where a list of routes is mounted: the integration API, or the portal's own API. */
+export type RouteMount = '/v1' | '/portal/api';
+
+export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+const strictEmpty = z.strictObject({});
+const jsonType = ['application/json', 'application/*+json'];
+/** The API takes bulk bodies; the portal's own forms are small. */
+const jsonBody = { api: express.json({ limit: '2mb', type: jsonType }), portal: express.json({ limit: '100kb', type: jsonType }) };
+
+/**
+ * Mounts every route with the same middleware order, so none can skip a step:
+ * auth (401) → institution state (403) → rate limit (429) → scope or role (403) → body → validation → handler → envelope.
+ * Key, learner and public routes belong under `/v1`; portal routes under `/portal/api`.
+ */
+export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[], mount: RouteMount): void {
+  const authenticate = { key: authenticateKey(ctx.db), session: authenticateSession(ctx.db) };
+  const limit = rateLimit(ctx.rateLimitStore);
+  for (const route of routes) {
+    if ((route.auth === 'portal') !== (mount === '/portal/api')) throw new Error(`${route.method} ${route.path} cannot be mounted under ${mount}`);
+    const chain: RequestHandler[] = [
+      (req, _res, next) => {
+        req.routePattern = `${mount}${route.path}`;
+        next();
+      },
+    ];
+    if (route.auth === 'portal') chain.push(authenticatePortalRoute(ctx, route));
+    else if (route.auth === 'session') chain.push(authenticate.session, limit);
+    else if (route.auth !== 'none') chain.push(authenticate.key, limit, requireScope(route.scope));
+    if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
+    else if (route.method !== 'get' && route.method !== 'delete') chain.push(route.auth === 'portal' ? jsonBody.portal : jsonBody.api);
+    chain.push(handle(ctx, route));
+    router[route.method](expressPath(route.path), ...chain);
+  }
+}
+
+/**
+ * Mounts the institution operations (the API-key routes, but `/me`, which describes a key)
+ * for portal sessions under `/institutions/{institution}`: the same declaration, schemas, command,
+ * presenter and envelope, behind the portal's checks instead of a key's; changes are audited.
+ */
+export function mountPortalOperations(router: Router, ctx: AppContext, routes: readonly ApiRoute[]): void {
+  for (const route of routes) {
+    if (route.auth === 'session' || route.auth === 'none' || route.keyOnly) continue;
+    const chain: RequestHandler[] = [
+      (req, _res, next) => {
+        req.routePattern = `/portal/api/institutions/{institution}${route.path}`;
+        next();
+      },
+      authenticatePortalCaller(ctx, route.scope),
+    ];
+    if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
+    else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody.api);
+    chain.push(handle(ctx, route));
+    router[route.method](`${PORTAL_OPERATIONS_PREFIX}${expressPath(route.path)}`, ...chain);
+  }
+}
+
+/** The route's own path parameters: a portal mount adds `{institution}` in front. */
+function ownParams(req: Request): Record<string, unknown> {
+  const { institution: _institution, ...own } = req.params as Record<string, unknown>;
+  return req.portalCaller ? own : (req.params as Record<string, unknown>);
+}
+
+/** An institution operation's caller: the key, or the portal member. */
+function institutionCaller(req: Request): InstitutionCaller {
+  const caller = req.auth ?? req.portalCaller;
+  if (!caller) throw new AppError('unauthorized', 'Authentication is required.');
+  return caller;
+}
+
+/** Runs an upload route's `before` with its parsed params and query, ahead of the body. */
+function checkBeforeUpload(ctx: AppContext, route: AnyRoute): RequestHandler {
+  const check = async (req: Request) => {
+    const params = route.params ? parseInput(route.params, ownParams(req)) : {};
+    const query = parseInput(route.query ?? strictEmpty, { ...req.query });
+    const common = { params, query, requestId: req.requestId, ctx };
+    if (route.auth === 'session') {
+      if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
+      await route.upload?.before({ ...common, tenant: req.learner.tenant, learner: req.learner });
+    } else if (route.auth === undefined || route.auth === 'key') {
+      const caller = institutionCaller(req);
+      await route.upload?.before({ ...common, tenant: caller.tenant, auth: caller });
+    }
+  };
+  return async (req, res, next) => {
+    try {
+      await check(req);
+    } catch (error) {
+      // The body is never read: close the connection after the answer rather than drain it.
+      res.setHeader('Connection', 'close');
+      throw error;
+    }
+    next();
+  };
+}
+
+/** A portal-only operation's handler, with what its access rule's checks found. */
+function callPortalRoute(route: AnyPortalRoute, common: CommonInput, req: Request, res: Response) {
+  const input = { ...common, req, res };
+  if (route.access === 'none') return route.handler(input);
+  const auth = req.portalSession;
+  if (!auth) throw new AppError('unauthorized', 'Sign in to the portal.');
+  if (route.access !== 'member') return route.handler({ ...input, auth });
+  if (!req.portalAccess) throw new Error(`${route.path} was mounted without its membership check`);
+  return route.handler({ ...input, auth, access: req.portalAccess });
+}
+
+function handle(ctx: AppContext, route: AnyRoute) {
+  return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
+    const file = req.uploadedFile;
+    try {
+      const params = route.params ? parseInput(route.params, ownParams(req)) : {};
+      const query = parseInput(route.query ?? strictEmpty, { ...req.query });
+      const body = route.upload ? {} : parseInput(route.body ?? strictEmpty, req.body ?? {});
+      const common: CommonInput = { params, query, body, file, requestId: req.requestId, ctx };
+
+      let data: unknown;
+      if (route.auth === 'portal') {
+        data = await callPortalRoute(route, common, req, res);
+        const institutionId = route.auditInstitution?.({ params, result: data }) ?? null;
+        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data, institutionId);
+      } else if (route.auth === 'session') {
+        if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
+        data = await route.handler({ ...common, tenant: req.learner.tenant, learner: req.learner });
+      } else if (route.auth === 'none') {
+        data = await route.handler(common);
+      } else {
+        const caller = institutionCaller(req);
+        data = await route.handler({ ...common, tenant: caller.tenant, auth: caller });
+        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data);
+      }
+
+      if (data instanceof RawResponse) {
+        await data.write(res);
+        return;
+      }
+      if (ctx.validateResponses) {
+        const checked = route.response.safeParse(data);
+        if (!checked.success) {
+          throw new Error(`response of ${route.operationId} does not match its schema: ${checked.error.message}`);
+        }
+      }
+      res.status(200).json({ success: true, data });
+    } finally {
+      // A file the handler did not move into storage is removed.
+      if (file) await fs.promises.rm(file.path, { force: true });
+    }
+  };
+}

@@ -12,6 +12,7 @@ import { jobs } from './jobs/registry.js';
 import { startScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createLogger, type Logger } from './logger.js';
 import { sendMailAfterCommit } from './mail/mailer.js';
+import { readApplianceSetting } from './settings/appliance-settings.js';
 import { startWebhookEngine } from './webhooks/engine.js';
 
 export interface StartOptions {
@@ -53,7 +54,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
     logger,
     rateLimitStore: options.rateLimitStore ?? new MemoryRateLimitStore(),
     validateResponses: options.validateResponses ?? false,
-    portalUrl: config.publicUrl ?? '',
+    publicUrl: () => readApplianceSetting(db, config, 'public_url'),
   };
 
   const server = http.createServer(createApp(ctx));
@@ -72,7 +73,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  ctx.portalUrl = config.publicUrl ?? `http://${host}:${port}`;
+  ctx.publicUrl = () => readApplianceSetting(db, config, 'public_url', port);
   // Webhooks: deliveries go out right after their event's transaction commits; the webhook-sweep
   // job (every WEBHOOK_SWEEP_SECONDS) sends retries and whatever waited. On ctx so routes can kick it.
   // Started before the scheduler, whose sweep job calls it.

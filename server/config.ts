@@ -1,6 +1,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { AppError } from './errors.js';
+import { parsePrivateHosts, parsePublicUrl } from './settings/values.js';
 
 /** The per-user application data folder, the same place Electron's `app.getPath('appData')` names. */
 export function defaultAppDataDir(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string {
@@ -10,10 +12,18 @@ export function defaultAppDataDir(platform: NodeJS.Platform = process.platform, 
   return env.XDG_CONFIG_HOME ?? path.join(home, '.config');
 }
 
-const flag = z
-  .enum(['0', '1', 'true', 'false', ''])
-  .optional()
-  .transform((value) => value === '1' || value === 'true');
+/** An environment variable that sets an appliance setting: unset or empty is null (the stored setting applies). */
+const settingValue =
+  (parse: (raw: string) => string) =>
+  (value: string | undefined, context: z.RefinementCtx): string | null => {
+    if (value === undefined || value.trim() === '') return null;
+    try {
+      return parse(value);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: error instanceof AppError ? error.message : String(error) });
+      return z.NEVER;
+    }
+  };
 
 const retrySchedule = z
   .string()
@@ -25,12 +35,14 @@ const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4780),
   DATA_DIR: z.string().min(1).optional(),
-  PUBLIC_URL: z
-    .url({ protocol: /^https?$/ })
-    .optional()
-    .transform((value) => value?.replace(/\/+$/, '')),
+  PUBLIC_URL: z.string().optional().transform(settingValue(parsePublicUrl)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  WEBHOOK_ALLOW_PRIVATE_HOSTS: flag,
+  // `1` means `all`; otherwise the setting's own values (`off`, `all`, hosts and ranges).
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: z
+    .string()
+    .optional()
+    .transform((value) => (value === '1' || value === 'true' ? 'all' : value === '0' || value === 'false' ? 'off' : value))
+    .transform(settingValue(parsePrivateHosts)),
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([60, 300, 1800, 7200, 43200]),
   WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -54,10 +66,11 @@ export interface Config {
   dataDir: string;
   databaseFile: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
-  /** Address people outside this computer use for links in mail; defaults to the listening address. */
+  /** `PUBLIC_URL`: when set, wins over the `public_url` setting (settings/appliance-settings.ts). */
   publicUrl: string | null;
   webhooks: {
-    allowPrivateHosts: boolean;
+    /** `WEBHOOK_ALLOW_PRIVATE_HOSTS`: when set, wins over the `webhook_private_hosts` setting. */
+    privateHosts: string | null;
     retryScheduleSeconds: number[];
     sweepSeconds: number;
     timeoutMs: number;
@@ -83,9 +96,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir,
     databaseFile,
     logLevel: e.LOG_LEVEL,
-    publicUrl: e.PUBLIC_URL ?? null,
+    publicUrl: e.PUBLIC_URL,
     webhooks: {
-      allowPrivateHosts: e.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+      privateHosts: e.WEBHOOK_ALLOW_PRIVATE_HOSTS,
       retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE,
       sweepSeconds: e.WEBHOOK_SWEEP_SECONDS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -8,8 +8,11 @@ export interface AppContext {
   db: Database;
   logger: Logger;
   rateLimitStore: RateLimitStore;
-  /** Base of links in mail and launch URLs (`PUBLIC_URL`, else the listening origin); set once listening. */
-  portalUrl: string;
+  /**
+   * Base of every link the appliance makes (launch URLs, invitations, file links, mail): the
+   * `public_url` setting, read fresh so a change by the CLI applies at once (settings/appliance-settings.ts).
+   */
+  publicUrl: () => Promise<string>;
   /** Checks every handler's result against its documented schema (on in tests). */
   validateResponses: boolean;
   /**

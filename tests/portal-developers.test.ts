@@ -88,7 +88,7 @@ describe('Portal: developers and the operator', () => {
     const mails = await newInviteMails();
     expect(mails).toHaveLength(1);
     expect(mails[0]!).toMatchObject({ kind: 'developer_invite', institution_id: institutionId, to_masked: 'd•••@example.test' });
-    expect(outboxText(app, mails[0]!)).toContain(`${app.ctx.portalUrl}/#/accept-invite?token=`);
+    expect(outboxText(app, mails[0]!)).toContain(`${await app.ctx.publicUrl()}/#/accept-invite?token=`);
     const token = TOKEN_IN_LINK.exec(outboxText(app, mails[0]!))![1]!;
     // Only the hash is stored.
     const row = await app.ctx.db.models.Invitation.findByPk(invited.body.data.invitation_id);

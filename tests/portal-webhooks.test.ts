@@ -14,7 +14,7 @@ import { makeInstitution, startTestAppliance, type TestAppliance } from './helpe
 import { expectError, institutionApi, ok, setUpPortal, signedInMember, type FirstRun, type SignedIn } from './helpers/portal.js';
 import { waitFor } from './helpers/wait.js';
 
-const WEBHOOKS = { allowPrivateHosts: true, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };
 const DEV = { email: 'dev@harbour.test', password: 'developer password 1' };
 /** Retries here are a second apart; receivers and the log are polled this long for their effect. */
@@ -100,7 +100,7 @@ describe('Portal: webhooks', () => {
 
     // Another institution with an endpoint and a delivery of its own.
     const school = await makeInstitution(app, { name: 'Other School' });
-    const { endpoint: theirs } = await createEndpoint(school.tenant, { url: good.url, description: '', events: ['*'] }, { allowPrivate: true });
+    const { endpoint: theirs } = await createEndpoint(school.tenant, { url: good.url, description: '', events: ['*'] }, { privateHosts: 'all' });
     await theirs.update({ status: 'paused' });
     const delivery = await app.ctx.db.models.WebhookDelivery.create({
       id: newId('dlv'),

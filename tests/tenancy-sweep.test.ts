@@ -111,7 +111,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
   };
 
   async function seedSchool(tag: 'A' | 'B'): Promise<School> {
-    const { institution, key: demoKey } = await seedDemo(app.ctx.db, { portalUrl: app.ctx.portalUrl });
+    const { institution, key: demoKey } = await seedDemo(app.ctx.db, { portalUrl: await app.ctx.publicUrl() });
     expect(demoKey).toMatch(/^cb_live_/);
     const inst: TestInstitution = { id: institution.id, name: institution.name, tenant: new Tenant(app.ctx.db, institution.id) };
     const key = await makeKey(app, inst, { name: `${tag} sweep key` });

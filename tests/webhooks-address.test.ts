@@ -39,7 +39,7 @@ afterAll(() => {
 it('canary: the system resolver is stubbed in this file', async () => {
   // Were the stub not in the path, /etc/hosts would answer 127.0.0.1 and this would be private_host.
   systemLookup.mockResolvedValueOnce([{ address: '8.8.8.8', family: 4 }] as never);
-  expect(await codeOf(checkEndpointUrl('https://localhost/hook', { allowPrivate: false }))).toBe('accepted');
+  expect(await codeOf(checkEndpointUrl('https://localhost/hook', { privateHosts: 'off' }))).toBe('accepted');
   expect(systemLookup).toHaveBeenCalledTimes(1);
 });
 
@@ -205,14 +205,14 @@ describe('checkEndpointUrl with IP literals: judged without DNS or a connection'
 
   it.each(literals)('%s (host %s) is private_host', async (raw, host) => {
     expect(new URL(raw).hostname).toBe(host);
-    expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: false, resolver: tripwire }))).toBe('private_host');
+    expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'off', resolver: tripwire }))).toBe('private_host');
     // The same without an injected resolver: still no DNS (the system lookup is a tripwire too).
-    expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: false }))).toBe('private_host');
+    expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'off' }))).toBe('private_host');
   });
 
   it('accepts public IP literals without asking DNS', async () => {
     for (const raw of ['https://8.8.8.8/hook', 'https://[2001:4860:4860::8888]:8443/hook']) {
-      expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: false, resolver: tripwire }))).toBe('accepted');
+      expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'off', resolver: tripwire }))).toBe('accepted');
     }
   });
 });
@@ -222,7 +222,7 @@ describe('checkEndpointUrl with host names: the injected resolver answers', () =
 
   it('refuses a name that resolves to a private address', async () => {
     const resolver = vi.fn(fixed({ address: '10.1.2.3', family: 4 }));
-    expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver }))).toBe('private_host');
+    expect(await codeOf(checkEndpointUrl(url, { privateHosts: 'off', resolver }))).toBe('private_host');
     expect(resolver).toHaveBeenCalledTimes(1);
     expect(resolver).toHaveBeenCalledWith('lms.example.org');
   });
@@ -235,51 +235,51 @@ describe('checkEndpointUrl with host names: the injected resolver answers', () =
       { address: '169.254.169.254', family: 4 },
       { address: 'fd00::1', family: 6 },
     ] as ResolvedAddress[]) {
-      expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver: fixed(publicOne, privateOne) }))).toBe('private_host');
-      expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver: fixed(privateOne, publicOne) }))).toBe('private_host');
+      expect(await codeOf(checkEndpointUrl(url, { privateHosts: 'off', resolver: fixed(publicOne, privateOne) }))).toBe('private_host');
+      expect(await codeOf(checkEndpointUrl(url, { privateHosts: 'off', resolver: fixed(privateOne, publicOne) }))).toBe('private_host');
     }
   });
 
   it('refuses a name whose resolver answers an IPv4-mapped private address', async () => {
-    expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver: fixed({ address: '::ffff:127.0.0.1', family: 6 }) }))).toBe('private_host');
+    expect(await codeOf(checkEndpointUrl(url, { privateHosts: 'off', resolver: fixed({ address: '::ffff:127.0.0.1', family: 6 }) }))).toBe('private_host');
   });
 
   it('answers validation_error when the name does not resolve', async () => {
     const failing: Resolver = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND lms.example.org'), { code: 'ENOTFOUND' });
     };
-    expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver: failing }))).toBe('validation_error');
-    expect(await codeOf(checkEndpointUrl(url, { allowPrivate: false, resolver: fixed() }))).toBe('validation_error');
+    expect(await codeOf(checkEndpointUrl(url, { privateHosts: 'off', resolver: failing }))).toBe('validation_error');
+    expect(await codeOf(checkEndpointUrl(url, { privateHosts: 'off', resolver: fixed() }))).toBe('validation_error');
   });
 
   it('accepts a name with only public addresses, and pins the first one', async () => {
     const resolver = fixed({ address: '93.184.215.14', family: 4 }, { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 });
-    expect((await checkEndpointUrl(url, { allowPrivate: false, resolver })).href).toBe(url);
-    expect(await resolveDeliveryAddress(new URL(url), { allowPrivate: false, resolver })).toEqual({ address: '93.184.215.14', family: 4 });
+    expect((await checkEndpointUrl(url, { privateHosts: 'off', resolver })).href).toBe(url);
+    expect(await resolveDeliveryAddress(new URL(url), { privateHosts: 'off', resolver })).toEqual({ address: '93.184.215.14', family: 4 });
   });
 });
 
 describe('checkEndpointUrl: scheme, credentials, WEBHOOK_ALLOW_PRIVATE_HOSTS', () => {
   it('refuses http:// (and other schemes) with https_required before any resolution', async () => {
     for (const raw of ['http://lms.example.org/hook', 'http://8.8.8.8/hook', 'ftp://lms.example.org/hook', 'ws://lms.example.org/hook']) {
-      expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: false, resolver: tripwire })), raw).toBe('https_required');
+      expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'off', resolver: tripwire })), raw).toBe('https_required');
     }
   });
 
   it('refuses a URL that is not absolute with validation_error', async () => {
     for (const raw of ['', 'lms.example.org/hook', '/hook', 'https://']) {
-      expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: false, resolver: tripwire })), raw).toBe('validation_error');
+      expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'off', resolver: tripwire })), raw).toBe('validation_error');
     }
   });
 
   it('refuses credentials in the URL', async () => {
     for (const raw of ['https://user:pass@lms.example.org/hook', 'https://user@lms.example.org/hook', 'https://:pass@8.8.8.8/hook']) {
-      expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: false, resolver: tripwire })), raw).toBe('validation_error');
-      expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: true, resolver: tripwire })), raw).toBe('validation_error');
+      expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'off', resolver: tripwire })), raw).toBe('validation_error');
+      expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'all', resolver: tripwire })), raw).toBe('validation_error');
     }
   });
 
-  it('with allowPrivate accepts http:// and loopback or LAN hosts', async () => {
+  it('with webhook_private_hosts=all accepts http:// and loopback or LAN hosts', async () => {
     for (const raw of [
       'http://127.0.0.1:4781/hook',
       'https://127.0.0.1:4781/hook',
@@ -287,13 +287,13 @@ describe('checkEndpointUrl: scheme, credentials, WEBHOOK_ALLOW_PRIVATE_HOSTS', (
       'http://192.168.1.20/lms',
       'http://10.0.0.5:3000/webhooks',
     ]) {
-      expect(await codeOf(checkEndpointUrl(raw, { allowPrivate: true, resolver: tripwire })), raw).toBe('accepted');
+      expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'all', resolver: tripwire })), raw).toBe('accepted');
     }
     const lan = fixed({ address: '192.168.1.20', family: 4 });
-    expect(await codeOf(checkEndpointUrl('http://moodle.campus.lan/hook', { allowPrivate: true, resolver: lan }))).toBe('accepted');
+    expect(await codeOf(checkEndpointUrl('http://moodle.campus.lan/hook', { privateHosts: 'all', resolver: lan }))).toBe('accepted');
   });
 
-  it('with allowPrivate still refuses other schemes', async () => {
-    expect(await codeOf(checkEndpointUrl('ftp://127.0.0.1/hook', { allowPrivate: true, resolver: tripwire }))).toBe('https_required');
+  it('with webhook_private_hosts=all still refuses other schemes', async () => {
+    expect(await codeOf(checkEndpointUrl('ftp://127.0.0.1/hook', { privateHosts: 'all', resolver: tripwire }))).toBe('https_required');
   });
 });

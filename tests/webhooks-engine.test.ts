@@ -12,7 +12,7 @@ import { connectDatabase } from '../server/db/index.js';
 import { makeDataDir, makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { waitFor } from './helpers/wait.js';
 
-const WEBHOOKS = { allowPrivateHosts: true, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 

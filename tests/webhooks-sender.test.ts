@@ -81,7 +81,7 @@ const HEADERS = {
 };
 
 function send(overrides: Partial<SendRequest> & { url: string }) {
-  return postWebhook({ body: BODY, headers: HEADERS, timeoutMs: 5000, allowPrivate: true, ...overrides });
+  return postWebhook({ body: BODY, headers: HEADERS, timeoutMs: 5000, privateHosts: 'all', ...overrides });
 }
 
 /** Lets a request that should not happen arrive, if it were going to. */
@@ -213,7 +213,7 @@ describe('postWebhook SSRF rules at delivery time', () => {
   it('refuses a loopback URL with private_host when private hosts are not allowed; the receiver is never called', async () => {
     const receiver = await startReceiver();
     for (const url of [receiver.url, `http://2130706433:${receiver.port}/`, `http://0x7f.1:${receiver.port}/`, `http://[::ffff:127.0.0.1]:${receiver.port}/`]) {
-      expect(await send({ url, allowPrivate: false }), url).toMatchObject({ ok: false, status: null, body: null, error: 'private_host' });
+      expect(await send({ url, privateHosts: 'off' }), url).toMatchObject({ ok: false, status: null, body: null, error: 'private_host' });
     }
     await settle();
     expect(receiver.hits).toHaveLength(0);
@@ -222,7 +222,7 @@ describe('postWebhook SSRF rules at delivery time', () => {
   it('DNS rebinding: a name that now resolves to 127.0.0.1 is refused before any connection', async () => {
     const receiver = await startReceiver();
     const resolver = vi.fn<Resolver>(async () => [{ address: '127.0.0.1', family: 4 }]);
-    const result = await send({ url: `http://rebind.test:${receiver.port}/hook`, allowPrivate: false, resolver });
+    const result = await send({ url: `http://rebind.test:${receiver.port}/hook`, privateHosts: 'off', resolver });
     expect(result).toMatchObject({ ok: false, status: null, error: 'private_host' });
     expect(resolver).toHaveBeenCalledTimes(1);
     expect(resolver).toHaveBeenCalledWith('rebind.test');
@@ -270,7 +270,7 @@ describe('scheme at delivery time', () => {
         body: '{}',
         headers: {},
         timeoutMs: 500,
-        allowPrivate: false,
+        privateHosts: 'off',
         resolver: async () => [{ address: '2001:4860:4860::8888', family: 6 }],
       });
       expect(result).toMatchObject({ ok: false, status: null, error: 'https_required' });

@@ -18,12 +18,14 @@ import { presentCurriculum } from '../presenters/alpha.js';
 import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
 import { presentBatch } from '../presenters/coupon.js';
 import { presentInstitutionSummary } from '../presenters/institution.js';
+import { readApplianceSetting } from '../settings/appliance-settings.js';
+import { registerAccountsCommands } from './accounts.js';
+import type { CliContext, CliIo } from './context.js';
+import { registerJobsCommands } from './jobs.js';
+import { registerRecoveryCommands } from './recovery.js';
+import { registerSettingsCommands } from './settings.js';
 
-export interface CliIo {
-  env: NodeJS.ProcessEnv;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
+export type { CliIo } from './context.js';
 
 const USAGE_ERROR = 2;
 
@@ -208,10 +210,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'and a key with every scope, printed once; existing data is never touched',
     )
     .action(async () => {
-      const config = loadConfig(io.env);
-      // Links in the queued mails point where the appliance listens, as the server would write them.
-      const portalUrl = config.publicUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
-      const { institution: created, key: fullKey } = await seedDemo(await database(), { portalUrl });
+      // Links in the queued mails use the public_url setting, as the server would write them.
+      const db = await database();
+      const portalUrl = await readApplianceSetting(db, loadConfig(io.env), 'public_url');
+      const { institution: created, key: fullKey } = await seedDemo(db, { portalUrl });
       print({ institution: presentInstitutionSummary(created), key: fullKey });
     });
 
@@ -231,6 +233,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         'CampusBridge must not be running. The next start migrates an older backup forward',
     )
     .action(async (file: string) => print(await restoreDatabase(loadConfig(io.env).databaseFile, file)));
+
+  const cli: CliContext = { io, config: () => loadConfig(io.env), database, print };
+  for (const register of [registerSettingsCommands, registerAccountsCommands, registerJobsCommands, registerRecoveryCommands]) register(program, cli);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -1,9 +1,11 @@
 import type { Config } from '../config.js';
+import type { Database } from '../db/index.js';
+import { readApplianceSetting } from '../settings/appliance-settings.js';
 import type { Tenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { EndpointStatus, WebhookEndpointRow } from '../models/webhook.js';
-import { checkEndpointUrl, type Resolver } from '../webhooks/address.js';
+import { checkEndpointUrl, type AddressRules } from '../webhooks/address.js';
 import { postWebhook } from '../webhooks/sender.js';
 import { newWebhookSecret, signatureHeaders } from '../webhooks/signing.js';
 import { endpointSecrets, sealSecret } from '../webhooks/secrets.js';
@@ -14,14 +16,13 @@ export const MAX_GRACE_HOURS = 168;
 /** What a client's `status: 'disabled'` records, so it reads apart from the engine's `too_many_failures`. */
 export const DISABLED_BY_USER = 'disabled_by_user';
 
-/** The URL rules of the appliance: `WEBHOOK_ALLOW_PRIVATE_HOSTS`, and a resolver tests may replace. */
-export interface UrlRules {
-  allowPrivate: boolean;
-  resolver?: Resolver;
-}
+/** The URL rules of the appliance: the `webhook_private_hosts` setting as it is now, and a resolver tests may replace. */
+export type UrlRules = AddressRules;
 
-/** The rules the appliance's configuration sets; the API and the portal both check URLs by these. */
-export const urlRulesOf = (config: Pick<Config, 'webhooks'>): UrlRules => ({ allowPrivate: config.webhooks.allowPrivateHosts });
+/** The rules the appliance's settings set now; the API and the portal both check URLs by these. */
+export const urlRulesOf = async (db: Database, config: Config): Promise<UrlRules> => ({
+  privateHosts: await readApplianceSetting(db, config, 'webhook_private_hosts'),
+});
 
 /** The sealing context binds a sealed secret to its row: copied into another row, it does not open. */
 export async function findEndpoint(tenant: Tenant, id: string): Promise<WebhookEndpointRow> {
@@ -209,7 +210,7 @@ export async function pingEndpoint(tenant: Tenant, id: string, options: PingOpti
     body,
     headers,
     timeoutMs: options.timeoutMs,
-    allowPrivate: options.allowPrivate,
+    privateHosts: options.privateHosts,
     resolver: options.resolver,
   });
   return { delivered: result.ok, response_status: result.status, response_time_ms: result.timeMs, response_body: result.body, error: result.error };

@@ -33,17 +33,75 @@ export const systemResolver: Resolver = async (hostname) => {
   return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
 };
 
-const privateHost = (host: string) => new AppError('private_host', `The host ${host} is, or resolves to, a loopback, private or link-local address.`);
+/**
+ * The `webhook_private_hosts` setting's value (docs/api.md#appliance-settings): `off`, `all`, or
+ * host names, IP addresses and CIDR ranges separated by commas. It names the loopback or private
+ * targets webhooks may reach; every other private address stays refused.
+ */
+export type PrivateHosts = string;
+
+export interface AddressRules {
+  privateHosts: PrivateHosts;
+  resolver?: Resolver;
+}
+
+/** How to lift a refusal: named in every `private_host` and `https_required` the setting could change. */
+export const PRIVATE_HOSTS_HINT =
+  'To let webhooks reach this computer or a campus host, the appliance operator adds it to the webhook_private_hosts setting ' +
+  '(portal: Appliance → Settings; command line: settings set webhook_private_hosts <hosts>).';
+
+const privateHost = (host: string) =>
+  new AppError('private_host', `The host ${host} is, or resolves to, a loopback, private or link-local address. ${PRIVATE_HOSTS_HINT}`);
+
+interface Allowance {
+  all: boolean;
+  names: Set<string>;
+  ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>;
+}
+
+function allowanceOf(privateHosts: PrivateHosts): Allowance {
+  const value = privateHosts.trim().toLowerCase();
+  const allowance: Allowance = { all: value === 'all', names: new Set(), ranges: [] };
+  if (value === 'off' || value === 'all') return allowance;
+  for (const entry of value.split(/[\s,]+/).filter(Boolean)) {
+    if (entry.includes('/') && ipaddr.isValidCIDR(entry)) {
+      const [range, bits] = ipaddr.parseCIDR(entry);
+      allowance.ranges.push([range.kind() === 'ipv6' ? ipaddr.process(range.toString()) : range, bits]);
+    } else if (ipaddr.isValid(entry)) {
+      const address = ipaddr.process(entry);
+      allowance.ranges.push([address, address.kind() === 'ipv4' ? 32 : 128]);
+    } else {
+      allowance.names.add(entry);
+    }
+  }
+  return allowance;
+}
+
+/**
+ * Whether a non-public address of `host` may receive webhooks. `all` covers loopback, private,
+ * unique-local and carrier-grade NAT, but not link-local (169.254.0.0/16, where cloud metadata
+ * answers, and fe80::/10): that must be listed by address or range to be reached.
+ */
+function allowedPrivate(allowance: Allowance, host: string, address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.process(address);
+  if (allowance.ranges.some(([range, bits]) => range.kind() === parsed.kind() && parsed.match(range, bits))) return true;
+  if (allowance.names.has(host.toLowerCase())) return true;
+  return allowance.all && parsed.range() !== 'linkLocal';
+}
+
+const acceptable = (allowance: Allowance, host: string, address: string) => isPublicAddress(address) || allowedPrivate(allowance, host, address);
 
 /**
  * Resolves the URL's host and checks every address it has. The one returned is the address the
  * connection must use (pinned), so a second lookup cannot swap in another (DNS rebinding).
- * With `allowPrivate` (WEBHOOK_ALLOW_PRIVATE_HOSTS=1) any address is accepted.
+ * Loopback and private addresses pass only as `privateHosts` allows.
  */
-export async function resolveDeliveryAddress(url: URL, options: { allowPrivate: boolean; resolver?: Resolver }): Promise<ResolvedAddress> {
+export async function resolveDeliveryAddress(url: URL, options: AddressRules): Promise<ResolvedAddress> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const allowance = allowanceOf(options.privateHosts);
   if (net.isIP(host)) {
-    if (!options.allowPrivate && !isPublicAddress(host)) throw privateHost(host);
+    if (!acceptable(allowance, host, host)) throw privateHost(host);
     return { address: host, family: net.isIP(host) === 6 ? 6 : 4 };
   }
   let addresses: ResolvedAddress[];
@@ -55,26 +113,39 @@ export async function resolveDeliveryAddress(url: URL, options: { allowPrivate: 
   if (addresses.length === 0) {
     throw new AppError('validation_error', `The host ${host} could not be resolved.`, { details: [{ path: 'url', message: 'Host not found.' }] });
   }
-  if (!options.allowPrivate && addresses.some((entry) => !isPublicAddress(entry.address))) throw privateHost(host);
+  if (addresses.some((entry) => !acceptable(allowance, host, entry.address))) throw privateHost(host);
   return addresses[0]!;
 }
 
-/** URL rules at create and update: https (unless private hosts are allowed) and a public host. */
-export async function checkEndpointUrl(raw: string, options: { allowPrivate: boolean; resolver?: Resolver }): Promise<URL> {
+/**
+ * `http://` is accepted only toward a target the setting allows as private (every address of it
+ * loopback or private and allowed; with `all`, any host, as before the setting existed).
+ */
+export function plainHttpAllowed(privateHosts: PrivateHosts, host: string, address: ResolvedAddress): boolean {
+  const allowance = allowanceOf(privateHosts);
+  if (allowance.all) return true;
+  const bare = host.replace(/^\[|\]$/g, '');
+  return !isPublicAddress(address.address) && allowedPrivate(allowance, bare, address.address);
+}
+
+const httpsRequired = () => new AppError('https_required', `Webhook endpoints must use https://. ${PRIVATE_HOSTS_HINT}`);
+
+/** URL rules at create and update: https (but toward an allowed private host) and a public or allowed host. */
+export async function checkEndpointUrl(raw: string, options: AddressRules): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     throw new AppError('validation_error', 'The url is not a valid absolute URL.', { details: [{ path: 'url', message: 'Invalid URL.' }] });
   }
-  if (url.protocol !== 'https:' && !(options.allowPrivate && url.protocol === 'http:')) {
-    throw new AppError('https_required', 'Webhook endpoints must use https://.');
-  }
+  // Before any lookup: nothing can make another scheme acceptable, nor http:// while the setting is off.
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && options.privateHosts.trim().toLowerCase() !== 'off')) throw httpsRequired();
   if (url.username || url.password) {
     throw new AppError('validation_error', 'The url must not carry credentials.', {
       details: [{ path: 'url', message: 'No user:password@ in webhook URLs.' }],
     });
   }
-  await resolveDeliveryAddress(url, options);
+  const address = await resolveDeliveryAddress(url, options);
+  if (url.protocol === 'http:' && !plainHttpAllowed(options.privateHosts, url.hostname, address)) throw httpsRequired();
   return url;
 }

@@ -4,6 +4,7 @@ import type { Resolver } from './address.js';
 import { claimDueDeliveries, releaseStaleClaims, recordAttempt, type Claim } from './deliveries.js';
 import { postWebhook, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
+import { readApplianceSetting } from '../settings/appliance-settings.js';
 
 /** Requests in flight to one endpoint: a slow receiver holds two slots, never all of them. */
 export const PER_ENDPOINT_IN_FLIGHT = 2;
@@ -69,7 +70,7 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
           ...signatureHeaders(endpointSecrets(db, endpoint, sentAt), delivery.event_id, body, Math.floor(sentAt.getTime() / 1000)),
         },
         timeoutMs: settings.timeoutMs,
-        allowPrivate: settings.allowPrivateHosts,
+        privateHosts: await readApplianceSetting(db, ctx.config, 'webhook_private_hosts'),
         resolver: options.resolver,
       });
     } catch (err) {

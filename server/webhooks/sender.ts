@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { AppError } from '../errors.js';
-import { resolveDeliveryAddress, type Resolver } from './address.js';
+import { plainHttpAllowed, resolveDeliveryAddress, type PrivateHosts, type Resolver } from './address.js';
 
 /** Bytes of the receiver's answer kept per attempt. */
 export const RESPONSE_BODY_LIMIT = 2048;
@@ -12,7 +12,8 @@ export interface SendRequest {
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  allowPrivate: boolean;
+  /** The `webhook_private_hosts` setting as it is now: checked again at every delivery. */
+  privateHosts: PrivateHosts;
   resolver?: Resolver;
 }
 
@@ -39,13 +40,13 @@ export async function postWebhook(request: SendRequest): Promise<SendResult> {
 
   let pinned;
   try {
-    pinned = await resolveDeliveryAddress(url, { allowPrivate: request.allowPrivate, resolver: request.resolver });
+    pinned = await resolveDeliveryAddress(url, { privateHosts: request.privateHosts, resolver: request.resolver });
   } catch (error) {
     const reason = error instanceof AppError && error.code === 'private_host' ? 'private_host' : 'dns_error';
     return { ok: false, status: null, body: null, timeMs: elapsed(), error: reason };
   }
   // The endpoint rules hold at every delivery, not only at creation: the setting may have changed since.
-  if (url.protocol !== 'https:' && !request.allowPrivate) {
+  if (url.protocol !== 'https:' && !plainHttpAllowed(request.privateHosts, url.hostname, pinned)) {
     return { ok: false, status: null, body: null, timeMs: elapsed(), error: 'https_required' };
   }
 

@@ -17,7 +17,7 @@ import { waitFor } from '../helpers/wait.js';
 const OPERATOR = { email: 'it@lakeside.test', password: 'lakeside operator pw' };
 const DEVELOPER = { email: 'dev@lakeside.test', password: 'developer password 1' };
 const INSTITUTION = 'Lakeside School';
-const WEBHOOKS = { allowPrivateHosts: true, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 
 interface Received {
   headers: http.IncomingHttpHeaders;

@@ -13,7 +13,7 @@ export async function seedPausedReceiver(tenant: Tenant): Promise<void> {
   const { endpoint } = await createEndpoint(
     tenant,
     { url: DEMO_RECEIVER_URL, description: 'Demo LMS receiver (paused): set your LMS URL and resume', events: ['*'] },
-    { allowPrivate: true },
+    { privateHosts: 'all' },
   );
-  await updateEndpoint(tenant, endpoint.id, { status: 'paused' }, { allowPrivate: true });
+  await updateEndpoint(tenant, endpoint.id, { status: 'paused' }, { privateHosts: 'all' });
 }

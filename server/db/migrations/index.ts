@@ -9,6 +9,23 @@ import { portal } from './20260919000000-portal.js';
 import { invitations } from './20260919100000-invitations.js';
 import { portalAudit } from './20261121000000-portal-audit.js';
 import { sealedMail } from './20261125000000-sealed-mail.js';
+import { jobRuns } from './20261126010000-job-runs.js';
+import { accountLife } from './20261126020000-accounts.js';
+import { mailSubjects } from './20261126030000-mail-subjects.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
-export const migrations: Migration[] = [foundation, people, exams, webhooks, couponsMerits, alpha, portal, invitations, portalAudit, sealedMail];
+export const migrations: Migration[] = [
+  foundation,
+  people,
+  exams,
+  webhooks,
+  couponsMerits,
+  alpha,
+  portal,
+  invitations,
+  portalAudit,
+  sealedMail,
+  jobRuns,
+  accountLife,
+  mailSubjects,
+];

@@ -139,7 +139,7 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       body: inviteBody,
       response: invitationSchema,
       handler: async ({ access, auth, body, ctx }) =>
-        presentInvitation(await inviteDeveloper(access.tenant, { email: body.email, invitedBy: auth.account.id, portalUrl: ctx.portalUrl })),
+        presentInvitation(await inviteDeveloper(access.tenant, { email: body.email, invitedBy: auth.account.id, portalUrl: await ctx.publicUrl() })),
     }),
     definePortalRoute({
       method: 'post',
@@ -151,7 +151,7 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       roles: ADMIN,
       params: invitationParams,
       response: invitationSchema,
-      handler: async ({ access, params, ctx }) => presentInvitation(await resendInvitation(access.tenant, params.invitationId, ctx.portalUrl)),
+      handler: async ({ access, params, ctx }) => presentInvitation(await resendInvitation(access.tenant, params.invitationId, await ctx.publicUrl())),
     }),
     definePortalRoute({
       method: 'post',

@@ -39,7 +39,7 @@ export const guardiansRoutes = [
     body: createGuardianBody,
     response: guardianSchema,
     errors: ['not_found', 'already_added'],
-    handler: async ({ tenant, body, ctx }) => presentGuardianLink(await createGuardianLink(tenant, body, { portalUrl: ctx.portalUrl })),
+    handler: async ({ tenant, body, ctx }) => presentGuardianLink(await createGuardianLink(tenant, body, { portalUrl: await ctx.publicUrl() })),
   }),
   defineRoute({
     method: 'get',
@@ -67,7 +67,7 @@ export const guardiansRoutes = [
     params: guardianParams,
     response: guardianSchema,
     errors: ['not_found', 'already_verified'],
-    handler: async ({ tenant, params, ctx }) => presentGuardianLink(await resendGuardianInvite(tenant, params.id, { portalUrl: ctx.portalUrl })),
+    handler: async ({ tenant, params, ctx }) => presentGuardianLink(await resendGuardianInvite(tenant, params.id, { portalUrl: await ctx.publicUrl() })),
   }),
   defineRoute({
     method: 'delete',

@@ -251,7 +251,7 @@ export const operatorRoutes: AnyPortalRoute[] = [
     access: 'operator',
     body: testMailBody,
     response: testMailSchema,
-    handler: async ({ ctx, body }) => sendTestMessage(ctx.db, ctx.logger, ctx.portalUrl, body.to),
+    handler: async ({ ctx, body }) => sendTestMessage(ctx.db, ctx.logger, await ctx.publicUrl(), body.to),
   }),
 
   definePortalRoute({

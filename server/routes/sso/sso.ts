@@ -19,7 +19,7 @@ export const ssoRoutes: ApiRoute[] = [
     errors: ['user_not_found', 'user_inactive'],
     handler: async ({ tenant, body, ctx }) => {
       const minted = await mintLaunchToken(tenant, body);
-      return { launch_url: launchUrl(ctx.portalUrl, minted.token), expires_at: minted.expires_at.toISOString() };
+      return { launch_url: launchUrl(await ctx.publicUrl(), minted.token), expires_at: minted.expires_at.toISOString() };
     },
   }),
   definePublicRoute({

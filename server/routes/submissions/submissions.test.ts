@@ -546,7 +546,7 @@ describe('Submissions', () => {
       }
 
       // Signed 16 minutes ago: expired a minute ago.
-      const stale = signedFileUrl(app.ctx.db, app.ctx.portalUrl, file, Date.now() - 16 * MINUTE_MS);
+      const stale = signedFileUrl(app.ctx.db, await app.ctx.publicUrl(), file, Date.now() - 16 * MINUTE_MS);
       expect(Date.parse(stale.expires_at)).toBeLessThan(Date.now());
       expectError((await download(stale.url)) as unknown as Res, 404, 'not_found');
 

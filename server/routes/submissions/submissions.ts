@@ -47,7 +47,8 @@ export const submissionRoutes = [
       const withRecordings = grants(callerScopes(auth), 'submissions:write');
       const detail = await getSubmissionDetail(tenant, params.id, { withRecordings });
       const now = Date.now();
-      return presentSubmissionDetail(detail, (file) => signedFileUrl(ctx.db, ctx.portalUrl, file, now));
+      const baseUrl = await ctx.publicUrl();
+      return presentSubmissionDetail(detail, (file) => signedFileUrl(ctx.db, baseUrl, file, now));
     },
   }),
   defineRoute({

@@ -17,7 +17,7 @@ const HOUR = 3_600_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const webhookConfig = (allowPrivateHosts: boolean): Partial<Config> => ({
-  webhooks: { allowPrivateHosts, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 2000 },
+  webhooks: { privateHosts: allowPrivateHosts ? 'all' : null, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 2000 },
 });
 
 interface WireEndpoint {
@@ -712,7 +712,7 @@ describe('Webhook endpoint URL rules (private hosts not allowed)', () => {
     const inst = await makeInstitution(app);
     const resolver: Resolver = async () => [{ address: '127.0.0.1', family: 4 }];
     await expect(
-      createEndpoint(inst.tenant, { url: 'https://hooks.campusbridge.test/in', description: '', events: ['*'] }, { allowPrivate: false, resolver }),
+      createEndpoint(inst.tenant, { url: 'https://hooks.campusbridge.test/in', description: '', events: ['*'] }, { privateHosts: 'off', resolver }),
     ).rejects.toMatchObject({
       code: 'private_host',
     });
@@ -722,7 +722,7 @@ describe('Webhook endpoint URL rules (private hosts not allowed)', () => {
   it('PATCH checks a new url the same way and keeps the old one on refusal', async () => {
     const inst = await makeInstitution(app);
     // Written as when WEBHOOK_ALLOW_PRIVATE_HOSTS was on.
-    const { endpoint } = await createEndpoint(inst.tenant, { url: 'https://127.0.0.1:1/in', description: '', events: ['*'] }, { allowPrivate: true });
+    const { endpoint } = await createEndpoint(inst.tenant, { url: 'https://127.0.0.1:1/in', description: '', events: ['*'] }, { privateHosts: 'all' });
     const own = await makeKey(app, inst, { scopes: ['webhooks:write'] });
     const update = (url: string) => app.http.patch(`/v1/webhooks/endpoints/${endpoint.id}`).set('Authorization', own.auth).send({ url });
     expect((await update('http://127.0.0.1/hooks')).body.error).toBe('https_required');
@@ -748,7 +748,7 @@ describe('Webhook endpoint URL rules (private hosts not allowed)', () => {
       const { endpoint } = await createEndpoint(
         inst.tenant,
         { url: `https://127.0.0.1:${port}/hooks`, description: '', events: ['*'] },
-        { allowPrivate: true },
+        { privateHosts: 'all' },
       );
       const res = await app.http.post(`/v1/webhooks/endpoints/${endpoint.id}/test`).set('Authorization', own.auth);
       expect(res.status).toBe(200);

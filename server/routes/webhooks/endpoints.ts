@@ -47,7 +47,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     body: createEndpointBody,
     response: createdEndpointSchema,
     errors: ['https_required', 'private_host', 'events_required', 'endpoint_limit'],
-    handler: async ({ tenant, body, ctx }) => presentCreatedWebhookEndpoint(await createEndpoint(tenant, body, urlRulesOf(ctx.config))),
+    handler: async ({ tenant, body, ctx }) => presentCreatedWebhookEndpoint(await createEndpoint(tenant, body, await urlRulesOf(ctx.db, ctx.config))),
   }),
   defineRoute({
     method: 'get',
@@ -75,7 +75,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     response: endpointSchema,
     errors: ['not_found', 'https_required', 'private_host', 'events_required'],
     handler: async ({ tenant, params, body, ctx }) => {
-      const endpoint = await updateEndpoint(tenant, params.id, body, urlRulesOf(ctx.config));
+      const endpoint = await updateEndpoint(tenant, params.id, body, await urlRulesOf(ctx.db, ctx.config));
       // Resumed or re-enabled: what queued meanwhile goes out now, not at the next sweep.
       if (body.status === 'active') ctx.webhooks?.kick();
       return presentWebhookEndpoint(endpoint);
@@ -122,7 +122,10 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     response: pingResult,
     errors: ['not_found', 'endpoint_inactive'],
     handler: async ({ tenant, params, ctx, requestId }) => {
-      const { error, ...result } = await pingEndpoint(tenant, params.id, { ...urlRulesOf(ctx.config), timeoutMs: ctx.config.webhooks.timeoutMs });
+      const { error, ...result } = await pingEndpoint(tenant, params.id, {
+        ...(await urlRulesOf(ctx.db, ctx.config)),
+        timeoutMs: ctx.config.webhooks.timeoutMs,
+      });
       ctx.logger.info(
         { request_id: requestId, endpoint_id: params.id, delivered: result.delivered, response_status: result.response_status, error },
         'webhook ping',

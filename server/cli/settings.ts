@@ -1,0 +1,22 @@
+import { readApplianceSettings, writeApplianceSetting } from '../settings/appliance-settings.js';
+import type { RegisterCommands } from './context.js';
+
+/** `settings get` and `settings set <name> <value>` (docs/api.md#appliance-settings). */
+export const registerSettingsCommands: RegisterCommands = (program, cli) => {
+  const settings = program
+    .command('settings')
+    .description('appliance settings: public_url, webhook_private_hosts (an environment variable of the same meaning wins)');
+  settings
+    .command('get')
+    .description('every setting with its value and where it comes from (env, setting or default)')
+    .action(async () => cli.print(await readApplianceSettings(await cli.database(), cli.config())));
+  settings
+    .command('set <name> <value>')
+    .description('store a setting; `default` forgets the stored value. A running appliance uses it at once')
+    .action(async (name: string, value: string) => {
+      const db = await cli.database();
+      await writeApplianceSetting(db, name, value);
+      const all = await readApplianceSettings(db, cli.config());
+      cli.print(all[name as keyof typeof all]);
+    });
+};

@@ -5,6 +5,8 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import type { MasterKeyStore } from './crypto/master-key.js';
 import { connectDatabase } from './db/index.js';
+import { migrations } from './db/migrations/index.js';
+import { applyPendingRestore } from './db/restore.js';
 import { sweepTempFiles } from './files/temp.js';
 import { answerClientError } from './http/client-error.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
@@ -22,6 +24,10 @@ export interface StartOptions {
   validateResponses?: boolean;
   /** Where the master key lives; the 0600 file beside the database unless the desktop shell passes its keychain store. */
   masterKeyStore?: MasterKeyStore;
+  /** Called when the operator asks for a restart (the portal, after choosing a backup to restore): stop this appliance, then start a new one. */
+  onRestartRequested?: () => void;
+  /** Hears each start-up step as it begins: opening (and migrating) the database, then the HTTP server (the desktop window shows them). */
+  onProgress?: (step: 'database' | 'server') => void;
 }
 
 export interface Appliance {
@@ -42,6 +48,10 @@ const STOP_GRACE_MS = 8_000;
 export async function startAppliance(options: StartOptions): Promise<Appliance> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config.logLevel);
+  // A restore chosen in the portal while the last run was running is put in place before the database opens.
+  const restored = await applyPendingRestore(config.databaseFile);
+  if (restored) logger[restored.outcome === 'restored' ? 'info' : 'warn']({ restore: restored }, `pending restore ${restored.outcome}`);
+  options.onProgress?.('database');
   const db = await connectDatabase(config.databaseFile, options.masterKeyStore);
   if (db.migrationsApplied.length) logger.info({ migrations: db.migrationsApplied }, 'database migrated');
   // Before the first request: whatever is in the temp folder was left by an earlier run (a crash mid-upload).
@@ -55,8 +65,12 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
     rateLimitStore: options.rateLimitStore ?? new MemoryRateLimitStore(),
     validateResponses: options.validateResponses ?? false,
     publicUrl: () => readApplianceSetting(db, config, 'public_url'),
+    listening: { host: config.host, port: config.port },
+    requestRestart: options.onRestartRequested,
+    masterKeyStore: options.masterKeyStore,
   };
 
+  options.onProgress?.('server');
   const server = http.createServer(createApp(ctx));
   server.on('clientError', answerClientError);
   try {
@@ -74,12 +88,16 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
   ctx.publicUrl = () => readApplianceSetting(db, config, 'public_url', port);
+  ctx.listening = { host: config.host, port };
   // Webhooks: deliveries go out right after their event's transaction commits; the webhook-sweep
   // job (every WEBHOOK_SWEEP_SECONDS) sends retries and whatever waited. On ctx so routes can kick it.
   // Started before the scheduler, whose sweep job calls it.
   const webhooks = startWebhookEngine(ctx);
   ctx.webhooks = webhooks;
-  const scheduler = startScheduler(ctx, jobs);
+  // A database this start created has no missed runs to catch up; an older one without records has.
+  const createdNow = db.migrationsApplied.includes(migrations[0]!.name);
+  const scheduler = startScheduler(ctx, jobs, { catchUpDelayMs: config.jobsCatchUpDelayMs, neverRunIsMissed: !createdNow });
+  ctx.jobs = scheduler;
   // Mail goes out right after the transaction that queued it commits; the send-mail job retries.
   const mailer = sendMailAfterCommit(db, logger);
 

@@ -76,6 +76,8 @@ export interface Config {
     timeoutMs: number;
   };
   rateLimitStore: 'memory';
+  /** How long after start-up (and after a wake) missed job runs are caught up (server/jobs/scheduler.ts); tests shorten it. */
+  jobsCatchUpDelayMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -104,6 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     rateLimitStore: 'memory',
+    jobsCatchUpDelayMs: 30_000,
     ...overrides,
   };
 }

@@ -8,7 +8,6 @@ import { createInstitution, findInstitution, listInstitutions, setInstitutionSta
 import { readAllowance, setAllowance } from '../commands/merits.js';
 import { runSetup } from '../commands/setup.js';
 import { loadConfig } from '../config.js';
-import { backupNow, restoreDatabase } from '../db/backup.js';
 import { connectDatabase, type Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
@@ -35,7 +34,7 @@ const USAGE_ERROR = 2;
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Database | null = null;
-  const database = async () => (db ??= await connectDatabase(loadConfig(io.env).databaseFile));
+  const database = async () => (db ??= await connectDatabase(loadConfig(io.env).databaseFile, io.masterKeyStore));
   const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
   const program = new Command('campusbridge')
@@ -207,32 +206,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .command('seed')
     .description(
       'a new approved institution ("Demo Academy", then "Demo Academy 2", …) with people, groups, exams and submissions, ' +
-        'and a key with every scope, printed once; existing data is never touched',
+        'a key with every scope and a portal sign-in for its admin, printed once; existing data is never touched',
     )
     .action(async () => {
       // Links in the queued mails use the public_url setting, as the server would write them.
       const db = await database();
       const portalUrl = await readApplianceSetting(db, loadConfig(io.env), 'public_url');
-      const { institution: created, key: fullKey } = await seedDemo(db, { portalUrl });
-      print({ institution: presentInstitutionSummary(created), key: fullKey });
+      const { institution: created, key: fullKey, admin } = await seedDemo(db, { portalUrl });
+      // How to open it in the portal: its admin's email and password, printed once like the key.
+      print({
+        institution: presentInstitutionSummary(created),
+        key: fullKey,
+        portal: { url: portalUrl, email: admin.account.email, password: admin.password },
+      });
     });
-
-  // Neither opens the database through connectDatabase: a backup copies it as it is, and a
-  // restored database is migrated by the next start, which keeps its own copy first.
-  program
-    .command('backup')
-    .description('copy the database now (safe while CampusBridge runs) into DATA_DIR/backups, or --out; master.key is not in it')
-    .option('--out <file>', 'write here instead (a folder gets the usual file name; an existing file is replaced)')
-    .action(async (opts: { out?: string }) => {
-      print({ file: await backupNow(loadConfig(io.env).databaseFile, opts.out) });
-    });
-  program
-    .command('restore <file>')
-    .description(
-      'replace the database with a backup, after keeping a copy of the current one in DATA_DIR/backups; ' +
-        'CampusBridge must not be running. The next start migrates an older backup forward',
-    )
-    .action(async (file: string) => print(await restoreDatabase(loadConfig(io.env).databaseFile, file)));
 
   const cli: CliContext = { io, config: () => loadConfig(io.env), database, print };
   for (const register of [registerSettingsCommands, registerAccountsCommands, registerJobsCommands, registerRecoveryCommands]) register(program, cli);

@@ -18,6 +18,7 @@ import { defineGroup, defineGroupMember } from './group.js';
 import { defineGuardianLink, defineGuardianReport } from './guardian.js';
 import { defineInstitution } from './institution.js';
 import { defineInvitation } from './invitation.js';
+import { defineJobRun } from './job-run.js';
 import { defineLaunchToken, defineLearnerSession } from './learner.js';
 import { defineLicense } from './license.js';
 import { defineAppSetting, defineMailOutbox } from './mail.js';
@@ -27,6 +28,7 @@ import { definePerson } from './person.js';
 import { definePortalAccount } from './portal-account.js';
 import { definePortalAuditEntry } from './portal-audit.js';
 import { definePortalSession } from './portal-session.js';
+import { definePasswordReset } from './password-reset.js';
 import { defineStoredFile } from './stored-file.js';
 import { defineSubmission } from './submission.js';
 import { defineWebhookAttempt, defineWebhookDelivery, defineWebhookEndpoint } from './webhook.js';
@@ -40,8 +42,10 @@ export function defineModels(sequelize: Sequelize) {
     PortalAccount: definePortalAccount(sequelize),
     Membership: defineMembership(sequelize),
     PortalSession: definePortalSession(sequelize),
+    PasswordReset: definePasswordReset(sequelize),
     Invitation: defineInvitation(sequelize),
     PortalAuditEntry: definePortalAuditEntry(sequelize),
+    JobRun: defineJobRun(sequelize),
     ApiKey: defineApiKey(sequelize),
     Event: defineEvent(sequelize),
     Person: definePerson(sequelize),

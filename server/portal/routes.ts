@@ -5,16 +5,35 @@ import { buildOpenApiDocument } from '../http/openapi.js';
 import type { AnyPortalRoute } from '../http/route.js';
 import { accountRoutes } from '../routes/account/account.js';
 import { auditRoutes } from '../routes/audit/audit.js';
+import { backupRoutes } from '../routes/operator/backups.js';
+import { operatorJobRoutes } from '../routes/operator/jobs.js';
 import { developerRoutes } from '../routes/developers/developers.js';
 import { apiRoutes } from '../routes/index.js';
 import { keyRoutes } from '../routes/keys/keys.js';
 import { operatorRoutes } from '../routes/operator/operator.js';
 import { outboxRoutes } from '../routes/outbox/outbox.js';
+import { passwordRoutes } from '../routes/account/password.js';
+import { institutionAdminRoutes } from '../routes/operator/institution-admins.js';
+import { operatorAccountRoutes } from '../routes/operator/accounts.js';
+import { settingsRoutes } from '../routes/operator/settings.js';
 import { LoginThrottle } from './login-throttle.js';
 
 /** Every operation only the portal has, each declared in server/routes/<area>/. */
 export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
-  return [...accountRoutes(throttle), ...keyRoutes, ...developerRoutes(throttle), ...auditRoutes, ...operatorRoutes, ...outboxRoutes];
+  return [
+    ...accountRoutes(throttle),
+    ...keyRoutes,
+    ...developerRoutes(throttle),
+    ...auditRoutes,
+    ...operatorRoutes,
+    ...outboxRoutes,
+    ...passwordRoutes(throttle),
+    ...institutionAdminRoutes,
+    ...operatorAccountRoutes,
+    ...settingsRoutes,
+    ...backupRoutes,
+    ...operatorJobRoutes,
+  ];
 }
 
 /**

@@ -14,11 +14,15 @@ import { SubmissionDetailPage } from './pages/submissions/SubmissionDetailPage';
 import { SubmissionsPage } from './pages/submissions/SubmissionsPage';
 import { DevelopersPage } from './pages/developers/DevelopersPage';
 import { KeysPage } from './pages/keys/KeysPage';
+import { AccountsPage } from './pages/operator/AccountsPage';
 import { AllowancesPage } from './pages/operator/AllowancesPage';
+import { BackupsPage } from './pages/operator/BackupsPage';
+import { JobsPage } from './pages/operator/JobsPage';
 import { CouponBatchesPage } from './pages/operator/CouponBatchesPage';
 import { CurriculaPage } from './pages/operator/CurriculaPage';
 import { InstitutionsPage } from './pages/operator/InstitutionsPage';
 import { MailServerPage } from './pages/operator/MailServerPage';
+import { SettingsPage } from './pages/operator/SettingsPage';
 import { ScopesPage } from './pages/scopes/ScopesPage';
 import { InstitutionSettingsPage } from './pages/settings/InstitutionSettingsPage';
 import { MailOutboxPage } from './pages/settings/MailOutboxPage';
@@ -86,6 +90,10 @@ export const operatorPages: OperatorPage[] = [
   { path: 'coupon-batches', label: 'Coupon batches', element: <CouponBatchesPage /> },
   { path: 'allowances', label: 'Allowances', element: <AllowancesPage /> },
   { path: 'curricula', label: 'Curricula', element: <CurriculaPage /> },
+  { path: 'settings', label: 'Settings', element: <SettingsPage /> },
   { path: 'mail-server', label: 'Mail server', element: <MailServerPage /> },
+  { path: 'accounts', label: 'Accounts', element: <AccountsPage /> },
+  { path: 'backups', label: 'Backups', element: <BackupsPage /> },
+  { path: 'jobs', label: 'Jobs', element: <JobsPage /> },
   { path: 'audit-log', label: 'Audit log', element: <OperatorAuditLogPage /> },
 ];

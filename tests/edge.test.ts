@@ -300,9 +300,9 @@ describe('5. the mail outbox keeps nothing replayable', () => {
 
     // Past its link's expiry, the waiting message is dropped, not kept to be sent.
     const result = await pruneMail(app.ctx.db, new Date(row.expires_at!.getTime() + 1000));
-    expect(result.expired).toBeGreaterThanOrEqual(1);
+    expect(result.dropped).toBeGreaterThanOrEqual(1);
     await row.reload();
-    expect(row.status).toBe('expired');
+    expect(row).toMatchObject({ status: 'dropped', dropped_reason: 'link_expired' });
     expect(row.body_sealed).toBeNull();
   });
 });

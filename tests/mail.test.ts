@@ -54,7 +54,7 @@ describe('mail', () => {
   it('without SMTP configured, mail waits as queued and no attempt is counted', async () => {
     await inviteGuardian();
     const result = await app.scheduler.runNow('send-mail');
-    expect(result).toEqual({ configured: false, sent: 0, retrying: 0, failed: 0, expired: 0 });
+    expect(result).toEqual({ configured: false, sent: 0, retrying: 0, failed: 0, dropped: 0 });
     const [row] = await rows();
     expect(row).toMatchObject({ status: 'queued', attempts: 0, last_error: null, sent_at: null });
   });

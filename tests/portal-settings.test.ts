@@ -95,8 +95,9 @@ describe('Portal: institution settings and the mail outbox', () => {
 
     const res = await admin.agent.get(path('/outbox'));
     expectOk(res);
-    const { items, next_cursor } = res.body.data;
+    const { items, next_cursor, mail_server_configured } = res.body.data;
     expect(next_cursor).toBeNull();
+    expect(mail_server_configured).toBe(false);
     expect(items).toHaveLength(2);
     expect(items.map((item: { to: string }) => item.to)).toEqual(['z•••@example.net', 'm•••@example.org']);
     expect(items[1]).toEqual({
@@ -105,8 +106,10 @@ describe('Portal: institution settings and the mail outbox', () => {
       subject: expect.stringContaining('guardian'),
       kind: 'guardian_invite',
       status: 'queued',
+      dropped_reason: null,
       attempts: 0,
       last_error: null,
+      next_attempt_at: null,
       created_at: expect.any(String),
       updated_at: expect.any(String),
       sent_at: null,

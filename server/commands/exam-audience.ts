@@ -122,6 +122,7 @@ export async function notifyAssigned(tx: TenantTx, exam: ExamRow, studentIds: Re
         to: tx.fieldCrypto.decrypt(student.personal_email_sealed, PERSONAL_EMAIL),
         ...examAssignedNotice(exam, student, institution),
         kind: 'exam_assigned',
+        about: { kind: 'exam', id: exam.id },
       });
     }
     for (const guardian of guardians.filter((link) => link.student_id === student.id)) {
@@ -129,6 +130,7 @@ export async function notifyAssigned(tx: TenantTx, exam: ExamRow, studentIds: Re
         to: guardian.guardian_email,
         ...examAssignedGuardianNotice(exam, student, institution, guardian.guardian_name),
         kind: 'exam_assigned_guardian',
+        about: { kind: 'exam', id: exam.id },
       });
     }
   }

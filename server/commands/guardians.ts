@@ -100,6 +100,7 @@ async function sendInvitation(tx: TenantTx, link: GuardianLinkRow, student: Pers
     text: renderInvitationText({ institution, student, link, url: guardianAcceptUrl(options.portalUrl, token) }),
     kind: 'guardian_invite',
     expiresAt,
+    about: { kind: 'guardian_invitation', id: link.id },
   });
 }
 
@@ -319,6 +320,7 @@ async function generateStudentReport(tenant: Tenant, studentId: string, week: Re
           subject: `${institution.name}: weekly report for ${firstName(student.full_name)} (week of ${week.start})`,
           text,
           kind: 'guardian_report',
+          about: { kind: 'guardian_link', id: guardian.id },
         });
       }
       return true;

@@ -1,7 +1,7 @@
 import { pruneMail } from '../mail/outbox.js';
 import type { Job } from './job.js';
 
-/** Hourly: expired invitations are dropped unsent, and settled mail past its retention deleted. */
+/** Hourly: stale waiting mail (expired or replaced links, closed exams) is dropped unsent, and settled mail past its retention deleted. */
 export const pruneMailJob: Job = {
   name: 'prune-mail',
   schedule: () => '17 * * * *',

@@ -35,7 +35,8 @@ export function examAssignedNotice(exam: ExamRow, student: PersonRow, institutio
     `Open it from ${lmsName(institution)}: sign in there as usual and follow the link to it.`,
     'This message contains no link on purpose: never sign in from a link in an email.',
   ].join('\n');
-  return { subject: `${institution.name}: ${exam.title} (due ${dueText(exam)})`, text };
+  // "(due no due date)" would read oddly: the subject names a due date only when there is one.
+  return { subject: `${institution.name}: ${exam.title}${exam.due_date ? ` (due ${dueText(exam)})` : ''}`, text };
 }
 
 export function examAssignedGuardianNotice(exam: ExamRow, student: PersonRow, institution: InstitutionRow, guardianName: string | null): ExamNotice {

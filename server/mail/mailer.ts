@@ -7,9 +7,18 @@ import type { Logger } from '../logger.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import { openBody, openRecipient } from './outbox.js';
 import { loadSmtpConnection, type SmtpConnectionSettings } from './smtp-settings.js';
+import { dropMail, staleReason, type StalenessCache } from './staleness.js';
 
 /** Attempts before a message is given up as `failed`. */
 export const MAX_MAIL_ATTEMPTS = 5;
+/**
+ * When waiting mail is next picked up: the send-mail job runs at the start of every minute (UTC),
+ * and retries what failed on each run.
+ */
+export function nextRetryAt(now = new Date()): Date {
+  return new Date(Math.floor(now.getTime() / 60_000) * 60_000 + 60_000);
+}
+
 /** Rows read per query; a run reads at most MAX_BATCHES of them, the next run takes the rest. */
 const BATCH_SIZE = 50;
 const MAX_BATCHES = 4;
@@ -22,8 +31,8 @@ export interface MailRunResult {
   retrying: number;
   /** Messages given up on this run after MAX_MAIL_ATTEMPTS. */
   failed: number;
-  /** Messages dropped unsent because what they offered had expired. */
-  expired: number;
+  /** Messages dropped unsent because they had gone stale (server/mail/staleness.ts). */
+  dropped: number;
 }
 
 export interface SendOptions {
@@ -76,7 +85,7 @@ export function describeMailError(error: unknown): string {
 }
 
 async function sendBatches(db: Database, logger: Logger, options: SendOptions): Promise<MailRunResult> {
-  const result: MailRunResult = { configured: false, sent: 0, retrying: 0, failed: 0, expired: 0 };
+  const result: MailRunResult = { configured: false, sent: 0, retrying: 0, failed: 0, dropped: 0 };
   const smtp = await loadSmtpConnection(db);
   if (!smtp) return result;
   result.configured = true;
@@ -99,9 +108,12 @@ async function sendBatches(db: Database, logger: Logger, options: SendOptions): 
         ],
         limit: BATCH_SIZE,
       });
+      // Subjects are read once per batch, after its rows: a subject read earlier could predate a
+      // message queued since (a resend), and would wrongly call its new link replaced.
+      const stale: StalenessCache = new Map();
       for (const row of rows) {
         if (options.signal?.aborted) return result;
-        await sendOne(db, logger, transport, smtp, row, result);
+        await sendOne(db, logger, { transport, smtp, stale }, row, result);
       }
       const last = rows.at(-1);
       if (!last || rows.length < BATCH_SIZE) break;
@@ -113,19 +125,20 @@ async function sendBatches(db: Database, logger: Logger, options: SendOptions): 
   }
 }
 
-async function sendOne(
-  db: Database,
-  logger: Logger,
-  transport: Transporter<SMTPTransport.SentMessageInfo>,
-  smtp: SmtpConnectionSettings,
-  row: MailOutboxRow,
-  result: MailRunResult,
-): Promise<void> {
+interface Sender {
+  transport: Transporter<SMTPTransport.SentMessageInfo>;
+  smtp: SmtpConnectionSettings;
+  /** Subjects already read on this run. */
+  stale: StalenessCache;
+}
+
+async function sendOne(db: Database, logger: Logger, { transport, smtp, stale }: Sender, row: MailOutboxRow, result: MailRunResult): Promise<void> {
+  // Mail that waited may no longer be true (a link expired or replaced, an exam closed): drop it.
   const text = openBody(db, row);
-  if (text === null || (row.expires_at && row.expires_at.getTime() <= Date.now())) {
-    // What it offered has ended (an invitation link): sending it now would only confuse.
-    await db.sequelize.transaction((transaction) => row.update({ status: 'expired', body_sealed: null }, { transaction }));
-    result.expired += 1;
+  const reason = text === null ? 'link_expired' : await staleReason(db, row, new Date(), stale);
+  if (reason !== null || text === null) {
+    if (await dropMail(db, row.id, reason ?? 'link_expired')) result.dropped += 1;
+    logger.info({ mail_id: row.id, kind: row.kind, reason }, 'mail dropped unsent');
     return;
   }
   try {

@@ -3,6 +3,7 @@ import type { Database } from '../db/index.js';
 import type { TenantTx } from '../db/tenant.js';
 import { newId } from '../ids.js';
 import { MAIL_BODY, MAIL_RECIPIENT, type MailOutboxRow } from '../models/mail.js';
+import { aboutVersion, dropStaleMail, type MailAbout } from './staleness.js';
 
 export interface OutgoingMail {
   to: string;
@@ -12,6 +13,12 @@ export interface OutgoingMail {
   kind: string;
   /** When what the mail offers ends (an invitation link): after that it is dropped, never sent. */
   expiresAt?: Date | null;
+  /**
+   * What the mail is about (an invitation, a guardian link, an exam): while it waits, the sender
+   * checks that it still holds and drops it otherwise (server/mail/staleness.ts). Queue it after
+   * the change that made the mail's link, in the same transaction: the link's version is recorded.
+   */
+  about?: MailAbout | null;
 }
 
 /** `a•••@example.org`: enough for a person to recognise the recipient, useless to harvest. */
@@ -45,6 +52,7 @@ export function openBody(db: Sealer, row: Pick<MailOutboxRow, 'body_sealed'>): s
  */
 export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailOutboxRow> {
   const to = mail.to.trim().toLowerCase();
+  const about = mail.about ?? null;
   const row = await tx.mailOutbox.create({
     id: newId('mail'),
     to_sealed: sealRecipient(tx, to),
@@ -54,6 +62,10 @@ export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailO
     expires_at: mail.expiresAt ?? null,
     kind: mail.kind,
     status: 'queued',
+    about_kind: about?.kind ?? null,
+    about_id: about?.id ?? null,
+    about_version: about ? await aboutVersion(tx, about) : null,
+    dropped_reason: null,
     last_error: null,
     sent_at: null,
   });
@@ -61,26 +73,24 @@ export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailO
   return row;
 }
 
-/** Sent, expired and failed mail is listed in the portal this long, then deleted. */
+/** Sent, dropped and failed mail is listed in the portal this long, then deleted. */
 export const MAIL_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
 
 /**
- * Keeps nothing replayable: waiting mail whose link has expired is dropped (`expired`, body
- * erased), failed mail loses its body (it is never retried), and settled mail older than the
- * retention period is deleted.
+ * Keeps nothing replayable and nothing stale: waiting mail that has gone stale (its link expired,
+ * its invitation accepted or replaced, its exam closed) is dropped with its reason, body erased;
+ * mail given up on loses its body (it is never retried); settled mail older than the retention
+ * period is deleted.
  */
-export async function pruneMail(db: Database, now = new Date()): Promise<{ expired: number; erased: number; deleted: number }> {
+export async function pruneMail(db: Database, now = new Date()): Promise<{ dropped: number; erased: number; deleted: number }> {
+  const dropped = await dropStaleMail(db, now);
   const { MailOutbox } = db.models;
   return db.sequelize.transaction(async (transaction) => {
-    const [expired] = await MailOutbox.update(
-      { status: 'expired', body_sealed: null },
-      { where: { status: { [Op.in]: ['queued', 'failed'] }, expires_at: { [Op.lte]: now } }, transaction },
-    );
     const [erased] = await MailOutbox.update({ body_sealed: null }, { where: { status: { [Op.ne]: 'queued' }, body_sealed: { [Op.ne]: null } }, transaction });
     const deleted = await MailOutbox.destroy({
       where: { status: { [Op.ne]: 'queued' }, created_at: { [Op.lt]: new Date(now.getTime() - MAIL_RETENTION_MS) } },
       transaction,
     });
-    return { expired, erased, deleted };
+    return { dropped, erased, deleted };
   });
 }

@@ -4,9 +4,29 @@ import { DataTypes, type CreationOptional, type InferAttributes, type InferCreat
 export const MAIL_RECIPIENT = 'mail_outbox.to';
 export const MAIL_BODY = 'mail_outbox.body';
 
-/** `expired`: dropped unsent, as what it offered (an invitation link) had ended. */
-export const MAIL_STATUSES = ['queued', 'sent', 'failed', 'expired'] as const;
+/** `dropped`: never sent, because it had gone stale while waiting (`dropped_reason` says how). */
+export const MAIL_STATUSES = ['queued', 'sent', 'failed', 'dropped'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
+
+/**
+ * What a waiting message can be about, so the sender can tell whether it still holds: a portal
+ * invitation (`invitations`), a guardian's invitation or a verified guardian (`guardian_links`),
+ * an exam (`exams`). See server/mail/staleness.ts and docs/decisions.md#guardians-and-mail.
+ */
+export const MAIL_ABOUT_KINDS = ['invitation', 'guardian_invitation', 'guardian_link', 'exam'] as const;
+export type MailAboutKind = (typeof MAIL_ABOUT_KINDS)[number];
+
+/** Why a message was dropped unsent. */
+export const MAIL_DROP_REASONS = [
+  'link_expired',
+  'link_replaced',
+  'invitation_revoked',
+  'invitation_accepted',
+  'guardian_removed',
+  'exam_closed',
+  'exam_deleted',
+] as const;
+export type MailDropReason = (typeof MAIL_DROP_REASONS)[number];
 
 export interface MailOutboxRow extends Model<InferAttributes<MailOutboxRow>, InferCreationAttributes<MailOutboxRow>> {
   id: string;
@@ -19,10 +39,17 @@ export interface MailOutboxRow extends Model<InferAttributes<MailOutboxRow>, Inf
   subject: string;
   /** The text, sealed with the master key; null once sent or dropped. */
   body_sealed: string | null;
-  /** Past this, a waiting message is dropped (`expired`) instead of sent. */
+  /** Past this, a waiting message is dropped (`link_expired`) instead of sent. */
   expires_at: Date | null;
   kind: string;
   status: MailStatus;
+  /** What the message is about (null: nothing that can go stale, such as a test message). */
+  about_kind: CreationOptional<MailAboutKind | null>;
+  about_id: CreationOptional<string | null>;
+  /** Which version of it the message was written for (a fingerprint of an invitation's token), or null. */
+  about_version: CreationOptional<string | null>;
+  /** Set with status `dropped`. */
+  dropped_reason: CreationOptional<MailDropReason | null>;
   attempts: CreationOptional<number>;
   last_error: string | null;
   sent_at: Date | null;
@@ -50,6 +77,10 @@ export function defineMailOutbox(sequelize: Sequelize) {
       expires_at: { type: DataTypes.DATE, allowNull: true },
       kind: { type: DataTypes.STRING(50), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },
+      about_kind: { type: DataTypes.STRING(32), allowNull: true, defaultValue: null },
+      about_id: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
+      about_version: { type: DataTypes.STRING(64), allowNull: true, defaultValue: null },
+      dropped_reason: { type: DataTypes.STRING(32), allowNull: true, defaultValue: null },
       attempts: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       last_error: { type: DataTypes.STRING(500), allowNull: true },
       sent_at: { type: DataTypes.DATE, allowNull: true },

@@ -3,7 +3,9 @@ import type { Tenant } from '../../db/tenant.js';
 import { validationError } from '../../errors.js';
 import { queryInt } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
-import { MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../../models/mail.js';
+import { MAIL_DROP_REASONS, MAIL_STATUSES, type MailOutboxRow, type MailStatus } from '../../models/mail.js';
+import { nextRetryAt } from '../../mail/mailer.js';
+import { getSmtpSettings } from '../../mail/smtp-settings.js';
 import { iso } from '../../presenters/common.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 
@@ -28,15 +30,22 @@ export const outboxItemSchema = z.object({
   to: z.string(),
   subject: z.string(),
   kind: z.string(),
+  /** `queued`: waiting (for a mail server, or for the next try); `failed`: given up after the attempt limit; `dropped`: never sent, see `dropped_reason`. */
   status: mailStatus,
+  /** Why a `dropped` message was not sent: its link expired or was replaced, its invitation was withdrawn or accepted, its guardian unlinked, its exam closed or deleted. */
+  dropped_reason: z.enum(MAIL_DROP_REASONS).nullable(),
   attempts: z.number().int(),
   last_error: z.string().nullable(),
+  /** When the sender next picks up a `queued` message; null when no mail server is set (it waits for one) or the message is settled. */
+  next_attempt_at: z.string().nullable(),
   created_at: z.string(),
   updated_at: z.string(),
   sent_at: z.string().nullable(),
 });
 
 export const outboxPageSchema = z.object({
+  /** False: no mail server is set up on this appliance, so queued mail waits until the operator sets one. */
+  mail_server_configured: z.boolean(),
   items: z.array(outboxItemSchema),
   /** Null on the last page. */
   next_cursor: z.string().nullable(),
@@ -50,15 +59,17 @@ export const outboxPageSchema = z.object({
  * Only what a person needs to see that mail went out: never the sealed recipient, never the body
  * (guardian and developer invitations carry sign-in tokens).
  */
-function presentOutboxMail(row: MailOutboxRow): z.input<typeof outboxItemSchema> {
+function presentOutboxMail(row: MailOutboxRow, nextAttemptAt: Date | null): z.input<typeof outboxItemSchema> {
   return {
     id: row.id,
     to: row.to_masked,
     subject: row.subject,
     kind: row.kind,
     status: row.status,
+    dropped_reason: row.status === 'dropped' ? row.dropped_reason : null,
     attempts: row.attempts,
     last_error: row.last_error,
+    next_attempt_at: row.status === 'queued' ? iso(nextAttemptAt) : null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
     sent_at: iso(row.sent_at),
@@ -85,8 +96,8 @@ interface OutboxFilter {
   limit: number;
 }
 
-/** The institution's mail, newest first, a page after `cursor`. */
-async function listOutbox(tenant: Tenant, filter: OutboxFilter) {
+/** The institution's mail, newest first, a page after `cursor`; `mailServer`: whether one is set up. */
+async function listOutbox(tenant: Tenant, filter: OutboxFilter, mailServer: boolean) {
   const where: WhereOptions<MailOutboxRow>[] = [];
   if (filter.status) where.push({ status: filter.status });
   if (filter.cursor) {
@@ -106,8 +117,10 @@ async function listOutbox(tenant: Tenant, filter: OutboxFilter) {
   });
   const items = rows.slice(0, filter.limit);
   const last = items.at(-1);
+  const nextAttemptAt = mailServer ? nextRetryAt() : null;
   return {
-    items: items.map(presentOutboxMail),
+    mail_server_configured: mailServer,
+    items: items.map((row) => presentOutboxMail(row, nextAttemptAt)),
     next_cursor: rows.length > filter.limit && last ? encodeCursor({ createdAt: last.created_at, id: last.id }) : null,
   };
 }
@@ -129,12 +142,12 @@ export const outboxRoutes: AnyPortalRoute[] = [
     path: '/institutions/{id}/outbox',
     operationId: 'listOutbox',
     tag: 'Outbox',
-    summary: "The institution's mail, newest first: masked recipient, subject, kind, status and attempts",
+    summary: "The institution's mail, newest first: masked recipient, subject, kind, status (with why mail was dropped), attempts and the next try",
     access: 'member',
     roles: SETTINGS_ROLES,
     params: institutionParams,
     query: outboxQuery,
     response: outboxPageSchema,
-    handler: async ({ access, query }) => listOutbox(access.tenant, query),
+    handler: async ({ ctx, access, query }) => listOutbox(access.tenant, query, (await getSmtpSettings(ctx.db)) !== null),
   }),
 ];

@@ -21,7 +21,8 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
   const save = useApiMutation({
     mutationFn: (body: Record<string, unknown>) => api.put<SmtpSettings>('/operator/smtp', body),
     invalidate: [smtpKey],
-    success: 'Mail server saved. Mail waiting in the outboxes goes out now.',
+    success:
+      'Mail server saved. Mail waiting in the outboxes goes out now; what went stale meanwhile (expired invitations, closed exams) is dropped, not sent.',
   });
   const sameUser = Boolean(saved?.password_set) && user.trim() === (saved?.user ?? '');
   const submit = (event: FormEvent) => {

@@ -16,8 +16,9 @@ export type OutboxPage = z.input<typeof outboxPageSchema>;
 export type OutboxMail = z.input<typeof outboxItemSchema>;
 
 export type MailStatus = OutboxMail['status'];
+export type MailDropReason = NonNullable<OutboxMail['dropped_reason']>;
 /** The status filter's choices; a runtime list, so written here and typed by the server's statuses. */
-export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed', 'expired'];
+export const MAIL_STATUSES: readonly MailStatus[] = ['queued', 'sent', 'failed', 'dropped'];
 
 export const settingsKey = (institutionId: string) => ['institution', institutionId, 'settings'] as const;
 export const configKey = (institutionId: string) => ['institution', institutionId, 'settings', 'config'] as const;

@@ -1,4 +1,9 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { z } from '../validation/zod.js';
+
+/** Every portal password: at least 10 characters (setup, invitations, resets, changes). */
+export const MIN_PASSWORD_LENGTH = 10;
+export const newPasswordSchema = z.string().min(MIN_PASSWORD_LENGTH, `Use at least ${MIN_PASSWORD_LENGTH} characters.`).max(200);
 
 // scrypt is memory-hard and ships with Node: N=2^15, r=8 uses 32 MiB per hash.
 const PARAMS = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;

@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { PortalAccountRow } from '../models/portal-account.js';
 import { insertInstitution, institutionNameSchema } from './institutions.js';
-import { hashPassword } from './passwords.js';
+import { hashPassword, newPasswordSchema } from './passwords.js';
 
 export const setupInput = z.strictObject({
   institution: institutionNameSchema,
@@ -14,7 +14,7 @@ export const setupInput = z.strictObject({
     .email()
     .max(320)
     .transform((email) => email.toLowerCase()),
-  admin_password: z.string().min(10, 'Use at least 10 characters.').max(200),
+  admin_password: newPasswordSchema,
 });
 
 export interface SetupResult {

@@ -2,8 +2,11 @@ import { Op } from 'sequelize';
 import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
 import type { InstitutionRow } from '../../models/institution.js';
+import { newId, randomToken } from '../../ids.js';
+import type { PortalAccountRow } from '../../models/portal-account.js';
 import { createApiKey } from '../api-keys.js';
 import { createInstitution } from '../institutions.js';
+import { hashPassword } from '../passwords.js';
 import { seedExamsAndSubmissions } from './exams.js';
 import { seedPeopleAndGroups } from './people.js';
 import { seededRandom } from './random.js';
@@ -32,6 +35,8 @@ export interface DemoSeed {
   institution: InstitutionRow;
   /** The full key, every scope: shown once, never stored. */
   key: string;
+  /** The demo institution's admin, so the portal can open it; the password is shown once, only its hash is stored. */
+  admin: { account: PortalAccountRow; password: string };
 }
 
 export interface DemoSeedOptions {
@@ -54,5 +59,29 @@ export async function seedDemo(db: Database, options: DemoSeedOptions): Promise<
   await seedExamsAndSubmissions(db, tenant, institution, people, rng);
 
   const { key } = await createApiKey(tenant, { name: 'Demo key (all scopes)', scopes: ['all'] });
-  return { institution, key };
+  return { institution, key, admin: await seedDemoAdmin(db, institution) };
+}
+
+/** `admin@<the institution's email domain>` with a random password, an active admin of the demo institution. */
+async function seedDemoAdmin(db: Database, institution: InstitutionRow): Promise<DemoSeed['admin']> {
+  const password = randomToken(16);
+  const passwordHash = await hashPassword(password);
+  const account = await db.sequelize.transaction(async (transaction) => {
+    const created = await db.models.PortalAccount.create(
+      {
+        id: newId('acc'),
+        email: `admin@${institution.email_domain ?? `${institution.id.toLowerCase()}.campusbridge.local`}`,
+        password_hash: passwordHash,
+        is_operator: false,
+        status: 'active',
+      },
+      { transaction },
+    );
+    await db.models.Membership.create(
+      { id: newId('mem'), institution_id: institution.id, account_id: created.id, role: 'admin', status: 'active' },
+      { transaction },
+    );
+    return created;
+  });
+  return { account, password };
 }

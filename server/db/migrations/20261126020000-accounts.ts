@@ -1,9 +1,31 @@
+import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
-/** Issue 14: accounts a school can live with (password resets, admin invitations). */
+/**
+ * Issue 14: accounts a school can live with. "Forgot password" links: only the SHA-256 of a
+ * link's token is stored; a link is single-use and short-lived (docs/decisions.md#accounts-and-passwords).
+ */
 export const accountLife: Migration = {
   name: '20261126020000-accounts',
-  async up() {
-    // Filled in by the change that needs it.
+  async up({ queryInterface: qi, transaction }) {
+    await qi.createTable(
+      'password_resets',
+      {
+        id: { type: DataTypes.STRING(40), primaryKey: true },
+        account_id: {
+          type: DataTypes.STRING(40),
+          allowNull: false,
+          references: { model: 'portal_accounts', key: 'id' },
+          onDelete: 'CASCADE',
+        },
+        token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
+        expires_at: { type: DataTypes.DATE, allowNull: false },
+        // Set when the link is used; a used link never works again.
+        used_at: { type: DataTypes.DATE, allowNull: true },
+        created_at: { type: DataTypes.DATE, allowNull: false },
+      },
+      { transaction },
+    );
+    await qi.addIndex('password_resets', ['account_id', 'created_at'], { transaction });
   },
 };

@@ -1,50 +1,26 @@
-import {
-  acceptInvitation,
-  findUsableInvitation,
-  inviteDeveloper,
-  listDevelopers,
-  reactivateDeveloper,
-  removeDeveloper,
-  resendInvitation,
-  suspendDeveloper,
-  WrongInvitationPasswordError,
-  type TeamMember,
-} from '../../commands/developers.js';
+import { newPasswordSchema } from '../../commands/passwords.js';
+import { listDevelopers, reactivateDeveloper, removeDeveloper, suspendDeveloper } from '../../commands/developers.js';
+import { acceptInvitation, findUsableInvitation, inviteMember, resendInvitation, WrongInvitationPasswordError } from '../../commands/invitations.js';
+import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { z } from '../../validation/zod.js';
-import type { InvitationRow } from '../../models/invitation.js';
-import { iso } from '../../presenters/common.js';
-import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { getSmtpSettings } from '../../mail/smtp-settings.js';
+import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { startSession } from '../../portal/session.js';
+import { z } from '../../validation/zod.js';
+import {
+  acceptedInvitationSchema,
+  memberChangeSchema,
+  memberRole,
+  memberSchema,
+  presentInvitation,
+  presentMember,
+  presentSentInvitation,
+  sentInvitationSchema,
+  teamSchema,
+} from './schema.js';
 
-// ---------------------------------------------------------------------------------------------
-// Schemas
-// ---------------------------------------------------------------------------------------------
-
-export const memberSchema = z.object({
-  account_id: z.string(),
-  email: z.string(),
-  role: z.enum(['admin', 'developer']),
-  status: z.enum(['active', 'suspended']),
-  /** Null for members who did not join through an invitation (setup, the CLI). */
-  invited_at: z.string().nullable(),
-  accepted_at: z.string().nullable(),
-  joined_at: z.string(),
-});
-
-export const invitationSchema = z.object({
-  invitation_id: z.string(),
-  email: z.string(),
-  role: z.enum(['admin', 'developer']),
-  /** `expired` is computed: the link is past `expires_at` and can only be resent. */
-  status: z.enum(['pending', 'expired']),
-  invited_at: z.string(),
-  sent_at: z.string(),
-  expires_at: z.string(),
-});
-
-export const memberChangeSchema = z.object({ member: memberSchema, revoked_key_ids: z.array(z.string()) });
+export { acceptedInvitationSchema, invitationSchema, memberChangeSchema, memberSchema, sentInvitationSchema, teamSchema } from './schema.js';
 
 const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
 const invitationParams = z.strictObject({ id: z.string().min(1).max(40), invitationId: z.string().min(1).max(40) });
@@ -55,59 +31,28 @@ const inviteBody = z.strictObject({
     .email()
     .max(320)
     .transform((email) => email.toLowerCase()),
+  /** Chosen at invitation; an admin may invite admins as well as developers. */
+  role: memberRole.default('developer'),
 });
 const acceptBody = z.strictObject({
   token: z.string().min(1).max(100),
   /** A new account's password; for an existing account, its current password (which is kept). */
-  password: z.string().min(10, 'Use at least 10 characters.').max(200),
+  password: newPasswordSchema,
 });
 const suspendBody = z.strictObject({ revoke_keys: z.boolean().default(true) });
 
-// ---------------------------------------------------------------------------------------------
-// Presenters
-// ---------------------------------------------------------------------------------------------
-
-function presentMember({ membership, account, invitation }: TeamMember): z.input<typeof memberSchema> {
-  return {
-    account_id: account.id,
-    email: account.email,
-    role: membership.role,
-    status: membership.status,
-    invited_at: iso(invitation?.created_at ?? null),
-    accepted_at: iso(invitation?.accepted_at ?? null),
-    joined_at: membership.created_at.toISOString(),
-  };
+/**
+ * The link goes back to the admin who invited or resent, in that answer only, when no mail server
+ * is set up: the mail waits in the outbox, and the admin hands the link over another way. With a
+ * mail server the link is only in the mail (docs/api.md#portal-roles).
+ */
+async function linkRule(ctx: AppContext) {
+  const mailServer = (await getSmtpSettings(ctx.db)) !== null;
+  return { mailServer, showLink: !mailServer };
 }
-
-/** Never the token hash: it is all a copy of this answer would need to find the row again. */
-function presentInvitation(row: InvitationRow, now = Date.now()): z.input<typeof invitationSchema> {
-  return {
-    invitation_id: row.id,
-    email: row.email,
-    role: row.role,
-    status: row.expires_at.getTime() <= now ? 'expired' : 'pending',
-    invited_at: row.created_at.toISOString(),
-    sent_at: row.sent_at.toISOString(),
-    expires_at: row.expires_at.toISOString(),
-  };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Operations
-// ---------------------------------------------------------------------------------------------
 
 /** Only admins manage developers (docs/api.md#portal-roles). */
 const ADMIN = ['admin'] as const;
-
-export const teamSchema = z.object({ members: z.array(memberSchema), invitations: z.array(invitationSchema) });
-
-export const acceptedInvitationSchema = z.object({
-  account: z.object({ id: z.string(), email: z.string(), is_operator: z.boolean() }),
-  institution_id: z.string(),
-  role: z.enum(['admin', 'developer']),
-  created_account: z.boolean(),
-  csrf_token: z.string(),
-});
 
 /** Developer management and invitation acceptance, under /portal/api. */
 export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
@@ -132,14 +77,17 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       path: '/institutions/{id}/developers/invitations',
       operationId: 'inviteDeveloper',
       tag: 'Developers',
-      summary: 'Invite a developer by email; the link is valid for 7 days',
+      summary: 'Invite an admin or a developer by email; the link is valid for 7 days (in this answer too when no mail server is set up)',
       access: 'member',
       roles: ADMIN,
       params: institutionParams,
       body: inviteBody,
-      response: invitationSchema,
-      handler: async ({ access, auth, body, ctx }) =>
-        presentInvitation(await inviteDeveloper(access.tenant, { email: body.email, invitedBy: auth.account.id, portalUrl: await ctx.publicUrl() })),
+      response: sentInvitationSchema,
+      errors: ['already_added', 'conflict'],
+      handler: async ({ access, auth, body, ctx }) => {
+        const sent = await inviteMember(access.tenant, { email: body.email, role: body.role, invitedBy: auth.account.id, portalUrl: await ctx.publicUrl() });
+        return presentSentInvitation(sent, await linkRule(ctx));
+      },
     }),
     definePortalRoute({
       method: 'post',
@@ -150,15 +98,17 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       access: 'member',
       roles: ADMIN,
       params: invitationParams,
-      response: invitationSchema,
-      handler: async ({ access, params, ctx }) => presentInvitation(await resendInvitation(access.tenant, params.invitationId, await ctx.publicUrl())),
+      response: sentInvitationSchema,
+      errors: ['not_found', 'conflict'],
+      handler: async ({ access, params, ctx }) =>
+        presentSentInvitation(await resendInvitation(access.tenant, params.invitationId, await ctx.publicUrl()), await linkRule(ctx)),
     }),
     definePortalRoute({
       method: 'post',
       path: '/institutions/{id}/developers/{accountId}/suspend',
       operationId: 'suspendDeveloper',
       tag: 'Developers',
-      summary: 'Suspend a developer; by default the keys they created here are revoked',
+      summary: 'Suspend a member (never the last active admin); by default the keys they created here are revoked',
       access: 'member',
       roles: ADMIN,
       params: memberParams,
@@ -186,7 +136,7 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       path: '/institutions/{id}/developers/{accountId}',
       operationId: 'removeDeveloper',
       tag: 'Developers',
-      summary: 'Remove a developer; the keys they created here are revoked',
+      summary: 'Remove a member, or leave (never the last active admin); the keys they created here are revoked',
       access: 'member',
       roles: ADMIN,
       params: memberParams,

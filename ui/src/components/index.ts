@@ -6,6 +6,7 @@ export { formatDate, formatRelative } from './format';
 export { FormModal } from './FormModal';
 export { useApiMutation } from './mutation';
 export { NameCell } from './NameCell';
+export { MIN_PASSWORD, newPasswordProblem, NewPasswordFields } from './NewPasswordFields';
 export { notifyError, notifySuccess } from './notify';
 export { PageHeader } from './PageHeader';
 export { pagesOf } from './pagination';

@@ -7,11 +7,14 @@ import { useEffect } from 'react';
 import { createHashRouter, Navigate, RouterProvider, useRouteError } from 'react-router';
 import { ApiError, onSessionEnded } from '../api/client';
 import { QueryError } from '../components';
+import { AccountPage } from '../pages/account/AccountPage';
 import { AcceptInvitePage } from '../pages/auth/AcceptInvitePage';
+import { ForgotPasswordPage } from '../pages/auth/ForgotPasswordPage';
+import { ResetPasswordPage } from '../pages/auth/ResetPasswordPage';
 import { OverviewPage } from '../pages/overview/OverviewPage';
 import { institutionPages, operatorPages } from '../routes';
 import { sessionQueryKey } from '../session';
-import { HomeRedirect, NotFound, RoleGate } from './guards';
+import { HomeRedirect, MemberGate, NotFound, RoleGate } from './guards';
 import { PortalLayout } from './PortalLayout';
 import { SignedInGate } from './SignedInGate';
 
@@ -37,6 +40,8 @@ function RouteError() {
 
 const router = createHashRouter([
   { path: '/accept-invite', element: <AcceptInvitePage /> },
+  { path: '/forgot-password', element: <ForgotPasswordPage /> },
+  { path: '/reset-password', element: <ResetPasswordPage /> },
   {
     element: <SignedInGate />,
     errorElement: <RouteError />,
@@ -46,11 +51,24 @@ const router = createHashRouter([
         path: 'i/:institutionId',
         element: <PortalLayout />,
         children: [
-          { index: true, element: <OverviewPage /> },
-          ...institutionPages.map((page) => ({ path: page.path, element: <RoleGate roles={page.roles}>{page.element}</RoleGate> })),
-          { path: '*', element: <NotFound /> },
+          {
+            element: <MemberGate />,
+            children: [
+              { index: true, element: <OverviewPage /> },
+              ...institutionPages.map((page) => ({
+                path: page.path,
+                element: (
+                  <RoleGate roles={page.roles} label={page.label}>
+                    {page.element}
+                  </RoleGate>
+                ),
+              })),
+              { path: '*', element: <NotFound /> },
+            ],
+          },
         ],
       },
+      { path: 'account', element: <PortalLayout />, children: [{ index: true, element: <AccountPage /> }] },
       {
         path: 'operator',
         element: <PortalLayout operator />,

@@ -1,7 +1,7 @@
-import { Alert, Button, Center, Stack, Text, Title } from '@mantine/core';
+import { Alert, Button, Center, Group, Stack, Text, Title } from '@mantine/core';
 import type { ReactNode } from 'react';
-import { Link, Navigate } from 'react-router';
-import { useInstitution, useSession, type MembershipRole } from '../session';
+import { Link, Navigate, Outlet, useParams } from 'react-router';
+import { useInstitution, useOptionalInstitution, useSession, type MembershipRole } from '../session';
 
 /** `/`: the first institution's overview, or the operator's pages for an operator with none. */
 export function HomeRedirect() {
@@ -18,13 +18,47 @@ export function HomeRedirect() {
   );
 }
 
-/** A page the role may not use says so instead of failing call by call (the server refuses anyway). */
-export function RoleGate({ roles, children }: { roles: readonly MembershipRole[]; children: ReactNode }) {
+/** A page the role may not use says why, inside the navigation (the server refuses anyway). */
+export function RoleGate({ roles, label, children }: { roles: readonly MembershipRole[]; label: string; children: ReactNode }) {
   const institution = useInstitution();
   if (roles.includes(institution.role)) return children;
+  const who = roles.map((role) => `${role}s`).join(' and ');
   return (
     <Alert color="yellow" title="Not available to your role" role="alert">
-      This page is for the institution's {roles.join(' or ')}s. You are signed in as a {institution.role} of {institution.name}.
+      Only {who} of {institution.name} can open {label}; you are {institution.role === 'admin' ? 'an' : 'a'} {institution.role}. Ask one of its admins if you
+      need it.
+    </Alert>
+  );
+}
+
+/**
+ * The pages of an institution the account is not an active member of (an old link, a removed
+ * member, the operator opening an institution they do not administer) say so, with the
+ * navigation kept around them, instead of failing.
+ */
+export function MemberGate() {
+  const session = useSession();
+  const institution = useOptionalInstitution();
+  const { institutionId } = useParams();
+  if (institution) return <Outlet />;
+  return (
+    <Alert color="yellow" title="You are not a member of this institution" role="alert" maw={640}>
+      <Stack gap="xs">
+        <Text size="sm">
+          This account ({session.account.email}) is not an active member of the institution <code>{institutionId}</code>, so its pages are closed to you. Its
+          admins can invite you from its Team page.
+        </Text>
+        {session.account.is_operator ? (
+          <Text size="sm">
+            As the appliance operator you can give it an admin from <Link to="/operator/institutions">Institutions</Link> (Admins).
+          </Text>
+        ) : null}
+        <Group>
+          <Button component={Link} to="/" variant="light" size="xs">
+            Go to your institution
+          </Button>
+        </Group>
+      </Stack>
     </Alert>
   );
 }

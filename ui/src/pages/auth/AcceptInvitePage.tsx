@@ -5,6 +5,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import type { acceptedInvitationSchema } from '../../../../server/routes/developers/developers';
 import { api, setCsrfToken } from '../../api/client';
+import { MIN_PASSWORD } from '../../components';
 import { fetchSession, sessionQueryKey } from '../../session';
 import { AuthFrame } from './AuthFrame';
 
@@ -41,11 +42,11 @@ export function AcceptInvitePage() {
     );
   }
   return (
-    <AuthFrame title="Join your institution" subtitle="You were invited as a developer to manage API keys and webhooks.">
+    <AuthFrame title="Join your institution" subtitle="You were invited to an institution on this CampusBridge appliance, as an admin or a developer.">
       <form onSubmit={submit} aria-label="Accept invitation">
         <Stack>
           <Text size="sm" c="dimmed">
-            New here? Choose a password (at least 10 characters). Already have an account on this appliance? Enter its password.
+            New here? Choose a password (at least {MIN_PASSWORD} characters). Already have an account on this appliance? Enter its password.
           </Text>
           {accept.error ? (
             <Alert color="red" role="alert">

@@ -1,14 +1,18 @@
-import { Alert, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
 import { sessionQueryKey, type PortalSession } from '../../session';
 import { AuthFrame } from './AuthFrame';
+import { AskTheOperator, passwordResetStateKey } from './ForgotPasswordPage';
 
 export function SignInPage() {
   const queryClient = useQueryClient();
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
+  const [forgot, setForgot] = useState(false);
+  // Whether "forgot password" can mail a link; without a mail server the page says whom to ask instead.
+  const reset = useQuery({ queryKey: passwordResetStateKey, queryFn: () => api.get<{ available: boolean }>('/password-reset') });
   const signIn = useMutation({
     mutationFn: () => api.post<PortalSession>('/login', { email, password }),
     onSuccess: (session) => queryClient.setQueryData(sessionQueryKey, session),
@@ -47,6 +51,17 @@ export function SignInPage() {
           <Button type="submit" loading={signIn.isPending}>
             Sign in
           </Button>
+          {reset.data?.available ? (
+            <Anchor href="#/forgot-password" size="sm">
+              Forgot your password?
+            </Anchor>
+          ) : forgot ? (
+            <AskTheOperator />
+          ) : (
+            <Anchor component="button" type="button" size="sm" onClick={() => setForgot(true)}>
+              Forgot your password?
+            </Anchor>
+          )}
         </Stack>
       </form>
     </AuthFrame>

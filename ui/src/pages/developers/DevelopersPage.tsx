@@ -1,13 +1,16 @@
-import { Button, Checkbox, Menu, Stack, Text, TextInput } from '@mantine/core';
+import { Button, Checkbox, Menu, Modal, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
+import { useNavigate } from 'react-router';
 import type { z } from 'zod';
 import type { invitationSchema, memberChangeSchema, memberSchema, teamSchema } from '../../../../server/routes/developers/developers';
+import { InvitationOutcome, invitationMailState, type SentInvitation } from './InvitationOutcome';
+import { InviteModal, teamKey } from './InviteModal';
 import { api } from '../../api/client';
-import { ConfirmModal, DataTable, formatDate, FormModal, PageHeader, RowActions, Section, StatusBadge, useApiMutation } from '../../components';
-import { useInstitution, useSession } from '../../session';
+import { ConfirmModal, DataTable, formatDate, PageHeader, RowActions, Section, StatusBadge, useApiMutation } from '../../components';
+import { sessionQueryKey, useInstitution, useSession } from '../../session';
 import { keysQueryKey } from '../keys/keys';
 
 /** The portal's developer operations (type-only imports of server/routes/developers/developers.ts). */
@@ -16,37 +19,7 @@ type Invitation = z.input<typeof invitationSchema>;
 type MemberChange = z.input<typeof memberChangeSchema>;
 type Team = z.input<typeof teamSchema>;
 
-const teamKey = (institutionId: string) => ['institution', institutionId, 'developers'] as const;
 const keysRevoked = (change: MemberChange) => (change.revoked_key_ids.length ? ` ${change.revoked_key_ids.length} of their keys revoked.` : '');
-
-function InviteModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
-  const institution = useInstitution();
-  const [email, setEmail] = useState('');
-  const invite = useApiMutation({
-    mutationFn: () => api.post<Invitation>(`/institutions/${institution.id}/developers/invitations`, { email: email.trim() }),
-    invalidate: [teamKey(institution.id)],
-    success: (invitation) => `Invitation mailed to ${invitation.email}; the link works for 7 days.`,
-    onSuccess: () => {
-      setEmail('');
-      onClose();
-    },
-  });
-  return (
-    <FormModal
-      opened={opened}
-      title="Invite a developer"
-      submitLabel="Send invitation"
-      loading={invite.isPending}
-      onSubmit={() => invite.mutate()}
-      onClose={onClose}
-    >
-      <Text size="sm" c="dimmed">
-        Developers manage API keys and webhooks for {institution.name}. They cannot see students, licenses or settings.
-      </Text>
-      <TextInput label="Email" type="email" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} data-autofocus />
-    </FormModal>
-  );
-}
 
 function SuspendModal({ member, onClose }: { member: Member | null; onClose(): void }) {
   const institution = useInstitution();
@@ -60,7 +33,7 @@ function SuspendModal({ member, onClose }: { member: Member | null; onClose(): v
   return (
     <ConfirmModal
       opened={member !== null}
-      title="Suspend this developer?"
+      title="Suspend this member?"
       confirmLabel="Suspend"
       color="red"
       loading={suspend.isPending}
@@ -82,24 +55,32 @@ function SuspendModal({ member, onClose }: { member: Member | null; onClose(): v
 
 function RemoveModal({ member, onClose }: { member: Member | null; onClose(): void }) {
   const institution = useInstitution();
+  const session = useSession();
+  const navigate = useNavigate();
+  const leaving = member?.account_id === session.account.id;
   const remove = useApiMutation({
     mutationFn: () => api.del<MemberChange>(`/institutions/${institution.id}/developers/${member?.account_id}`),
-    invalidate: [teamKey(institution.id), keysQueryKey(institution.id)],
-    success: (change) => `${change.member.email} removed.${keysRevoked(change)}`,
-    onSuccess: onClose,
+    invalidate: leaving ? [sessionQueryKey] : [teamKey(institution.id), keysQueryKey(institution.id)],
+    success: (change) => (leaving ? `You left ${institution.name}.` : `${change.member.email} removed.${keysRevoked(change)}`),
+    onSuccess: () => {
+      onClose();
+      if (leaving) navigate('/');
+    },
   });
   return (
     <ConfirmModal
       opened={member !== null}
-      title="Remove this developer?"
-      confirmLabel="Remove"
+      title={leaving ? `Leave ${institution.name}?` : 'Remove this member?'}
+      confirmLabel={leaving ? 'Leave' : 'Remove'}
       color="red"
       loading={remove.isPending}
       onConfirm={() => remove.mutate()}
       onClose={onClose}
     >
       <Text size="sm">
-        <b>{member?.email}</b> leaves {institution.name}, and the API keys they created here are revoked. They can be invited again later.
+        {leaving ? 'You leave' : <b>{member?.email}</b>}
+        {leaving ? ' ' : ' leaves '}
+        {institution.name}, and the API keys {leaving ? 'you' : 'they'} created here are revoked. The last active admin cannot leave or be removed.
       </Text>
     </ConfirmModal>
   );
@@ -111,6 +92,7 @@ export function DevelopersPage() {
   const [inviting, { open: openInvite, close: closeInvite }] = useDisclosure(false);
   const [suspending, setSuspending] = useState<Member | null>(null);
   const [removing, setRemoving] = useState<Member | null>(null);
+  const [resent, setResent] = useState<SentInvitation | null>(null);
   const team = useQuery({
     queryKey: teamKey(institution.id),
     queryFn: () => api.get<Team>(`/institutions/${institution.id}/developers`),
@@ -121,9 +103,11 @@ export function DevelopersPage() {
     success: (member) => `${member.email} can sign in again.`,
   });
   const resend = useApiMutation({
-    mutationFn: (invitation: Invitation) => api.post<Invitation>(`/institutions/${institution.id}/developers/invitations/${invitation.invitation_id}/resend`),
+    mutationFn: (invitation: Invitation) =>
+      api.post<SentInvitation>(`/institutions/${institution.id}/developers/invitations/${invitation.invitation_id}/resend`),
     invalidate: [teamKey(institution.id)],
-    success: (invitation) => `A new link was mailed to ${invitation.email}; the old one no longer works.`,
+    success: (answer) => (answer.invite_url ? '' : `${invitationMailState(answer)} The old link no longer works.`),
+    onSuccess: (answer) => answer.invite_url && setResent(answer),
   });
 
   const memberColumns = useMemo<ColumnDef<Member>[]>(
@@ -137,7 +121,15 @@ export function DevelopersPage() {
         id: 'actions',
         cell: ({ row }) => {
           const member = row.original;
-          if (member.role !== 'developer' || member.account_id === session.account.id) return null;
+          if (member.account_id === session.account.id) {
+            return (
+              <RowActions name={member.email}>
+                <Menu.Item color="red" onClick={() => setRemoving(member)}>
+                  Leave {institution.name}
+                </Menu.Item>
+              </RowActions>
+            );
+          }
           return (
             <RowActions name={member.email}>
               {member.status === 'active' ? (
@@ -153,11 +145,12 @@ export function DevelopersPage() {
         },
       },
     ],
-    [session.account.id, reactivate],
+    [session.account.id, institution.name, reactivate],
   );
   const invitationColumns = useMemo<ColumnDef<Invitation>[]>(
     () => [
       { header: 'Email', accessorKey: 'email' },
+      { header: 'Role', accessorKey: 'role' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { header: 'Sent', id: 'sent', cell: ({ row }) => formatDate(row.original.sent_at) },
       { header: 'Link expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
@@ -178,8 +171,8 @@ export function DevelopersPage() {
     <>
       <PageHeader
         title="Team"
-        description="Admins manage everything here. Developers you invite manage API keys, webhooks and deliveries only."
-        actions={<Button onClick={openInvite}>Invite developer</Button>}
+        description="Admins manage everything here, the team included. Developers manage API keys, webhooks and deliveries only. An institution always keeps one active admin."
+        actions={<Button onClick={openInvite}>Invite</Button>}
       />
       <Stack gap="xl">
         <DataTable
@@ -206,6 +199,9 @@ export function DevelopersPage() {
       <InviteModal opened={inviting} onClose={closeInvite} />
       <SuspendModal key={suspending?.account_id ?? 'none'} member={suspending} onClose={() => setSuspending(null)} />
       <RemoveModal member={removing} onClose={() => setRemoving(null)} />
+      <Modal opened={resent !== null} onClose={() => setResent(null)} title="New invitation link">
+        {resent ? <InvitationOutcome sent={resent} /> : null}
+      </Modal>
     </>
   );
 }

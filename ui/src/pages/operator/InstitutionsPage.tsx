@@ -1,4 +1,4 @@
-import { Button, Checkbox, Text, TextInput } from '@mantine/core';
+import { Button, Checkbox, Group, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
@@ -6,6 +6,7 @@ import { useMemo, useState } from 'react';
 import { api } from '../../api/client';
 import { ConfirmModal, DataTable, formatDate, FormModal, NameCell, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { sessionQueryKey } from '../../session';
+import { InstitutionAdminsModal } from './InstitutionAdminsModal';
 import { operatorKey, type OperatorInstitution } from './operator';
 
 const institutionsKey = operatorKey('institutions');
@@ -75,6 +76,7 @@ function StatusChangeModal({ change, onClose }: { change: Change | null; onClose
 export function InstitutionsPage() {
   const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
   const [change, setChange] = useState<Change | null>(null);
+  const [adminsOf, setAdminsOf] = useState<OperatorInstitution | null>(null);
   const institutions = useQuery({ queryKey: institutionsKey, queryFn: () => api.get<OperatorInstitution[]>('/operator/institutions') });
 
   const columns = useMemo<ColumnDef<OperatorInstitution>[]>(
@@ -87,20 +89,34 @@ export function InstitutionsPage() {
         id: 'actions',
         cell: ({ row }) => {
           const institution = row.original;
-          return institution.status === 'approved' ? (
-            <Button
-              size="compact-xs"
-              variant="subtle"
-              color="red"
-              onClick={() => setChange({ institution, action: 'suspend' })}
-              aria-label={`Suspend ${institution.name}`}
-            >
-              Suspend
-            </Button>
-          ) : (
-            <Button size="compact-xs" variant="light" onClick={() => setChange({ institution, action: 'approve' })} aria-label={`Approve ${institution.name}`}>
-              {institution.status === 'suspended' ? 'Lift suspension' : 'Approve'}
-            </Button>
+          const status =
+            institution.status === 'approved' ? (
+              <Button
+                size="compact-xs"
+                variant="subtle"
+                color="red"
+                onClick={() => setChange({ institution, action: 'suspend' })}
+                aria-label={`Suspend ${institution.name}`}
+              >
+                Suspend
+              </Button>
+            ) : (
+              <Button
+                size="compact-xs"
+                variant="light"
+                onClick={() => setChange({ institution, action: 'approve' })}
+                aria-label={`Approve ${institution.name}`}
+              >
+                {institution.status === 'suspended' ? 'Lift suspension' : 'Approve'}
+              </Button>
+            );
+          return (
+            <Group gap={4} wrap="nowrap">
+              <Button size="compact-xs" variant="subtle" onClick={() => setAdminsOf(institution)} aria-label={`Admins of ${institution.name}`}>
+                Admins
+              </Button>
+              {status}
+            </Group>
           );
         },
       },
@@ -112,7 +128,7 @@ export function InstitutionsPage() {
     <>
       <PageHeader
         title="Institutions"
-        description="Every institution on this appliance. Only approved institutions can use the API; suspending one stops its keys at once, and approving it again restores them."
+        description="Every institution on this appliance. Only approved institutions can use the API; suspending one stops its keys at once, and approving it again restores them. Admins: who can open each one in the portal, and inviting its admin."
         actions={<Button onClick={openCreate}>New institution</Button>}
       />
       <DataTable
@@ -126,6 +142,7 @@ export function InstitutionsPage() {
       />
       <CreateModal opened={creating} onClose={closeCreate} />
       <StatusChangeModal change={change} onClose={() => setChange(null)} />
+      <InstitutionAdminsModal institution={adminsOf} onClose={() => setAdminsOf(null)} />
     </>
   );
 }

@@ -1,0 +1,102 @@
+import { changeOwnPassword, newPasswordSchema } from '../../commands/accounts.js';
+import { AppError } from '../../errors.js';
+import type { LoginThrottle } from '../../portal/login-throttle.js';
+import { completePasswordReset, passwordResetAvailable, requestPasswordReset } from '../../commands/password-resets.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { z } from '../../validation/zod.js';
+
+/** Passwords: the signed-in account changes its own; "forgot password" by mail (docs/api.md#portal-roles). */
+
+const changeBody = z.strictObject({
+  current_password: z.string().min(1).max(200),
+  new_password: newPasswordSchema,
+});
+const requestBody = z.strictObject({ email: z.string().trim().min(1).max(320) });
+const completeBody = z.strictObject({ token: z.string().min(1).max(100), password: newPasswordSchema });
+
+export const passwordChangedSchema = z.object({
+  /** The account's other sessions, signed out by the change; this one stays signed in. */
+  ended_sessions: z.number().int(),
+});
+export const passwordResetStateSchema = z.object({
+  /** false: no mail server, so "forgot password" cannot send its link; the operator resets passwords instead. */
+  available: z.boolean(),
+});
+export const passwordResetRequestedSchema = z.object({ requested: z.literal(true) });
+export const passwordResetDoneSchema = z.object({ email: z.string() });
+
+/** A wrong current password is a password guess (a borrowed session could try them): it counts like a failed sign-in. */
+function isWrongCurrentPassword(error: unknown): boolean {
+  const details = error instanceof AppError ? (error.extra.details as Array<{ path: string }> | undefined) : undefined;
+  return details?.some((detail) => detail.path === 'current_password') ?? false;
+}
+
+export const passwordRoutes = (throttle: LoginThrottle): AnyPortalRoute[] => [
+  definePortalRoute({
+    method: 'post',
+    path: '/account/password',
+    operationId: 'changeOwnPassword',
+    tag: 'Account',
+    summary: 'Change your own password (the current one is asked); your other sessions end',
+    access: 'session',
+    body: changeBody,
+    response: passwordChangedSchema,
+    errors: ['rate_limited'],
+    handler: async ({ ctx, req, res, auth, body }) => {
+      const address = req.ip ?? 'unknown';
+      const wait = throttle.retryAfterSeconds(auth.account.email, address);
+      if (wait > 0) {
+        res.setHeader('Retry-After', String(wait));
+        throw new AppError('rate_limited', 'Too many wrong passwords; try again later.');
+      }
+      try {
+        const changed = await changeOwnPassword(ctx.db, {
+          accountId: auth.account.id,
+          sessionId: auth.session.id,
+          currentPassword: body.current_password,
+          newPassword: body.new_password,
+        });
+        return { ended_sessions: changed.endedSessions };
+      } catch (error) {
+        if (isWrongCurrentPassword(error)) throttle.recordFailure(auth.account.email, address);
+        throw error;
+      }
+    },
+  }),
+  definePortalRoute({
+    method: 'get',
+    path: '/password-reset',
+    operationId: 'getPasswordResetState',
+    tag: 'Account',
+    summary: 'Whether "forgot password" works here (it needs a mail server)',
+    access: 'none',
+    response: passwordResetStateSchema,
+    handler: async ({ ctx }) => ({ available: await passwordResetAvailable(ctx.db) }),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/password-reset',
+    operationId: 'requestPasswordReset',
+    tag: 'Account',
+    summary: 'Mail a link to set a new password (valid one hour, once); the answer is the same for every email',
+    access: 'none',
+    body: requestBody,
+    response: passwordResetRequestedSchema,
+    errors: ['conflict'],
+    handler: async ({ ctx, body }) => {
+      await requestPasswordReset(ctx.db, { email: body.email, portalUrl: await ctx.publicUrl() });
+      return { requested: true as const };
+    },
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/password-reset/complete',
+    operationId: 'completePasswordReset',
+    tag: 'Account',
+    summary: 'Set a new password with a mailed link; every session of the account ends',
+    access: 'none',
+    body: completeBody,
+    response: passwordResetDoneSchema,
+    handler: async ({ ctx, body }) => completePasswordReset(ctx.db, body),
+  }),
+];

@@ -1,0 +1,67 @@
+import { Alert, Anchor, Button, Stack } from '@mantine/core';
+import { useMutation } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { useSearchParams } from 'react-router';
+import type { z } from 'zod';
+import type { passwordResetDoneSchema } from '../../../../server/routes/account/password';
+import { api } from '../../api/client';
+import { newPasswordProblem, NewPasswordFields } from '../../components';
+import { AuthFrame } from './AuthFrame';
+
+/** As POST /portal/api/password-reset/complete (type-only import of the server's schema). */
+type ResetDone = z.input<typeof passwordResetDoneSchema>;
+
+/** `#/reset-password?token=…`, the link of a "forgot password" mail. */
+export function ResetPasswordPage() {
+  const [params] = useSearchParams();
+  const token = params.get('token') ?? '';
+  const [password, setPassword] = useState('');
+  const [confirm, setConfirm] = useState('');
+  const [problem, setProblem] = useState<string | null>(null);
+  const reset = useMutation({ mutationFn: () => api.post<ResetDone>('/password-reset/complete', { token, password }) });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const why = newPasswordProblem(password, confirm);
+    setProblem(why);
+    if (!why) reset.mutate();
+  };
+
+  if (reset.isSuccess) {
+    return (
+      <AuthFrame title="Password changed">
+        <Alert color="teal" role="status">
+          The password of {reset.data.email} is changed, and every session of that account was signed out.
+        </Alert>
+        <Button component="a" href="#/">
+          Sign in
+        </Button>
+      </AuthFrame>
+    );
+  }
+  return (
+    <AuthFrame title="Choose a new password">
+      {token ? (
+        <form onSubmit={submit} aria-label="Choose a new password">
+          <Stack>
+            {problem || reset.error ? (
+              <Alert color="red" role="alert">
+                {problem ?? reset.error?.message}
+              </Alert>
+            ) : null}
+            <NewPasswordFields password={password} confirm={confirm} onPassword={setPassword} onConfirm={setConfirm} autoFocus />
+            <Button type="submit" loading={reset.isPending}>
+              Set password
+            </Button>
+          </Stack>
+        </form>
+      ) : (
+        <Alert color="red" role="alert">
+          This link has no token in it. Open the link from the mail, or ask for a new one.
+        </Alert>
+      )}
+      <Anchor href="#/forgot-password" size="sm">
+        Ask for a new link
+      </Anchor>
+    </AuthFrame>
+  );
+}

@@ -1,0 +1,92 @@
+import { Button, PasswordInput, Text } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useMemo, useState } from 'react';
+import type { z } from 'zod';
+import type { accountLineSchema, accountListSchema } from '../../../../server/routes/operator/accounts';
+import { api } from '../../api/client';
+import { DataTable, FormModal, MIN_PASSWORD, PageHeader, StatusBadge, useApiMutation } from '../../components';
+import { useSession } from '../../session';
+
+/** As GET /portal/api/operator/accounts (type-only imports of the server's schemas). */
+type AccountLine = z.input<typeof accountLineSchema>;
+type AccountList = z.input<typeof accountListSchema>;
+
+const accountsKey = ['operator', 'accounts'] as const;
+function SetPasswordModal({ line, onClose }: { line: AccountLine | null; onClose(): void }) {
+  const [password, setPassword] = useState('');
+  const set = useApiMutation({
+    mutationFn: () => api.post(`/operator/accounts/${line?.account_id}/password`, { password }),
+    success: () => `New password set for ${line?.email}; their sessions were signed out. Tell them the password another way.`,
+    onSuccess: () => {
+      setPassword('');
+      onClose();
+    },
+  });
+  return (
+    <FormModal
+      opened={line !== null}
+      title={`New password for ${line?.email ?? ''}`}
+      submitLabel="Set password"
+      loading={set.isPending}
+      disabled={password.length < MIN_PASSWORD}
+      onSubmit={() => set.mutate()}
+      onClose={onClose}
+    >
+      <Text size="sm">For someone locked out. Every session of the account ends; they sign in with this password and can change it on their account page.</Text>
+      <PasswordInput
+        label="New password"
+        description={`At least ${MIN_PASSWORD} characters.`}
+        autoComplete="new-password"
+        required
+        value={password}
+        onChange={(event) => setPassword(event.currentTarget.value)}
+        data-autofocus
+      />
+    </FormModal>
+  );
+}
+
+/** Every portal account with its roles (as `account list`), and the operator's password reset. */
+export function AccountsPage() {
+  const session = useSession();
+  const [target, setTarget] = useState<AccountLine | null>(null);
+  const accounts = useQuery({ queryKey: accountsKey, queryFn: () => api.get<AccountList>('/operator/accounts') });
+  const columns = useMemo<ColumnDef<AccountLine>[]>(
+    () => [
+      { header: 'Email', accessorKey: 'email' },
+      { header: 'Role', accessorKey: 'role' },
+      { header: 'Institution', id: 'institution', cell: ({ row }) => row.original.institution_id ?? 'the whole appliance' },
+      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      {
+        header: '',
+        id: 'actions',
+        cell: ({ row }) =>
+          row.original.account_id === session.account.id ? null : (
+            <Button size="compact-xs" variant="subtle" onClick={() => setTarget(row.original)} aria-label={`Set a new password for ${row.original.email}`}>
+              Set password
+            </Button>
+          ),
+      },
+    ],
+    [session.account.id],
+  );
+  return (
+    <>
+      <PageHeader
+        title="Accounts"
+        description="Everyone who can sign in to this portal, one line per role. Set a new password for someone locked out; change your own on your account page."
+      />
+      <DataTable
+        label="Accounts"
+        columns={columns}
+        data={accounts.data?.items}
+        isLoading={accounts.isPending}
+        error={accounts.error}
+        getRowId={(row) => `${row.account_id}:${row.role}:${row.institution_id ?? ''}`}
+        empty={{ title: 'No accounts' }}
+      />
+      <SetPasswordModal line={target} onClose={() => setTarget(null)} />
+    </>
+  );
+}

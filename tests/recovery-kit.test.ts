@@ -1,0 +1,211 @@
+// The recovery kit and a move to a new computer, on real data folders: `recovery-kit export` and
+// `import` through the command line (passphrase rules, wrong passphrase, an appliance still
+// running, a different key kept aside), and the whole move of docs/install.md#moving-to-a-new-computer.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../server/cli/program.js';
+import { FileMasterKeyStore, masterKeyFile } from '../server/crypto/master-key.js';
+import { openRecoveryKit, parseRecoveryKit } from '../server/crypto/recovery-kit.js';
+import { makeSchool, makePerson, startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
+import { cliFails as fails, cliOk as ok, type CliResult } from './helpers/cli.js';
+
+const PASSPHRASE = 'correct horse battery staple';
+const makeDataDir = tempDataDirs('campusbridge-kit-');
+
+/** The command line on a data folder, with CAMPUSBRIDGE_PASSPHRASE set unless `passphrase` is null. */
+async function cli(dataDir: string, passphrase: string | null, ...argv: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir };
+  if (passphrase !== null) env.CAMPUSBRIDGE_PASSPHRASE = passphrase;
+  const code = await runCli(argv, { env, stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+const keyOf = (dataDir: string) => new FileMasterKeyStore(masterKeyFile(dataDir)).load();
+
+/** A data folder as a first start leaves it: a database and a master key. */
+async function startedOnce(): Promise<string> {
+  const dataDir = makeDataDir();
+  const app = await startTestAppliance({ dataDir });
+  await app.stop();
+  return dataDir;
+}
+
+describe('recovery-kit export and import', () => {
+  it('round trip onto a fresh folder: the same key, sealed, and only with the right passphrase', async () => {
+    const source = await startedOnce();
+    const key = keyOf(source)!;
+    const kitFile = path.join(makeDataDir(), 'kit.json');
+
+    expect((await cli(source, null, 'recovery-kit', 'export', '--out', kitFile)).code).toBe(2);
+    expect(fails(await cli(source, 'too short', 'recovery-kit', 'export', '--out', kitFile), 'validation_error')).toContain('at least 12 characters');
+    expect(fs.existsSync(kitFile)).toBe(false);
+    expect(ok(await cli(source, PASSPHRASE, 'recovery-kit', 'export', '--out', kitFile))).toEqual({ file: kitFile });
+
+    // The file names its format and parameters and never holds the key in the clear.
+    const text = fs.readFileSync(kitFile, 'utf8');
+    const kit = parseRecoveryKit(text);
+    expect(kit).toMatchObject({
+      format: 'campusbridge-recovery-kit',
+      version: 1,
+      kdf: { name: 'scrypt', N: 131072, r: 8, p: 1 },
+      cipher: { name: 'aes-256-gcm' },
+    });
+    expect(text).not.toContain(key.toString('base64'));
+    expect(text).not.toContain(key.toString('hex'));
+    expect(fs.statSync(kitFile).mode & 0o777).toBe(0o600);
+
+    const fresh = makeDataDir();
+    expect(fails(await cli(fresh, 'not the passphrase at all', 'recovery-kit', 'import', kitFile), 'validation_error')).toContain('does not open');
+    expect(fs.existsSync(masterKeyFile(fresh))).toBe(false);
+    expect((await cli(fresh, null, 'recovery-kit', 'import', kitFile)).code).toBe(2);
+    expect(fs.existsSync(masterKeyFile(fresh))).toBe(false);
+
+    expect(ok(await cli(fresh, PASSPHRASE, 'recovery-kit', 'import', kitFile))).toEqual({ imported: true });
+    expect(keyOf(fresh)!.equals(key)).toBe(true);
+    expect(fs.statSync(masterKeyFile(fresh)).mode & 0o777).toBe(0o600);
+    // Importing the same key again changes nothing and keeps no copy.
+    expect(ok(await cli(fresh, PASSPHRASE, 'recovery-kit', 'import', kitFile))).toEqual({ imported: true });
+    expect(fs.readdirSync(fresh).filter((name) => name.startsWith('master.key.'))).toEqual([]);
+  });
+
+  it('keeps a different key already in place as a backup, never overwriting it', async () => {
+    const source = await startedOnce();
+    const kitFile = path.join(makeDataDir(), 'kit.json');
+    ok(await cli(source, PASSPHRASE, 'recovery-kit', 'export', '--out', kitFile));
+
+    const target = await startedOnce();
+    const ownKey = fs.readFileSync(masterKeyFile(target), 'utf8');
+    expect(ok(await cli(target, PASSPHRASE, 'recovery-kit', 'import', kitFile))).toEqual({ imported: true });
+    const kept = fs.readdirSync(target).filter((name) => name.startsWith('master.key.before-import-'));
+    expect(kept).toHaveLength(1);
+    expect(fs.readFileSync(path.join(target, kept[0]!), 'utf8')).toBe(ownKey);
+    expect(keyOf(target)!.equals(keyOf(source)!)).toBe(true);
+  });
+
+  it('refuses while the appliance runs on the folder, and refuses what is not a kit or was altered', async () => {
+    const source = await startedOnce();
+    const kitFile = path.join(makeDataDir(), 'kit.json');
+    ok(await cli(source, PASSPHRASE, 'recovery-kit', 'export', '--out', kitFile));
+
+    const running = await startTestAppliance();
+    try {
+      const before = fs.readFileSync(masterKeyFile(running.dataDir), 'utf8');
+      expect(fails(await cli(running.dataDir, PASSPHRASE, 'recovery-kit', 'import', kitFile), 'conflict')).toContain('open');
+      expect(fs.readFileSync(masterKeyFile(running.dataDir), 'utf8')).toBe(before);
+      // Export works while it runs: it only reads the key.
+      ok(await cli(running.dataDir, PASSPHRASE, 'recovery-kit', 'export', '--out', path.join(makeDataDir(), 'running.json')));
+    } finally {
+      await running.close();
+    }
+
+    const target = makeDataDir();
+    const elsewhere = makeDataDir();
+    const altered = (change: (kit: Record<string, any>) => void) => {
+      const kit = JSON.parse(fs.readFileSync(kitFile, 'utf8')) as Record<string, any>;
+      change(kit);
+      const file = path.join(elsewhere, `altered-${Math.random().toString(36).slice(2)}.json`);
+      fs.writeFileSync(file, JSON.stringify(kit));
+      return file;
+    };
+    expect(
+      fails(
+        await cli(
+          target,
+          PASSPHRASE,
+          'recovery-kit',
+          'import',
+          altered((kit) => (kit.created_at = '2020-01-01T00:00:00.000Z')),
+        ),
+        'validation_error',
+      ),
+    ).toContain('does not open');
+    expect(
+      fails(
+        await cli(
+          target,
+          PASSPHRASE,
+          'recovery-kit',
+          'import',
+          altered((kit) => (kit.kdf.N = 2 ** 30)),
+        ),
+        'validation_error',
+      ),
+    ).toContain('out of range');
+    expect(
+      fails(
+        await cli(
+          target,
+          PASSPHRASE,
+          'recovery-kit',
+          'import',
+          altered((kit) => (kit.version = 2)),
+        ),
+        'validation_error',
+      ),
+    ).toContain('version 2');
+    const notJson = path.join(elsewhere, 'notes.txt');
+    fs.writeFileSync(notJson, 'hello');
+    expect(fails(await cli(target, PASSPHRASE, 'recovery-kit', 'import', notJson), 'validation_error')).toContain('not JSON');
+    fails(await cli(target, PASSPHRASE, 'recovery-kit', 'import', path.join(elsewhere, 'missing.json')), 'not_found');
+    fails(await cli(makeDataDir(), PASSPHRASE, 'recovery-kit', 'export', '--out', path.join(elsewhere, 'kit.json')), 'not_found');
+    fails(await cli(source, PASSPHRASE, 'recovery-kit', 'export', '--out', path.join(elsewhere, 'no-such-folder', 'kit.json')), 'not_found');
+    expect(fs.existsSync(masterKeyFile(target))).toBe(false);
+    await expect(openRecoveryKit(fs.readFileSync(kitFile, 'utf8'), PASSPHRASE)).resolves.toHaveLength(32);
+  });
+});
+
+describe('moving to a new computer', () => {
+  it('backup + recovery kit → fresh data folder → import + restore → start: the data and its encrypted fields read back', async () => {
+    // The old computer: a school with students whose personal emails are sealed with its key.
+    const old: TestAppliance = await startTestAppliance();
+    const { key } = await makeSchool(old);
+    const ada = await makePerson(old, key, 'students', 'Ada Lovelace', { personal_email: 'ada@home.example' });
+    await makePerson(old, key, 'students', 'Alan Turing', { personal_email: 'alan@home.example' });
+    const backupFile = ok<{ file: string }>(await cli(old.dataDir, null, 'backup')).file;
+    const usb = makeDataDir();
+    const kitFile = ok<{ file: string }>(await cli(old.dataDir, PASSPHRASE, 'recovery-kit', 'export', '--out', usb)).file;
+    fs.copyFileSync(backupFile, path.join(usb, path.basename(backupFile)));
+    await old.close();
+
+    // The new computer: installed and started once (its own new key and empty database), then stopped.
+    const fresh = await startedOnce();
+    ok(await cli(fresh, PASSPHRASE, 'recovery-kit', 'import', kitFile));
+    ok(await cli(fresh, null, 'restore', path.join(usb, path.basename(backupFile))));
+
+    const moved = await startTestAppliance({ dataDir: fresh });
+    try {
+      const found = await moved.http.get('/v1/students').query({ email: 'ada@home.example' }).set('Authorization', key.auth);
+      expect(found.status, JSON.stringify(found.body)).toBe(200);
+      expect(found.body.data.items.map((item: { id: string }) => item.id)).toEqual([ada.id]);
+      const row = await moved.ctx.db.models.Person.findByPk(ada.id);
+      expect(moved.ctx.db.fieldCrypto.decrypt(row!.personal_email_sealed!, 'people.personal_email')).toBe('ada@home.example');
+    } finally {
+      await moved.close();
+    }
+  });
+
+  it('without the recovery kit the restored data is there but its encrypted fields do not open', async () => {
+    const old = await startTestAppliance();
+    const { key } = await makeSchool(old);
+    const ada = await makePerson(old, key, 'students', 'Ada Lovelace', { personal_email: 'ada@home.example' });
+    const backupFile = ok<{ file: string }>(await cli(old.dataDir, null, 'backup')).file;
+    const usb = makeDataDir();
+    fs.copyFileSync(backupFile, path.join(usb, 'copy.sqlite'));
+    await old.close();
+
+    const fresh = await startedOnce();
+    ok(await cli(fresh, null, 'restore', path.join(usb, 'copy.sqlite')));
+    const moved = await startTestAppliance({ dataDir: fresh });
+    try {
+      const found = await moved.http.get('/v1/students').query({ email: 'ada@home.example' }).set('Authorization', key.auth);
+      expect(found.body.data.items).toEqual([]);
+      const row = await moved.ctx.db.models.Person.findByPk(ada.id);
+      expect(() => moved.ctx.db.fieldCrypto.decrypt(row!.personal_email_sealed!, 'people.personal_email')).toThrow();
+    } finally {
+      await moved.close();
+    }
+  });
+});

@@ -59,7 +59,7 @@ export default tseslint.config(
           default: 'disallow',
           policies: [
             allow('entry', ['entry', 'cli', 'edge', 'jobs', 'presenters', 'commands', 'services', 'data', 'foundation']),
-            allow('cli', ['cli', 'commands', 'presenters', 'services', 'data', 'foundation']),
+            allow('cli', ['cli', 'jobs', 'commands', 'presenters', 'services', 'data', 'foundation']),
             allow('edge', ['edge', 'presenters', 'commands', 'services', 'data', 'foundation']),
             allow('jobs', ['jobs', 'commands', 'services', 'data', 'foundation']),
             // Presenters turn what commands return into JSON, so they may name the commands' result types.

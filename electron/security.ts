@@ -48,9 +48,11 @@ export function portalWebPreferences(preload: string, additionalArguments: strin
  * and redirects leaving the portal are stopped (web pages go to the system browser instead), and
  * `window.open` only opens portal pages.
  */
-export function installNavigationGuards(contents: GuardedContents, portalOrigin: string, openExternal: (url: string) => void): void {
+export function installNavigationGuards(contents: GuardedContents, portalOrigin: string | (() => string), openExternal: (url: string) => void): void {
+  // A function when the portal's address is not known yet (the start-up page) or may change (a restart).
+  const origin = typeof portalOrigin === 'string' ? () => portalOrigin : portalOrigin;
   const guard = (event: { url: string; preventDefault(): void }) => {
-    const decision = decideNavigation(event.url, portalOrigin);
+    const decision = decideNavigation(event.url, origin());
     if (decision === 'allow') return;
     event.preventDefault();
     if (decision === 'external') openExternal(event.url);
@@ -58,13 +60,13 @@ export function installNavigationGuards(contents: GuardedContents, portalOrigin:
   contents.on('will-navigate', guard);
   contents.on('will-redirect', guard);
   contents.setWindowOpenHandler(({ url }) => {
-    const decision = decideNavigation(url, portalOrigin);
+    const decision = decideNavigation(url, origin());
     if (decision === 'allow') return { action: 'allow' };
     if (decision === 'external') openExternal(url);
     return { action: 'deny' };
   });
-  contents.on('did-create-window', (child) => installNavigationGuards(child.webContents, portalOrigin, openExternal));
+  contents.on('did-create-window', (child) => installNavigationGuards(child.webContents, origin, openExternal));
   contents.session.setPermissionRequestHandler((_contents, permission, callback, details) => {
-    callback(decidePermission(permission, details.requestingUrl, portalOrigin));
+    callback(decidePermission(permission, details.requestingUrl, origin()));
   });
 }

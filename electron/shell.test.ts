@@ -95,6 +95,16 @@ async function launch(
   return { electron, userData, outcome, logText: () => logged, stops: () => stops, loginItem };
 }
 
+/** A start-up page's sentence, or a portal URL as it is. */
+function shownText(url: string): string {
+  if (!url.startsWith('data:')) return url;
+  return (
+    /role="status">([^<]*)</
+      .exec(decodeURIComponent(url.slice(url.indexOf(',') + 1)))?.[1]
+      ?.replace(/&#(\d+);/g, (_m, code: string) => String.fromCharCode(Number(code))) ?? ''
+  );
+}
+
 function running(launched: Launched): RunningShell {
   if (launched.outcome.status !== 'running') throw new Error(`the shell did not start: ${JSON.stringify(launched.outcome)}`);
   return launched.outcome.shell;
@@ -127,13 +137,19 @@ describe('start-up', () => {
     const shell = running(launched);
     const { electron } = launched;
 
-    expect(electron.calls).toEqual(['lock', 'ready', 'getPath:userData', 'start', 'listening', 'window', 'load', 'tray']);
+    // The window comes before the server, showing each start-up step (a local page) until the portal loads.
+    expect(electron.calls).toEqual(['lock', 'ready', 'getPath:userData', 'window', 'load', 'start', 'load', 'load', 'listening', 'load', 'tray']);
     expect(shell.origin).toBe(`http://127.0.0.1:${shell.appliance.port}`);
     expect(shell.apiBaseUrl).toBe(`${shell.origin}/v1`);
     expect((await fetch(`${shell.apiBaseUrl}/openapi.json`)).status).toBe(200);
 
     const [window] = electron.windows;
-    expect(window?.loadedUrls).toEqual([`${shell.origin}/`]);
+    expect(window?.loadedUrls.map(shownText)).toEqual([
+      'Starting CampusBridge…',
+      'Opening the database (and upgrading it after an update)…',
+      'Starting the server…',
+      `${shell.origin}/`,
+    ]);
     expect(window?.visible).toBe(true);
     const prefs = window?.options.webPreferences;
     expect(prefs).toMatchObject({ contextIsolation: true, nodeIntegration: false, sandbox: true });
@@ -217,7 +233,7 @@ describe('start-up', () => {
     expect(box?.message).toBe(`Port ${taken} is in use by another program, so CampusBridge is using port ${shell.appliance.port}.`);
     expect(box?.detail).toContain(`${shell.apiBaseUrl}`);
     expect(launched.electron.trays[0]?.toolTip).toContain(`port ${taken} was in use`);
-    expect(launched.electron.windows[0]?.loadedUrls).toEqual([`http://127.0.0.1:${shell.appliance.port}/`]);
+    expect(launched.electron.windows[0]?.loadedUrls.at(-1)).toBe(`http://127.0.0.1:${shell.appliance.port}/`);
     expect((await fetch(`${shell.apiBaseUrl}/openapi.json`)).status).toBe(200);
   });
 
@@ -240,7 +256,8 @@ describe('start-up', () => {
     ]);
     expect(launched.electron.errorBoxes[0]?.content).toContain(launched.userData);
     expect(launched.electron.app.exitCodes).toEqual([1]);
-    expect(launched.electron.windows).toHaveLength(0);
+    // The window that showed the start-up says what went wrong too.
+    expect(shownText(launched.electron.windows[0]!.loadedUrls.at(-1)!)).toContain('CampusBridge could not start. The server was not ready after 0.05 s.');
     expect(launched.electron.trays).toHaveLength(0);
   });
 
@@ -257,7 +274,7 @@ describe('start-up', () => {
     const launched = await launch({ shell: { argv: ['/opt/CampusBridge/campusbridge', '--hidden'] } });
     running(launched);
 
-    expect(launched.electron.windows[0]?.loadedUrls).toHaveLength(1);
+    expect(launched.electron.windows[0]?.loadedUrls.at(-1)).toBe(`${running(launched).origin}/`);
     expect(launched.electron.windows[0]?.visible).toBe(false);
     expect(launched.electron.trays).toHaveLength(1);
   });
@@ -338,10 +355,10 @@ describe('tray', () => {
     expect(tray.item('Start at login')).toMatchObject({ checked: false });
   });
 
-  it('lists open portal, copy API base URL, start at login and quit', async () => {
+  it('lists open portal, copy API base URL, start at login, the campus network and quit', async () => {
     const launched = await launch();
     const labels = launched.electron.trays[0]!.menu!.template.flatMap((item) => ('label' in item ? [item.label] : []));
-    expect(labels).toEqual(['Open portal', 'Copy API base URL', 'Start at login', 'Quit CampusBridge']);
+    expect(labels).toEqual(['Open portal', 'Copy API base URL', 'Start at login', 'Reachable from the campus network', 'Quit CampusBridge']);
   });
 });
 

@@ -5,6 +5,7 @@ import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { AppContext } from './context.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
+import { healthCheck } from './http/health.js';
 import { buildOpenApiDocument } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
@@ -42,6 +43,9 @@ export function createApp(ctx: AppContext): Express {
       },
     }),
   );
+
+  // For monitors and service managers: outside /v1, no key (server/http/health.ts).
+  app.get('/healthz', healthCheck(ctx));
 
   const openApiDocument = buildOpenApiDocument(apiRoutes);
   const v1 = express.Router();

@@ -1,5 +1,6 @@
 // `npm start` and `npm run cli`: build what is missing, then run the bundle in this process.
 import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildAll } from './build.mjs';
 
@@ -16,5 +17,23 @@ if (!entry) {
   process.exit(2);
 }
 await buildAll(entry.build);
+if (what === 'start') stopWhenOrphaned();
 process.argv = [process.argv[0], path.join(root, entry.file), ...rest];
 await import(pathToFileURL(path.join(root, entry.file)).href);
+
+/**
+ * `npm start` runs this through `sh -c`, and a SIGTERM sent to npm reaches that shell, which dies
+ * without passing it on (dash does not exec its one command), leaving this process serving on its
+ * own. Being handed to another parent is how that shows: treat it as the SIGTERM it was, so the
+ * server's own handler (server/main.ts) stops it cleanly. A signal sent to this process itself,
+ * or to the whole process group (Ctrl+C, systemd), arrives as usual.
+ */
+function stopWhenOrphaned() {
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, 500);
+  watch.unref();
+}

@@ -1,3 +1,4 @@
+import { dailyBackupJob } from './daily-backup.js';
 import { expireLicensesJob } from './expire-licenses.js';
 import { guardianReportsJob } from './guardian-reports.js';
 import type { Job } from './job.js';
@@ -22,4 +23,5 @@ export const jobs: Job[] = [
   sendMailJob,
   sweepTempFilesJob,
   webhookSweepJob,
+  dailyBackupJob,
 ];

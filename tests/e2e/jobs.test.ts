@@ -1,0 +1,63 @@
+/**
+ * The operator's Jobs page in Chromium: every periodic job with its schedule and next run, a job
+ * never run says so, "Run now" runs it and the row shows its outcome and when it finished.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobs } from '../../server/jobs/registry.js';
+import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
+import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+import { setUpPortal } from '../helpers/portal.js';
+
+const OPERATOR = { institution: 'Lakeside College', admin_email: 'admin@lakeside.test', admin_password: 'lakeside admin pw' };
+
+describe.skipIf(!chromiumAvailable())('The Jobs page in Chromium', () => {
+  let app: TestAppliance;
+  let browser: Browser;
+  const shot = screenshotter('jobs');
+
+  beforeAll(async () => {
+    [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
+    await setUpPortal(app, OPERATOR);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  async function signedIn(): Promise<{ page: Page; errors: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    await page.goto(app.origin);
+    await page.getByLabel('Email').fill(OPERATOR.admin_email);
+    await page
+      .getByLabel(/^Password/)
+      .and(page.locator('input'))
+      .fill(OPERATOR.admin_password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    return { page, errors };
+  }
+
+  it('lists the jobs with their schedules, and runs one now', async () => {
+    const { page, errors } = await signedIn();
+    await page.goto(`${app.origin}/#/operator/jobs`);
+    await page.getByRole('main').getByRole('heading', { name: 'Jobs' }).waitFor();
+    await page.getByRole('button', { name: 'Run prune-events now' }).waitFor();
+    for (const job of jobs) await expect(page.getByRole('main').getByText(job.name, { exact: true }).count()).resolves.toBe(1);
+
+    const row = page.getByRole('row').filter({ hasText: 'prune-events' });
+    await expect(row.textContent()).resolves.toContain('17 3 * * *');
+    await expect(row.textContent()).resolves.toContain('Not run yet');
+
+    await page.getByRole('button', { name: 'Run prune-events now' }).click();
+    await row.getByText('OK', { exact: true }).waitFor();
+    await expect(row.textContent()).resolves.not.toContain('Not run yet');
+    await shot(page, 'ran');
+    expect(await app.ctx.db.models.JobRun.count({ where: { job: 'prune-events', outcome: 'ok' } })).toBe(1);
+    expect(errors).toEqual([]);
+  });
+});

@@ -91,6 +91,9 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByLabel('Institution name').fill(INSTITUTION);
     await page.getByRole('button', { name: 'Next' }).click();
+    // The address step: this computer only keeps the default (the listening address).
+    await page.getByRole('radio', { name: /^This computer only/ }).waitFor();
+    await page.getByRole('button', { name: 'Next' }).click();
     await page.getByRole('button', { name: 'Create and sign in' }).click();
     await page.getByRole('heading', { name: INSTITUTION }).waitFor();
     institutionId = /#\/i\/([^/]+)/.exec(page.url())?.[1] ?? '';
@@ -183,9 +186,9 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
 
   it('invites a developer, who signs in and cannot manage licenses', async () => {
     await nav('Team').click();
-    await page.getByRole('button', { name: 'Invite developer' }).click();
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
     await page.getByRole('dialog').getByLabel('Email').fill(DEVELOPER.email);
-    await page.getByRole('dialog').getByRole('button', { name: 'Send invitation' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Invite', exact: true }).click();
     await page.getByRole('row').filter({ hasText: DEVELOPER.email }).waitFor();
     await shot(page, 'invitation-sent');
 

@@ -6,6 +6,7 @@ import { api } from '../api/client';
 import { notifyError } from '../components';
 import { institutionPages, operatorPages, SECTIONS } from '../routes';
 import { sessionQueryKey, useOptionalInstitution, useSession } from '../session';
+import { LinkWarningBanner } from './LinkWarningBanner';
 
 /** The navigation target the current address belongs to: the longest one it starts with. */
 function activeTarget(pathname: string, targets: readonly string[]): string | undefined {
@@ -84,6 +85,9 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
             <Text size="sm" c="dimmed" visibleFrom="md">
               {session.account.email}
             </Text>
+            <Button component={RouterLink} to="/account" variant="subtle" size="xs">
+              Your account
+            </Button>
             <Button variant="default" size="xs" onClick={signOut}>
               Sign out
             </Button>
@@ -122,6 +126,7 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
+        <LinkWarningBanner />
         {operator && !session.account.is_operator ? (
           <Alert color="yellow" title="Not available to your account" role="alert">
             These pages are for the appliance operator, who approves institutions and runs this computer's settings.

@@ -1,11 +1,11 @@
-import { Alert, Button, Group, List, PasswordInput, Stack, Stepper, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Group, List, Stack, Stepper, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { api, setCsrfToken } from '../../api/client';
+import { newPasswordProblem, NewPasswordFields, notifyError } from '../../components';
 import { sessionQueryKey, type PortalSession } from '../../session';
 import { AuthFrame } from './AuthFrame';
-
-const MIN_PASSWORD = 10;
+import { SetupAddressStep, type ChosenAddress } from './SetupAddressStep';
 
 /**
  * First run, as `cli setup`: the operator account (also the first institution's admin, as on a
@@ -18,11 +18,21 @@ export function SetupWizard() {
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [institution, setInstitution] = useState('');
+  const [address, setAddress] = useState<ChosenAddress>(null);
   const [accountError, setAccountError] = useState<string | null>(null);
 
   const setup = useMutation({
     mutationFn: () => api.post<PortalSession>('/setup', { institution: institution.trim(), admin_email: email.trim(), admin_password: password }),
     onSuccess: async (session) => {
+      if (address) {
+        // Signed in as the operator now: the address is an appliance setting like any other.
+        setCsrfToken(session.csrf_token);
+        try {
+          await api.put('/operator/settings/public_url', { value: address });
+        } catch (error) {
+          notifyError(`The address was not saved (${error instanceof Error ? error.message : String(error)}); set it in Appliance → Settings.`);
+        }
+      }
       queryClient.setQueryData(sessionQueryKey, session);
       queryClient.setQueryData(['setup'], { needed: false });
       window.location.hash = '#/';
@@ -31,10 +41,9 @@ export function SetupWizard() {
 
   const nextFromAccount = (event: FormEvent) => {
     event.preventDefault();
-    if (password.length < MIN_PASSWORD) return setAccountError(`Use at least ${MIN_PASSWORD} characters for the password.`);
-    if (password !== confirm) return setAccountError('The two passwords differ.');
-    setAccountError(null);
-    setStep(1);
+    const why = newPasswordProblem(password, confirm);
+    setAccountError(why);
+    if (!why) setStep(1);
   };
   const nextFromInstitution = (event: FormEvent) => {
     event.preventDefault();
@@ -46,7 +55,7 @@ export function SetupWizard() {
   };
 
   return (
-    <AuthFrame title="Set up CampusBridge" subtitle="This appliance has no accounts yet. Three short steps and your LMS can connect." width={560}>
+    <AuthFrame title="Set up CampusBridge" subtitle="This appliance has no accounts yet. Four short steps and your LMS can connect." width={560}>
       <Stepper active={step} onStepClick={(index) => index < step && setStep(index)} size="sm">
         <Stepper.Step label="Operator" description="Your account">
           <form onSubmit={nextFromAccount} aria-label="Operator account">
@@ -68,21 +77,7 @@ export function SetupWizard() {
                 onChange={(event) => setEmail(event.currentTarget.value)}
                 autoFocus
               />
-              <PasswordInput
-                label="Password"
-                description={`At least ${MIN_PASSWORD} characters.`}
-                autoComplete="new-password"
-                required
-                value={password}
-                onChange={(event) => setPassword(event.currentTarget.value)}
-              />
-              <PasswordInput
-                label="Repeat the password"
-                autoComplete="new-password"
-                required
-                value={confirm}
-                onChange={(event) => setConfirm(event.currentTarget.value)}
-              />
+              <NewPasswordFields label="Password" password={password} confirm={confirm} onPassword={setPassword} onConfirm={setConfirm} />
               <Group justify="flex-end">
                 <Button type="submit">Next</Button>
               </Group>
@@ -110,6 +105,15 @@ export function SetupWizard() {
             </Stack>
           </form>
         </Stepper.Step>
+        <Stepper.Step label="Address" description="How others reach it">
+          <SetupAddressStep
+            onBack={() => setStep(1)}
+            onNext={(chosen) => {
+              setAddress(chosen);
+              setStep(3);
+            }}
+          />
+        </Stepper.Step>
         <Stepper.Step label="Admin" description="Review">
           <form onSubmit={finish} aria-label="Review">
             <Stack mt="md">
@@ -120,6 +124,9 @@ export function SetupWizard() {
                 <List.Item>
                   Institution: <b>{institution}</b> (approved)
                 </List.Item>
+                <List.Item>
+                  Address: <b>{address ?? 'this computer only'}</b>
+                </List.Item>
               </List>
               {setup.error ? (
                 <Alert color="red" role="alert">
@@ -127,7 +134,7 @@ export function SetupWizard() {
                 </Alert>
               ) : null}
               <Group justify="space-between">
-                <Button variant="default" onClick={() => setStep(1)}>
+                <Button variant="default" onClick={() => setStep(2)}>
                   Back
                 </Button>
                 <Button type="submit" loading={setup.isPending}>

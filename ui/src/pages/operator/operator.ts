@@ -8,6 +8,7 @@ import type {
   smtpSchema,
   testMailSchema,
 } from '../../../../server/routes/operator/operator';
+import type { applianceSettingsSchema, applianceStatusSchema } from '../../../../server/routes/operator/settings';
 
 /** Types and query keys of the appliance operator's pages (type-only imports of server/routes/operator/operator.ts's schemas). */
 
@@ -32,7 +33,12 @@ export type SmtpSettings = NonNullable<z.input<typeof smtpSchema>>;
 
 export type TestMailResult = z.input<typeof testMailSchema>;
 
-export const operatorKey = (area: 'institutions' | 'coupon-batches' | 'allowances' | 'curricula' | 'smtp') => ['operator', area] as const;
+export type ApplianceSettings = z.input<typeof applianceSettingsSchema>;
+export type ResolvedSetting = ApplianceSettings['settings']['public_url'];
+/** GET /appliance: the base of links, and why they might not work for other computers. */
+export type ApplianceStatus = z.input<typeof applianceStatusSchema>;
+
+export const operatorKey = (area: 'institutions' | 'coupon-batches' | 'allowances' | 'curricula' | 'smtp' | 'settings') => ['operator', area] as const;
 
 /** Amounts are whole cents of no stated currency (the API's unit), shown grouped: 1,250,000. */
 export const formatCents = (cents: number) => cents.toLocaleString();

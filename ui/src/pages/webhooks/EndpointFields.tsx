@@ -23,7 +23,7 @@ export function EndpointFields({ values, onChange, error }: { values: EndpointFo
     <>
       <TextInput
         label="URL"
-        description="Where deliveries are POSTed; https, on a public host."
+        description="Where deliveries are POSTed: https, on a public host. An LMS on this computer or the campus network (http allowed) must first be allowed by the appliance operator in Appliance → Settings."
         placeholder="https://lms.example.edu/hooks/campusbridge"
         type="url"
         required

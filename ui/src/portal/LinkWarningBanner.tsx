@@ -1,0 +1,29 @@
+import { Alert, Anchor } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { Link as RouterLink } from 'react-router';
+import { api } from '../api/client';
+import type { ApplianceStatus } from '../pages/operator/operator';
+import { useSession } from '../session';
+
+/**
+ * Shown on every page while the links CampusBridge makes (invitations, launch links, mail) would
+ * only open on this computer although the appliance is reachable from the network.
+ */
+export function LinkWarningBanner() {
+  const session = useSession();
+  const status = useQuery({ queryKey: ['appliance'], queryFn: () => api.get<ApplianceStatus>('/appliance'), staleTime: 60_000 });
+  const warning = status.data?.link_warning;
+  if (!warning) return null;
+  return (
+    <Alert color="orange" title="Links only work on this computer" mb="md" role="status">
+      {warning}{' '}
+      {session.account.is_operator ? (
+        <Anchor component={RouterLink} to="/operator/settings">
+          Open Settings
+        </Anchor>
+      ) : (
+        'Ask the appliance operator to set it.'
+      )}
+    </Alert>
+  );
+}

@@ -29,7 +29,7 @@ const INSTITUTION_PAGES: Array<[path: string, heading: RegExp, developer: boolea
   ['outbox', /outbox/i, false],
   ['audit-log', /Audit log/, false],
 ];
-const OPERATOR_PAGES = ['institutions', 'coupon-batches', 'allowances', 'curricula', 'mail-server', 'audit-log'];
+const OPERATOR_PAGES = ['institutions', 'coupon-batches', 'allowances', 'curricula', 'mail-server', 'audit-log', 'backups', 'jobs'];
 
 describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
   let app: TestAppliance;

@@ -52,6 +52,17 @@ export function effectiveStatusWhere(status: LicenseStatus, now: Date): WhereOpt
   }
 }
 
+/**
+ * `effectiveStatusWhere` for a page in creation order: `active` tests the expiry as NOT(expires_at
+ * <= now), the same rows (expires_at is never null), so the planner walks the list's index
+ * `(institution_id, status, created_at, id, expires_at)` and stops at the page instead of sorting every active
+ * license found on the appliance-wide `(status, expires_at)` range (docs/decisions.md#list-indexes).
+ */
+function listStatusWhere(status: LicenseStatus, now: Date): WhereOptions<LicenseRow> {
+  if (status !== 'active') return effectiveStatusWhere(status, now);
+  return { status: 'active', [Op.not]: { expires_at: { [Op.lte]: now } } };
+}
+
 export interface LicenseFilter {
   user_id?: string;
   status?: LicenseStatus;
@@ -68,7 +79,7 @@ export async function listLicenses(tenant: Tenant, filter: LicenseFilter, reques
     if (!holder) return { items: [] as LicenseRow[], page: request.page, limit: request.limit, total: 0, totalPages: 0 };
     where.push({ user_id: holder.id });
   }
-  if (filter.status) where.push(effectiveStatusWhere(filter.status, new Date()));
+  if (filter.status) where.push(listStatusWhere(filter.status, new Date()));
   if (filter.type) where.push({ type: filter.type });
   if (filter.expires_before) where.push({ expires_at: { [Op.lt]: filter.expires_before } });
   return tenant.licenses.page(

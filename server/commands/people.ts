@@ -1,8 +1,9 @@
 import { Op, type WhereOptions } from 'sequelize';
-import type { PageRequest, Tenant, TenantTx } from '../db/tenant.js';
+import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { newId } from '../ids.js';
+import type { GroupMemberRow } from '../models/group.js';
 import type { PersonRole, PersonRow, PersonStatus } from '../models/person.js';
 import { ensureEmailDomain } from './institutions.js';
 import { grantLicense } from './licenses.js';
@@ -24,14 +25,6 @@ export function personalEmailColumns(tenant: Tenant, email: string | null | unde
   };
 }
 
-/** WHERE clause for the `email` filter: the login email or the personal email, case-insensitive. */
-export function emailFilter(tenant: Tenant, email: string) {
-  const normalized = normalizeEmail(email);
-  return {
-    [Op.or]: [{ login_email: normalized }, { personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL) }],
-  };
-}
-
 /** People's paths accept the internal id or the generated login email. */
 export interface PeopleFilter extends PageRequest {
   email?: string;
@@ -42,26 +35,61 @@ export interface PeopleFilter extends PageRequest {
   group_id?: string;
 }
 
+const byCreation = (a: PersonRow, b: PersonRow) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * The people an `email` or `group_id` filter matches (with the other filters), or undefined when
+ * neither is given. Each is looked up on its own index and matches few rows, so the page is cut
+ * from those rows instead of walking every person in creation order (docs/decisions.md#list-indexes).
+ */
+async function filteredFirst(tenant: Tenant, where: WhereOptions[], filter: PeopleFilter): Promise<PersonRow[] | undefined> {
+  let found: PersonRow[] | undefined;
+  if (filter.email) {
+    // Two lookups by the email alone, not one OR beside the other filters: each is then planned on
+    // its own index (login_email, the blind index). The few ids found are read by primary key.
+    const normalized = normalizeEmail(filter.email);
+    const matches = await Promise.all([
+      tenant.people.findAll({ attributes: ['id'], where: { login_email: normalized } }),
+      tenant.people.findAll({ attributes: ['id'], where: { personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL) } }),
+    ]);
+    const ids = [...new Set(matches.flat().map((person) => person.id))];
+    found = ids.length > 0 ? await tenant.people.findAll({ where: { [Op.and]: [...where, { id: { [Op.in]: ids } }] } }) : [];
+  }
+  if (filter.group_id) {
+    // From the memberships to the people: the join starts on the group's index, not on every student.
+    const members = (await tenant.groupMembers.findAll({
+      attributes: ['student_id'],
+      where: { group_id: filter.group_id },
+      include: [{ association: 'student', required: true, where: { [Op.and]: [...where, { institution_id: tenant.institutionId }] } }],
+    })) as Array<GroupMemberRow & { student: PersonRow }>;
+    const inGroup = members.map((member) => member.student);
+    const memberIds = new Set(inGroup.map((person) => person.id));
+    found = found ? found.filter((person) => memberIds.has(person.id)) : inGroup;
+  }
+  return found;
+}
+
 /** One page of the institution's students or faculty, oldest first, as GET /v1/students and /v1/faculty filter them. */
-export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter) {
+export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter): Promise<Page<PersonRow>> {
   const where: WhereOptions[] = [{ role }];
-  if (filter.email) where.push(emailFilter(tenant, filter.email));
   if (filter.status) where.push({ status: filter.status });
   if (filter.external_id) where.push({ external_id: filter.external_id });
-  if (filter.group_id) {
-    const members = await tenant.groupMembers.findAll({ attributes: ['student_id'], where: { group_id: filter.group_id } });
-    where.push({ id: { [Op.in]: members.map((member) => member.student_id) } });
+  const found = await filteredFirst(tenant, where, filter);
+  if (found === undefined) {
+    return tenant.people.page(
+      {
+        where: { [Op.and]: where },
+        order: [
+          ['created_at', 'ASC'],
+          ['id', 'ASC'],
+        ],
+      },
+      filter,
+    );
   }
-  return tenant.people.page(
-    {
-      where: { [Op.and]: where },
-      order: [
-        ['created_at', 'ASC'],
-        ['id', 'ASC'],
-      ],
-    },
-    filter,
-  );
+  const offset = (filter.page - 1) * filter.limit;
+  const items = found.sort(byCreation).slice(offset, offset + filter.limit);
+  return { items, page: filter.page, limit: filter.limit, total: found.length, totalPages: Math.ceil(found.length / filter.limit) };
 }
 
 export function personRefWhere(role: PersonRole, ref: string) {

@@ -58,6 +58,19 @@ export interface PageRequest {
   limit: number;
 }
 
+/** `order` with every direction flipped, or undefined when it is not a plain list of `[column, direction]`. */
+function reverseOrder(order: Find<Model>['order']): Array<[string, 'ASC' | 'DESC']> | undefined {
+  if (!Array.isArray(order) || order.length === 0) return undefined;
+  const reversed: Array<[string, 'ASC' | 'DESC']> = [];
+  for (const item of order) {
+    if (!Array.isArray(item) || item.length !== 2 || typeof item[0] !== 'string' || typeof item[1] !== 'string') return undefined;
+    const direction = item[1].toUpperCase();
+    if (direction !== 'ASC' && direction !== 'DESC') return undefined;
+    reversed.push([item[0], direction === 'ASC' ? 'DESC' : 'ASC']);
+  }
+  return reversed;
+}
+
 /**
  * The only way institution data is read or written. Every call adds the institution's id to
  * the WHERE clause (or to the row, on create) and runs in the scope's transaction, so a query
@@ -92,12 +105,21 @@ export class ScopedRepo<M extends TenantOwned> {
     return this.model.count({ ...options, where: this.scoped(options.where), transaction: this.transaction });
   }
 
+  /**
+   * One page in `options.order`. The count is a plain `count(*)` (rows of one table are unique;
+   * only a join could repeat them). A page in the back half is read from the end in the reversed
+   * order, so the last page costs what the first does (docs/decisions.md#list-indexes).
+   */
   async page(options: Find<M>, request: PageRequest): Promise<Page<M>> {
-    const [total, items] = await Promise.all([
-      this.count({ where: options.where, include: options.include, distinct: true }),
-      this.findAll({ ...options, limit: request.limit, offset: (request.page - 1) * request.limit }),
-    ]);
-    return { items, page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit) };
+    const total = await this.count({ where: options.where, include: options.include, distinct: options.include !== undefined });
+    const result = (items: M[]) => ({ items, page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit) });
+    const offset = (request.page - 1) * request.limit;
+    if (offset >= total) return result([]);
+    const end = Math.min(offset + request.limit, total);
+    const reversed = offset > total / 2 ? reverseOrder(options.order) : undefined;
+    if (!reversed) return result(await this.findAll({ ...options, limit: request.limit, offset }));
+    const items = await this.findAll({ ...options, order: reversed, limit: end - offset, offset: total - end });
+    return result(items.reverse());
   }
 
   create(values: Omit<CreationAttributes<M>, 'institution_id'>): Promise<M> {

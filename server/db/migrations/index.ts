@@ -12,6 +12,7 @@ import { sealedMail } from './20261125000000-sealed-mail.js';
 import { jobRuns } from './20261126010000-job-runs.js';
 import { accountLife } from './20261126020000-accounts.js';
 import { mailSubjects } from './20261126030000-mail-subjects.js';
+import { listIndexes } from './20261127000000-list-indexes.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -28,4 +29,5 @@ export const migrations: Migration[] = [
   jobRuns,
   accountLife,
   mailSubjects,
+  listIndexes,
 ];

@@ -83,8 +83,8 @@ export async function findInstitution(db: Database, id: string): Promise<Institu
 }
 
 /**
- * Approve or suspend. Suspension takes effect on the next request of every key (nothing is cached);
- * approval restores the same keys.
+ * Approve or suspend. Suspension takes effect on the next request of every key (the key cache
+ * is exact: server/http/key-cache.ts); approval restores the same keys.
  */
 export async function setInstitutionStatus(db: Database, id: string, status: Exclude<InstitutionStatus, 'pending'>): Promise<InstitutionRow> {
   const institution = await findInstitution(db, id);

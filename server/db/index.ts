@@ -6,6 +6,7 @@ import { FileMasterKeyStore, loadOrCreateMasterKey, masterKeyFile, type MasterKe
 import type { EventRow } from '../models/event.js';
 import { defineModels, type Models } from '../models/index.js';
 import { backupBeforeMigrating } from './backup.js';
+import { closeDataVersion } from './data-version.js';
 import { migrate } from './migrate.js';
 import { openDatabase, settledWrites } from './sequelize.js';
 
@@ -75,6 +76,7 @@ export async function connectDatabase(
     preMigrationBackup,
     close: async () => {
       await settledWrites(sequelize);
+      await closeDataVersion(sequelize);
       await sequelize.close();
     },
   };

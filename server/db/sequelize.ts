@@ -4,26 +4,77 @@ import path from 'node:path';
 import { Sequelize, Transaction } from 'sequelize';
 import sqlite3 from 'sqlite3';
 
-/**
- * Sequelize opens one SQLite connection per transaction. Each must wait for the write lock
- * instead of failing with SQLITE_BUSY, whether the other writer is this process or the CLI.
- */
-class WaitingDatabase extends sqlite3.Database {
-  constructor(filename: string, mode?: number, callback?: (err: Error | null) => void) {
-    super(filename, mode ?? sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE, (err) => {
-      if (!err) this.configure('busyTimeout', 15_000);
-      callback?.(err);
-    });
-  }
-}
+type Rows = Array<Record<string, unknown>>;
+type RowsCallback = (err: Error | null, rows: Rows) => void;
 
-const dialectModule = { ...sqlite3, Database: WaitingDatabase };
+/** The statement Sequelize's SQLite dialect runs for each table of a SELECT before running it. */
+const TABLE_INFO = /^PRAGMA table_info\(`([^`]+)`\)$/;
+/** Statements that may change a table's columns; one clears the remembered columns. */
+const SCHEMA_CHANGE = /\b(CREATE|ALTER|DROP)\s+TABLE\b/i;
+
+/**
+ * Before every SELECT, Sequelize's SQLite dialect asks `PRAGMA table_info` of each table in it
+ * (to parse dates and JSON by column type), each a round trip queued on the connection. The
+ * answer only changes with the schema, which only this process's migrations change (they run
+ * before the server listens, and the CLI runs the same ones), so one database's connections
+ * remember it until a CREATE, ALTER or DROP TABLE goes through any of them.
+ * See docs/decisions.md#the-authenticated-hot-path.
+ */
+function dialectModuleFor() {
+  const columnsByTable = new Map<string, Rows>();
+
+  /**
+   * Sequelize opens one SQLite connection per transaction. Each must wait for the write lock
+   * instead of failing with SQLITE_BUSY, whether the other writer is this process or the CLI.
+   */
+  class WaitingDatabase extends sqlite3.Database {
+    constructor(filename: string, mode?: number, callback?: (err: Error | null) => void) {
+      super(filename, mode ?? sqlite3.OPEN_READWRITE | sqlite3.OPEN_CREATE, (err) => {
+        if (!err) this.configure('busyTimeout', 15_000);
+        callback?.(err);
+      });
+    }
+
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the driver's own signature
+    override all(sql: string, ...params: any[]): this {
+      const table = params.length === 1 && typeof params[0] === 'function' ? TABLE_INFO.exec(sql)?.[1] : undefined;
+      if (table === undefined) {
+        if (SCHEMA_CHANGE.test(sql)) columnsByTable.clear();
+        return super.all(sql, ...params);
+      }
+      const callback = params[0] as RowsCallback;
+      const known = columnsByTable.get(table);
+      if (known) {
+        process.nextTick(callback, null, known);
+        return this;
+      }
+      return super.all(sql, (err: Error | null, rows: Rows) => {
+        // A table that does not exist (yet) answers no rows: not remembered.
+        if (!err && rows.length > 0) columnsByTable.set(table, rows);
+        callback(err, rows);
+      });
+    }
+
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the driver's own signature
+    override run(sql: string, ...params: any[]): this {
+      if (SCHEMA_CHANGE.test(sql)) columnsByTable.clear();
+      return super.run(sql, ...params);
+    }
+
+    override exec(sql: string, callback?: (this: sqlite3.Statement, err: Error | null) => void): this {
+      if (SCHEMA_CHANGE.test(sql)) columnsByTable.clear();
+      return super.exec(sql, callback);
+    }
+  }
+
+  return { ...sqlite3, Database: WaitingDatabase };
+}
 
 export async function openDatabase(databaseFile: string): Promise<Sequelize> {
   fs.mkdirSync(path.dirname(databaseFile), { recursive: true });
   const sequelize = new Sequelize({
     dialect: 'sqlite',
-    dialectModule,
+    dialectModule: dialectModuleFor(),
     storage: databaseFile,
     logging: false,
     // BEGIN IMMEDIATE takes the write lock up front, so two writers queue instead of deadlocking

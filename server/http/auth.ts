@@ -5,6 +5,7 @@ import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 import type { InstitutionRow } from '../models/institution.js';
+import { keyCacheFor } from './key-cache.js';
 import { missingScopes, type Scope } from '../policies/scopes.js';
 import { hashToken } from '../crypto/tokens.js';
 
@@ -23,9 +24,11 @@ const invalidKey = () => new AppError('invalid_api_key', 'The API key is not val
 
 /**
  * Bearer key authentication followed by the institution's state, in the order of docs/api.md#order-of-checks.
- * Nothing is cached: a key revoked or an institution suspended by the CLI fails on the next request.
+ * The key and its institution come from a cache that is exact (server/http/key-cache.ts): a key
+ * revoked or an institution suspended by the CLI fails on the next request.
  */
 export function authenticateKey(db: Database) {
+  const keys = keyCacheFor(db);
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
     const match = header ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
@@ -34,14 +37,12 @@ export function authenticateKey(db: Database) {
     if (!API_KEY_PATTERN.test(presented)) throw invalidKey();
 
     const hash = hashToken(presented);
-    // One query for key and institution: this runs on every request.
-    const key = (await db.models.ApiKey.findOne({ where: { key_hash: hash }, include: [{ association: 'institution' }] })) as
-      (ApiKeyRow & { institution?: InstitutionRow }) | null;
+    const found = await keys.find(hash);
     // The lookup is by hash, so its timing says nothing about the key; the comparison is constant-time anyway.
-    if (!key || !timingSafeEqual(Buffer.from(key.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalidKey();
+    if (!found || !timingSafeEqual(Buffer.from(found.key.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalidKey();
+    const { key, institution } = found;
     if (key.status !== 'active') throw invalidKey();
 
-    const institution = key.institution;
     if (!institution || institution.status === 'suspended') throw invalidKey();
     if (institution.status !== 'approved') {
       throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
@@ -54,10 +55,17 @@ export function authenticateKey(db: Database) {
   };
 }
 
+/** When this process last wrote each key's `last_used_at`: the cached row keeps its old value until reread. */
+const useRecordedAt = new Map<string, number>();
+
 /** `last_used_at` at one-minute resolution, so a busy key costs one write a minute, not one per request. */
 function recordUse(db: Database, key: ApiKeyRow, req: Request): void {
   const now = Date.now();
   if (key.last_used_at && now - key.last_used_at.getTime() < LAST_USED_RESOLUTION_MS) return;
+  const recorded = useRecordedAt.get(key.id);
+  if (recorded !== undefined && now - recorded < LAST_USED_RESOLUTION_MS) return;
+  if (useRecordedAt.size >= 10_000) useRecordedAt.clear();
+  useRecordedAt.set(key.id, now);
   // In a (queued) transaction like every other write, never blocking a pool thread on the lock.
   db.sequelize
     .transaction((transaction) => db.models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id }, transaction }))

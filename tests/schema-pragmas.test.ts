@@ -1,0 +1,57 @@
+import path from 'node:path';
+import { DataTypes, type Model, type ModelStatic } from 'sequelize';
+import type sqlite3 from 'sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../server/db/sequelize.js';
+import { tempDataDirs } from './helpers/appliance.js';
+
+/**
+ * Sequelize's SQLite dialect asks `PRAGMA table_info` of every table before every SELECT; our
+ * connections answer it from memory until a table changes (docs/decisions.md#the-authenticated-hot-path).
+ */
+describe('schema pragmas', () => {
+  const dataDir = tempDataDirs();
+  let sequelize: Awaited<ReturnType<typeof openDatabase>>;
+  let Thing: ModelStatic<Model>;
+  const statements: string[] = [];
+  const pragmas = () => statements.filter((sql) => /table_info/i.test(sql)).length;
+
+  beforeAll(async () => {
+    sequelize = await openDatabase(path.join(dataDir(), 'pragmas.sqlite'));
+    await sequelize.query('CREATE TABLE things (id TEXT PRIMARY KEY, at DATETIME, tags JSON)');
+    Thing = sequelize.define(
+      'Thing',
+      { id: { type: DataTypes.STRING, primaryKey: true }, at: DataTypes.DATE, tags: DataTypes.JSON },
+      { tableName: 'things', timestamps: false },
+    );
+    await Thing.create({ id: 'a', at: new Date('2026-01-02T03:04:05Z'), tags: ['x'] });
+    const manager = sequelize.connectionManager as unknown as { getConnection(options: object): Promise<sqlite3.Database> };
+    const connection = await manager.getConnection({});
+    connection.on('trace', (sql: string) => statements.push(sql));
+    // Tracing starts asynchronously: wait until a marker statement shows, then count from empty.
+    for (let tries = 0; !statements.some((sql) => sql.includes('trace_ready')) && tries < 100; tries++) {
+      await sequelize.query("SELECT 'trace_ready'");
+    }
+    statements.length = 0;
+  });
+  afterAll(() => sequelize.close());
+
+  it('runs once per table, not once per SELECT, and values are still parsed by column type', async () => {
+    for (let i = 0; i < 3; i++) {
+      const [row] = await Thing.findAll();
+      expect(row?.get('at')).toEqual(new Date('2026-01-02T03:04:05Z'));
+      expect(row?.get('tags')).toEqual(['x']);
+    }
+    expect(pragmas()).toBeLessThanOrEqual(1);
+    expect(statements.filter((sql) => sql.startsWith('SELECT'))).toHaveLength(3);
+  });
+
+  it('asks again after a table changes', async () => {
+    await Thing.findAll();
+    const before = pragmas();
+    await sequelize.query('ALTER TABLE things ADD COLUMN note TEXT');
+    await Thing.findAll();
+    await Thing.findAll();
+    expect(pragmas()).toBe(before + 1);
+  });
+});

@@ -1,78 +1,176 @@
-// `npm run bench`: throughput and latency of the authenticated hot path (/v1/me, /v1/events)
-// against the real bundle on 127.0.0.1, plus the server's memory. Prints one JSON report.
-import { spawn, spawnSync } from 'node:child_process';
+// `npm run bench [-- --quick] [--profile] [--sql] [--budget=<seconds>] [--keep] [--app=<dir>]`:
+// starts the real bundle (this checkout's, or the build in `--app`) on a temp data folder on
+// 127.0.0.1, loads it (students through the API within a time budget, the rest and the events by
+// direct SQL), drives it from this process and prints the figures of issue 15 against their
+// goals. Never part of `npm test`.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { api, benchEnv, cli, closeClient, createKeys, root, rssMb, startServer, stopServer, useAppliance } from './appliance.mjs';
+import { fillGroup, loadStudentsViaApi, sampleValues, topUpEvents, topUpStudents } from './load-data.mjs';
+import { summarizeProfile } from './profile.mjs';
+import { renderReport } from './report.mjs';
+import { measureBulk, measureEvents, measureLists, measureMe, measureStatements, settle } from './scenarios.mjs';
+import { measureDeliveries } from './webhooks.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'campusbridge-bench-'));
-const env = { ...process.env, DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn' };
-const cli = (...args) => {
-  const out = spawnSync(process.execPath, [path.join(root, 'dist/server/cli.js'), ...args], { env, encoding: 'utf8' });
-  if (out.status !== 0) throw new Error(out.stderr);
-  return JSON.parse(out.stdout);
+const { values: options } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
+    sql: { type: 'boolean', default: false },
+    budget: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    app: { type: 'string' },
+  },
+});
+const quick = options.quick;
+const sizes = quick
+  ? { smallStudents: 1_000, bigStudents: 10_000, smallEvents: 10_000, bigEvents: 100_000 }
+  : { smallStudents: 1_000, bigStudents: 100_000, smallEvents: 10_000, bigEvents: 1_000_000 };
+const plan = {
+  budgetMs: Number(options.budget ?? (quick ? 20 : 150)) * 1000,
+  rate: 200,
+  seconds: quick ? 2 : 5,
+  meAmount: quick ? 4_000 : 12_000,
+  meRuns: 3,
+  bulkCalls: quick ? 3 : 5,
+  hookEvents: quick ? 600 : 2_000,
+  hookWaitMs: quick ? 30_000 : 90_000,
 };
 
-const { institution } = cli('setup', '--institution', 'Bench School', '--admin-email', 'bench@example.org', '--admin-password', 'bench-password-1');
-// One key per scenario: each stays under the 6000/min ceiling of a single key.
-const newKey = () => cli('key', 'create', '--institution', institution.id, '--name', 'bench', '--scopes', 'all', '--rate-limit', '6000').key;
+const log = (message) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}`);
+const appRoot = options.app ? useAppliance(options.app) : root;
+const shell = (command, args) => execFileSync(command, args, { cwd: root, encoding: 'utf8' }).trim();
+// Which server code ran: the commit, and whether server/ had uncommitted changes (another build: its folder).
+const serverChanges = shell('git', ['status', '--porcelain', '--', 'server']).split('\n').filter(Boolean).length;
+const codeUnderTest = options.app
+  ? `the build in ${appRoot}`
+  : `${shell('git', ['log', '--oneline', '-1'])}${serverChanges ? ` plus ${serverChanges} uncommitted changes under server/` : ''}`;
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'campusbridge-bench-'));
+const databaseFile = path.join(dataDir, 'campusbridge.sqlite');
+const env = benchEnv(dataDir);
+const profileDir = options.profile ? path.join(dataDir, 'profile') : null;
+const sqlFile = options.sql ? path.join(dataDir, 'sql-count.json') : null;
+const results = {
+  quick,
+  sizes,
+  startedAt: new Date().toISOString(),
+  commit: codeUnderTest,
+  machine: `${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 2 ** 30)} GB, Node ${process.version}`,
+  dataNotes: [],
+};
 
-const server = spawn(process.execPath, [path.join(root, 'dist/server/main.js')], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-const origin = await new Promise((resolve, reject) => {
-  let buffered = '';
-  server.stdout.on('data', (chunk) => {
-    buffered += chunk;
-    const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(buffered);
-    if (match) resolve(match[1]);
-  });
-  server.once('exit', (code) => reject(new Error(`server exited ${code}`)));
-});
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-function request(pathname, key) {
-  const started = process.hrtime.bigint();
-  return new Promise((resolve, reject) => {
-    const req = http.get(`${origin}${pathname}`, { agent, headers: { authorization: `Bearer ${key}` } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 }));
-    });
-    req.on('error', reject);
-  });
-}
-
-async function load(pathname, total, concurrency) {
-  const key = newKey();
-  const latencies = [];
-  let sent = 0;
-  let failures = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (sent < total) {
-        sent += 1;
-        const { status, ms } = await request(pathname, key);
-        if (status !== 200) failures += 1;
-        latencies.push(ms);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const pct = (p) => Math.round(latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] * 100) / 100;
-  return { path: pathname, requests: total, failures, rps: Math.round(total / seconds), p50_ms: pct(0.5), p99_ms: pct(0.99) };
-}
-
+let server = null;
 try {
-  await load('/v1/me', 300, 8); // warm-up
-  const results = [await load('/v1/me', 4000, 16), await load('/v1/events?limit=50', 2000, 16)];
-  const rssKb = Number(fs.readFileSync(`/proc/${server.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0);
-  console.log(JSON.stringify({ results, server_rss_mb: Math.round(rssKb / 1024) }, null, 2));
+  log(`data folder ${dataDir}`);
+  const setup = await cli(env, 'setup', '--institution', 'Small School', '--admin-email', 'bench@example.org', '--admin-password', 'bench-password-1');
+  const small = setup.institution.id;
+  const big = (await cli(env, 'institution', 'create', '--name', 'District', '--approve')).id;
+  const fresh = (await cli(env, 'institution', 'create', '--name', 'Fresh School', '--approve')).id;
+  const hooks = (await cli(env, 'institution', 'create', '--name', 'Hook School', '--approve')).id;
+  // One key allows 6000 requests a minute: the fixed-rate and throughput runs take turns over several.
+  const keys = {
+    small: await createKeys(env, small, 12),
+    big: await createKeys(env, big, 8),
+    fresh: await createKeys(env, fresh, 1),
+    hooks: await createKeys(env, hooks, 1),
+  };
+
+  server = await startServer(env);
+  await sleep(2000);
+  results.start = { emptyMs: server.coldStartMs };
+  results.memory = { idleEmptyMb: rssMb(server.pid) };
+  log(`started empty in ${Math.round(server.coldStartMs)} ms, ${Math.round(results.memory.idleEmptyMb)} MB`);
+
+  const groups = {};
+  for (const [name, institutionId, target, eventTarget] of [
+    ['small', small, sizes.smallStudents, sizes.smallEvents],
+    ['big', big, sizes.bigStudents, sizes.bigEvents],
+  ]) {
+    const loaded = await loadStudentsViaApi({
+      origin: server.origin,
+      keys: keys[name],
+      target,
+      budgetMs: plan.budgetMs,
+      label: name,
+      onProgress: (n, msSoFar) => log(`${name}: ${n} students through the API in ${Math.round(msSoFar / 1000)} s`),
+    });
+    const viaSql = await topUpStudents({ databaseFile, institutionId, count: target - loaded.viaApi, tag: name });
+    const teacher = await api(server.origin, keys[name][0], 'POST', '/v1/faculty', { full_name: 'Bench Teacher' });
+    const group = await api(server.origin, keys[name][0], 'POST', '/v1/groups', { name: 'Bench group', faculty_id: teacher.body.data.id });
+    if (group.status !== 201 && group.status !== 200) throw new Error(`group: ${group.status} ${group.text.slice(0, 300)}`);
+    groups[name] = group.body.data.id;
+    const members = await fillGroup({ databaseFile, institutionId, groupId: groups[name] });
+    const events = await topUpEvents({ databaseFile, institutionId, target: eventTarget, tag: name });
+    const rate = loaded.viaApi / loaded.seconds;
+    results.dataNotes.push(
+      `${target.toLocaleString('en-US')} students: ${loaded.viaApi.toLocaleString('en-US')} through \`POST /v1/students/bulk\` in ${Math.round(loaded.seconds)} s ` +
+        `(${Math.round(rate)} students/s, budget ${plan.budgetMs / 1000} s), ${viaSql.toLocaleString('en-US')} by direct SQL; group of ${members}`,
+      `${eventTarget.toLocaleString('en-US')} events: ${events.existing.toLocaleString('en-US')} written by the appliance, ${events.viaSql.toLocaleString('en-US')} by direct SQL`,
+    );
+    log(results.dataNotes.at(-2));
+    log(results.dataNotes.at(-1));
+  }
+
+  await stopServer(server);
+  server = await startServer(env, { profileDir, countSql: options.sql, sqlFile });
+  await sleep(3000);
+  results.start.loadedMs = server.coldStartMs;
+  results.memory.idleLoadedMb = rssMb(server.pid);
+  log(`restarted loaded in ${Math.round(server.coldStartMs)} ms, ${Math.round(results.memory.idleLoadedMb)} MB`);
+  const origin = server.origin;
+  const samples = {
+    small: await sampleValues({ databaseFile, institutionId: small }),
+    big: await sampleValues({ databaseFile, institutionId: big }),
+  };
+
+  log('/v1/me against bare Express');
+  results.me = await measureMe({ origin, keys: keys.small, amount: plan.meAmount, runs: plan.meRuns });
+  results.lists = {};
+  results.events = {};
+  for (const name of ['small', 'big']) {
+    log(`students list, ${samples[name].students} students`);
+    await settle(origin, keys[name][0]);
+    results.lists[name] = await measureLists({
+      origin,
+      keys: keys[name],
+      samples: samples[name],
+      groupId: groups[name],
+      rate: plan.rate,
+      seconds: plan.seconds,
+    });
+    log(`events, ${name}`);
+    results.events[name] = await measureEvents({ origin, keys: keys[name], samples: samples[name], rate: plan.rate, seconds: plan.seconds });
+  }
+  log('bulk');
+  results.bulk = {
+    fresh: await measureBulk({ origin, keys: keys.fresh, calls: plan.bulkCalls, tag: 'fresh' }),
+    big: await measureBulk({ origin, keys: keys.big, calls: plan.bulkCalls, tag: 'more' }),
+  };
+  log('webhooks');
+  results.webhooks = await measureDeliveries({ origin, keys: keys.hooks, events: plan.hookEvents, waitMs: plan.hookWaitMs });
+  if (options.sql) {
+    log('statements per request');
+    results.sql = await measureStatements({ server, sqlFile, origin, keys: keys.big, samples: samples.big, groupId: groups.big });
+  }
+  await stopServer(server);
+  server = null;
+  if (profileDir) {
+    const [profile] = fs.readdirSync(profileDir).filter((file) => file.endsWith('.cpuprofile'));
+    results.profile = profile ? path.join(profileDir, profile) : 'none written';
+    if (profile) results.profileSummary = summarizeProfile(results.profile);
+  }
+
+  const jsonFile = path.join(options.profile || options.keep ? dataDir : os.tmpdir(), `campusbridge-bench-${Date.now()}.json`);
+  fs.writeFileSync(jsonFile, JSON.stringify(results, null, 2));
+  console.log(renderReport(results));
+  console.log(`Raw figures: ${jsonFile}`);
 } finally {
-  agent.destroy();
-  server.kill('SIGTERM');
-  await new Promise((resolve) => server.once('exit', resolve));
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  if (server) await stopServer(server);
+  closeClient();
+  if (!options.keep && !options.profile) fs.rmSync(dataDir, { recursive: true, force: true });
+  else log(`kept ${dataDir}`);
 }

@@ -6,7 +6,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeInstitution, startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, screenshotter, signInOnPage } from '../helpers/browser.js';
 import { createAccount, setUpPortal } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Brookside College', admin_email: 'admin@brookside.test', admin_password: 'brookside admin pw' };
@@ -37,16 +37,7 @@ describe.skipIf(!chromiumAvailable())('Accounts in the portal', () => {
     return { context, page, errors };
   }
 
-  async function signIn(page: Page, email: string, password: string) {
-    await page.goto(app.origin);
-    await page.getByLabel('Email').fill(email);
-    await page
-      .getByLabel(/^Password/)
-      .and(page.locator('input'))
-      .fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  const signIn = (page: Page, email: string, password: string) => signInOnPage(page, app.origin, email, password);
 
   it('an admin invites a second admin without a mail server: copy the link, join with it, change the password', async () => {
     const { context, page, errors } = await fresh();

@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, screenshotter, signInOnPage } from '../helpers/browser.js';
 import { listenOnLoopback, type LoopbackReceiver } from '../helpers/bundle.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -68,13 +68,7 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
 
   const passwordField = (on: Page, label: string | RegExp) => on.getByLabel(label).and(on.locator('input'));
 
-  async function signIn(on: Page, email: string, password: string) {
-    await on.goto(app.origin);
-    await on.getByLabel('Email').fill(email);
-    await passwordField(on, /^Password/).fill(password);
-    await on.getByRole('button', { name: 'Sign in' }).click();
-    await on.getByRole('button', { name: 'Sign out' }).waitFor();
-  }
+  const signIn = (on: Page, email: string, password: string) => signInOnPage(on, app.origin, email, password);
 
   /** Links carry the campus address; in this test the browser reaches the appliance on 127.0.0.1. */
   const onThisComputer = (link: string) => {

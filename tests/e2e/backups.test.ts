@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openRecoveryKit } from '../../server/crypto/recovery-kit.js';
 import { FileMasterKeyStore, masterKeyFile } from '../../server/crypto/master-key.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, openPage, signInOnPage, screenshotter } from '../helpers/browser.js';
 import { ok, portalRequests, setUpPortal, signIn } from '../helpers/portal.js';
 
 const OPERATOR = { institution: 'Hillcrest Academy', admin_email: 'admin@hillcrest.test', admin_password: 'hillcrest admin pw' };
@@ -30,20 +30,9 @@ describe.skipIf(!chromiumAvailable())('The Backups page in Chromium', () => {
   });
 
   async function signedIn(): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(app.origin);
-    await page.getByLabel('Email').fill(OPERATOR.admin_email);
-    await page
-      .getByLabel(/^Password/)
-      .and(page.locator('input'))
-      .fill(OPERATOR.admin_password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    return { page, errors };
+    const opened = await openPage(browser, { acceptDownloads: true });
+    await signInOnPage(opened.page, app.origin, OPERATOR.admin_email, OPERATOR.admin_password);
+    return opened;
   }
 
   it('backs up now, chooses and cancels a restore, and downloads a recovery kit that opens with the passphrase', async () => {

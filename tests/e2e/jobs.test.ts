@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobs } from '../../server/jobs/registry.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, openPage, signInOnPage, screenshotter } from '../helpers/browser.js';
 import { setUpPortal } from '../helpers/portal.js';
 
 const OPERATOR = { institution: 'Lakeside College', admin_email: 'admin@lakeside.test', admin_password: 'lakeside admin pw' };
@@ -26,20 +26,9 @@ describe.skipIf(!chromiumAvailable())('The Jobs page in Chromium', () => {
   });
 
   async function signedIn(): Promise<{ page: Page; errors: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    context.setDefaultTimeout(10_000);
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(app.origin);
-    await page.getByLabel('Email').fill(OPERATOR.admin_email);
-    await page
-      .getByLabel(/^Password/)
-      .and(page.locator('input'))
-      .fill(OPERATOR.admin_password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
-    return { page, errors };
+    const opened = await openPage(browser);
+    await signInOnPage(opened.page, app.origin, OPERATOR.admin_email, OPERATOR.admin_password);
+    return opened;
   }
 
   it('lists the jobs with their schedules, and runs one now', async () => {

@@ -38,3 +38,26 @@ export function screenshotter(suite: string) {
     await page.screenshot({ path: path.join(dir, `${String(count).padStart(2, '0')}-${name}.png`), fullPage: true });
   };
 }
+
+/** A page in a fresh browser context (its own cookies) at desktop size, collecting script errors. */
+export async function openPage(browser: Browser, options: { acceptDownloads?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: options.acceptDownloads ?? false });
+  // Fail with the locator's name instead of hanging until the test times out.
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  return { page, errors };
+}
+
+/** Signs in on the portal's sign-in page and waits for the signed-in header. */
+export async function signInOnPage(page: Page, origin: string, email: string, password: string): Promise<void> {
+  await page.goto(origin);
+  await page.getByLabel('Email').fill(email);
+  await page
+    .getByLabel(/^Password/)
+    .and(page.locator('input'))
+    .fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+}

@@ -402,7 +402,7 @@ describe('event store', () => {
     it('events of a transaction that rolls back do not exist', async () => {
       const { inst, key } = await institutionWithKey();
       const committed: string[] = [];
-      const listener = (event: EventRow) => committed.push(event.id);
+      const listener = (events: readonly EventRow[]) => committed.push(...events.map((event) => event.id));
       app.ctx.db.committedEventListeners.add(listener);
       let ghostId = '';
       try {

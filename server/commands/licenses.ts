@@ -16,19 +16,27 @@ export const MAX_ACTIVE_SEATS = 3;
 
 const LICENSE_TYPES: readonly LicenseType[] = ['student', 'faculty'];
 
-/** The license every new person receives: `license_days` from now, of the person's type. */
-export function grantLicense(tx: TenantTx, person: PersonRow, days: number): Promise<LicenseRow> {
-  const now = Date.now();
-  return tx.licenses.create({
-    id: newId('lic'),
-    user_id: person.id,
-    type: person.role,
-    status: 'active',
-    starts_at: new Date(now),
-    expires_at: new Date(now + days * DAY_MS),
-    revoked_at: null,
-    revoke_reason: null,
-  });
+/**
+ * The license every new person receives: `days[i]` from the person's creation, of the person's
+ * type, created with the person (one INSERT for a batch).
+ */
+export function grantLicenses(tx: TenantTx, people: readonly PersonRow[], days: readonly number[]): Promise<LicenseRow[]> {
+  return tx.licenses.bulkCreate(
+    people.map((person, index) => {
+      const start = person.created_at.getTime();
+      return {
+        id: newId('lic'),
+        user_id: person.id,
+        type: person.role,
+        status: 'active' as const,
+        starts_at: new Date(start),
+        expires_at: new Date(start + days[index]! * DAY_MS),
+        revoked_at: null,
+        revoke_reason: null,
+        created_at: person.created_at,
+      };
+    }),
+  );
 }
 
 /**

@@ -1,12 +1,11 @@
 import { Op, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
-import { emit } from '../events/emit.js';
+import { emit, emitAll } from '../events/emit.js';
 import { newId } from '../ids.js';
-import type { GroupMemberRow } from '../models/group.js';
-import type { PersonRole, PersonRow, PersonStatus } from '../models/person.js';
+import type { PersonRecord, PersonRole, PersonRow, PersonStatus } from '../models/person.js';
 import { ensureEmailDomain } from './institutions.js';
-import { grantLicense } from './licenses.js';
+import { grantLicenses } from './licenses.js';
 import { normalizeEmail } from '../validation/people.js';
 
 const ID_PREFIX: Record<PersonRole, string> = { student: 'stu', faculty: 'fac' };
@@ -35,61 +34,94 @@ export interface PeopleFilter extends PageRequest {
   group_id?: string;
 }
 
-const byCreation = (a: PersonRow, b: PersonRow) => a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+const byCreation = (a: Pick<PersonRecord, 'id' | 'created_at'>, b: Pick<PersonRecord, 'id' | 'created_at'>) =>
+  a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+const CREATION_ORDER: Array<[string, 'ASC']> = [
+  ['created_at', 'ASC'],
+  ['id', 'ASC'],
+];
 
 /**
- * The people an `email` or `group_id` filter matches (with the other filters), or undefined when
- * neither is given. Each is looked up on its own index and matches few rows, so the page is cut
- * from those rows instead of walking every person in creation order (docs/decisions.md#list-indexes).
+ * The people an `email` filter matches (with the other filters). Looked up twice by the email
+ * alone, not by one OR beside the other filters: each lookup is then planned on its own index
+ * (login_email, the blind index), and the few ids found are read by primary key.
  */
-async function filteredFirst(tenant: Tenant, where: WhereOptions[], filter: PeopleFilter): Promise<PersonRow[] | undefined> {
-  let found: PersonRow[] | undefined;
-  if (filter.email) {
-    // Two lookups by the email alone, not one OR beside the other filters: each is then planned on
-    // its own index (login_email, the blind index). The few ids found are read by primary key.
-    const normalized = normalizeEmail(filter.email);
-    const matches = await Promise.all([
-      tenant.people.findAll({ attributes: ['id'], where: { login_email: normalized } }),
-      tenant.people.findAll({ attributes: ['id'], where: { personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL) } }),
-    ]);
-    const ids = [...new Set(matches.flat().map((person) => person.id))];
-    found = ids.length > 0 ? await tenant.people.findAll({ where: { [Op.and]: [...where, { id: { [Op.in]: ids } }] } }) : [];
-  }
-  if (filter.group_id) {
-    // From the memberships to the people: the join starts on the group's index, not on every student.
-    const members = (await tenant.groupMembers.findAll({
-      attributes: ['student_id'],
-      where: { group_id: filter.group_id },
-      include: [{ association: 'student', required: true, where: { [Op.and]: [...where, { institution_id: tenant.institutionId }] } }],
-    })) as Array<GroupMemberRow & { student: PersonRow }>;
-    const inGroup = members.map((member) => member.student);
-    const memberIds = new Set(inGroup.map((person) => person.id));
-    found = found ? found.filter((person) => memberIds.has(person.id)) : inGroup;
-  }
-  return found;
+async function matchingEmail(tenant: Tenant, where: WhereOptions[], email: string): Promise<PersonRow[]> {
+  const normalized = normalizeEmail(email);
+  const matches = await Promise.all([
+    tenant.people.findAll({ attributes: ['id'], where: { login_email: normalized } }),
+    tenant.people.findAll({ attributes: ['id'], where: { personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL) } }),
+  ]);
+  const ids = [...new Set(matches.flat().map((person) => person.id))];
+  return ids.length > 0 ? tenant.people.findAll({ where: { [Op.and]: [...where, { id: { [Op.in]: ids } }] } }) : [];
 }
 
-/** One page of the institution's students or faculty, oldest first, as GET /v1/students and /v1/faculty filter them. */
-export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter): Promise<Page<PersonRow>> {
+/**
+ * The group's members that pass the other filters, oldest first: a join that starts from the
+ * memberships' own index and reads each member by primary key, sorted here, so the cost follows
+ * the group's size, not the institution's (asked to sort in SQL, the planner would walk every
+ * student in creation order). Raw rows, made plain records only for the page that is shown.
+ */
+async function groupMembersInOrder(tenant: Tenant, groupId: string, role: PersonRole, status: PersonStatus | undefined) {
+  const rows = (await tenant.groupMembers.findAll({
+    attributes: [],
+    where: { group_id: groupId },
+    include: [
+      {
+        association: 'student',
+        required: true,
+        where: { [Op.and]: [{ role }, ...(status ? [{ status }] : []), { institution_id: tenant.institutionId }] },
+      },
+    ],
+    raw: true,
+  })) as unknown as Array<Record<string, unknown>>;
+  const members = rows.map((row) => {
+    const fields: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(row)) fields[key.slice('student.'.length)] = value;
+    return { id: String(fields.id), created_at: new Date(fields.created_at as string | Date), fields };
+  });
+  return members.sort(byCreation);
+}
+
+/** How many people of a role (and status) the institution has, from the counts its triggers keep. */
+async function countPeople(tenant: Tenant, role: PersonRole, status: PersonStatus | undefined): Promise<number> {
+  const rows = await tenant.personCounts.findAllPlain({ attributes: ['total'], where: status ? { role, status } : { role } });
+  return rows.reduce((sum, row) => sum + row.total, 0);
+}
+
+/**
+ * One page of the institution's students or faculty, oldest first, as GET /v1/students and
+ * /v1/faculty filter them. Every path costs what its matches cost, not what the institution
+ * holds (docs/decisions.md#list-indexes, #counted-totals): the unfiltered and `status` totals
+ * come from the counts the database keeps; `email` and `student_id` match a few rows on their
+ * own indexes; `group_id` reads the group's members by primary key.
+ */
+export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter): Promise<Page<PersonRecord>> {
   const where: WhereOptions[] = [{ role }];
   if (filter.status) where.push({ status: filter.status });
   if (filter.external_id) where.push({ external_id: filter.external_id });
-  const found = await filteredFirst(tenant, where, filter);
-  if (found === undefined) {
-    return tenant.people.page(
-      {
-        where: { [Op.and]: where },
-        order: [
-          ['created_at', 'ASC'],
-          ['id', 'ASC'],
-        ],
-      },
-      filter,
-    );
-  }
+  const members = filter.group_id ? await groupMembersInOrder(tenant, filter.group_id, role, filter.status) : undefined;
   const offset = (filter.page - 1) * filter.limit;
-  const items = found.sort(byCreation).slice(offset, offset + filter.limit);
-  return { items, page: filter.page, limit: filter.limit, total: found.length, totalPages: Math.ceil(found.length / filter.limit) };
+  const cut = <T>(rows: T[]): Page<T> => ({
+    items: rows.slice(offset, offset + filter.limit),
+    page: filter.page,
+    limit: filter.limit,
+    total: rows.length,
+    totalPages: Math.ceil(rows.length / filter.limit),
+  });
+
+  if (filter.email) {
+    const inGroup = members && new Set(members.map((member) => member.id));
+    const found = await matchingEmail(tenant, where, filter.email);
+    return cut(found.filter((person) => !inGroup || inGroup.has(person.id)).sort(byCreation));
+  }
+  if (members) {
+    const page = cut(filter.external_id ? members.filter((member) => member.fields.external_id === filter.external_id) : members);
+    return { ...page, items: page.items.map((member) => tenant.people.plainRow(member.fields)) };
+  }
+  const counted = filter.external_id ? undefined : await countPeople(tenant, role, filter.status);
+  return tenant.people.pagePlain({ where: { [Op.and]: where }, order: CREATION_ORDER }, filter, counted);
 }
 
 export function personRefWhere(role: PersonRole, ref: string) {
@@ -155,23 +187,53 @@ function loginLocalPart(fullName: string, role: PersonRole): string {
   return local || role;
 }
 
+/** Suffixes tried beyond what a batch needs, per name and lookup: `ada.lovelace@`, `ada.lovelace2@`, … */
+const SPARE_CANDIDATES = 4;
+
 /**
  * `ada.lovelace@riverside-high.campusbridge.local`, then `ada.lovelace2@…` when taken. Generated
  * once at creation and never changed, so it can serve as a stable id. Runs inside the write
- * transaction, so two creations cannot pick the same address.
+ * transaction, so two creations cannot pick the same address. The taken ones are found by exact
+ * lookups of candidate addresses on the unique index, a few per name at a time, never by a
+ * pattern scan of the institution; a batch looks up all its names at once.
  */
-export async function generateLoginEmail(tx: TenantTx, fullName: string, role: PersonRole): Promise<string> {
+export async function generateLoginEmails(tx: TenantTx, fullNames: readonly string[], role: PersonRole): Promise<string[]> {
   const domain = await ensureEmailDomain(tx);
-  const local = loginLocalPart(fullName, role);
-  const taken = await tx.people.findAll({
-    attributes: ['login_email'],
-    where: { login_email: { [Op.like]: `${local}%@${domain}` } },
-  });
-  const used = new Set(taken.map((row) => row.login_email));
-  for (let n = 1; ; n += 1) {
-    const candidate = `${local}${n === 1 ? '' : n}@${domain}`;
-    if (!used.has(candidate)) return candidate;
+  const address = (local: string, n: number) => `${local}${n === 1 ? '' : n}@${domain}`;
+  const locals = fullNames.map((name) => loginLocalPart(name, role));
+  const needed = new Map<string, number>();
+  for (const local of locals) needed.set(local, (needed.get(local) ?? 0) + 1);
+
+  const free = new Map<string, string[]>();
+  const nextSuffix = new Map<string, number>();
+  let short = [...needed.keys()];
+  while (short.length > 0) {
+    // This round's suffixes per name: as many as are still missing, and a few spare.
+    const rounds = short.map((local) => {
+      const from = nextSuffix.get(local) ?? 1;
+      const to = from + needed.get(local)! - (free.get(local)?.length ?? 0) + SPARE_CANDIDATES;
+      nextSuffix.set(local, to);
+      return { local, candidates: Array.from({ length: to - from }, (_, i) => address(local, from + i)) };
+    });
+    const taken = await tx.people.findAll({
+      attributes: ['login_email'],
+      where: { login_email: { [Op.in]: rounds.flatMap((round) => round.candidates) } },
+    });
+    const used = new Set(taken.map((row) => row.login_email));
+    for (const { local, candidates } of rounds) {
+      const list = free.get(local) ?? [];
+      for (const candidate of candidates) if (!used.has(candidate) && list.length < needed.get(local)!) list.push(candidate);
+      free.set(local, list);
+    }
+    short = short.filter((local) => free.get(local)!.length < needed.get(local)!);
   }
+  // Each name's free addresses, lowest suffix first, handed out in the order the names were given.
+  const handedOut = new Map<string, number>();
+  return locals.map((local) => {
+    const index = handedOut.get(local) ?? 0;
+    handedOut.set(local, index + 1);
+    return free.get(local)![index]!;
+  });
 }
 
 export interface NewPerson {
@@ -181,35 +243,91 @@ export interface NewPerson {
   license_days: number;
 }
 
+export function externalIdConflict(role: PersonRole, externalId: string): AppError {
+  const field = role === 'student' ? 'student_id' : 'faculty_id';
+  return new AppError('conflict', `Another ${NOUN[role]} already has ${field} "${externalId}".`);
+}
+
+/** The given `student_id`s (or `faculty_id`s) that a person of the institution already has. */
+export async function takenExternalIds(tx: TenantTx, role: PersonRole, externalIds: readonly string[]): Promise<Set<string>> {
+  if (externalIds.length === 0) return new Set();
+  const rows = await tx.people.findAll({ attributes: ['external_id'], where: { role, external_id: { [Op.in]: [...new Set(externalIds)] } } });
+  return new Set(rows.flatMap((row) => (row.external_id ? [row.external_id] : [])));
+}
+
 async function assertExternalIdFree(tx: TenantTx, role: PersonRole, externalId: string | null | undefined, exceptId?: string) {
   if (!externalId) return;
   const clash = await tx.people.findOne({ attributes: ['id'], where: { role, external_id: externalId } });
-  if (clash && clash.id !== exceptId) {
-    const field = role === 'student' ? 'student_id' : 'faculty_id';
-    throw new AppError('conflict', `Another ${NOUN[role]} already has ${field} "${externalId}".`);
-  }
+  if (clash && clash.id !== exceptId) throw externalIdConflict(role, externalId);
+}
+
+/**
+ * Creation times for `count` new people of a role: now, but strictly after the newest, one
+ * millisecond apart, so lists (oldest first) keep the order people were given in, within a batch
+ * and across batches.
+ */
+async function creationTimes(tx: TenantTx, role: PersonRole, count: number): Promise<Date[]> {
+  const newest = await tx.people.findOne({
+    attributes: ['created_at'],
+    where: { role },
+    order: [
+      ['created_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
+  });
+  const first = Math.max(Date.now(), newest ? newest.created_at.getTime() + 1 : 0);
+  return Array.from({ length: count }, (_, index) => new Date(first + index));
+}
+
+/**
+ * People, their licenses and the `<role>.created` events, in the caller's transaction; the
+ * caller has checked their `external_id`s are free. A constant number of statements whatever
+ * the batch's size (docs/decisions.md#batched-writes).
+ */
+export async function createPeople(tx: TenantTx, role: PersonRole, inputs: readonly NewPerson[]): Promise<PersonRow[]> {
+  if (inputs.length === 0) return [];
+  const loginEmails = await generateLoginEmails(
+    tx,
+    inputs.map((input) => input.full_name),
+    role,
+  );
+  const createdAt = await creationTimes(tx, role, inputs.length);
+  const people = await tx.people.bulkCreate(
+    inputs.map((input, index) => ({
+      id: newId(ID_PREFIX[role]),
+      role,
+      login_email: loginEmails[index]!,
+      full_name: input.full_name,
+      external_id: input.external_id ?? null,
+      personal_email_sealed: null,
+      personal_email_index: null,
+      ...personalEmailColumns(tx, input.personal_email),
+      status: 'active' as const,
+      created_at: createdAt[index]!,
+      updated_at: createdAt[index]!,
+    })),
+  );
+  const licenses = await grantLicenses(
+    tx,
+    people,
+    inputs.map((input) => input.license_days),
+  );
+  const idField = role === 'student' ? 'student_id' : 'faculty_id';
+  await emitAll(
+    tx,
+    people.map((person, index) => ({
+      type: role === 'student' ? 'student.created' : 'faculty.created',
+      data: { [idField]: person.id, license_id: licenses[index]!.id },
+    })),
+  );
+  return people;
 }
 
 /** A person, their license and the `<role>.created` event, in the caller's transaction. */
 export async function createPerson(tx: TenantTx, role: PersonRole, input: NewPerson): Promise<PersonRow> {
   await assertExternalIdFree(tx, role, input.external_id);
-  const person = await tx.people.create({
-    id: newId(ID_PREFIX[role]),
-    role,
-    login_email: await generateLoginEmail(tx, input.full_name, role),
-    full_name: input.full_name,
-    external_id: input.external_id ?? null,
-    personal_email_sealed: null,
-    personal_email_index: null,
-    ...personalEmailColumns(tx, input.personal_email),
-    status: 'active',
-  });
-  const license = await grantLicense(tx, person, input.license_days);
-  await emit(tx, role === 'student' ? 'student.created' : 'faculty.created', {
-    [role === 'student' ? 'student_id' : 'faculty_id']: person.id,
-    license_id: license.id,
-  });
-  return person;
+  const [person] = await createPeople(tx, role, [input]);
+  return person!;
 }
 
 export interface PersonPatch {

@@ -10,14 +10,14 @@ import { closeDataVersion } from './data-version.js';
 import { migrate } from './migrate.js';
 import { openDatabase, settledWrites } from './sequelize.js';
 
-export type CommittedEventListener = (event: EventRow) => void;
+export type CommittedEventListener = (events: readonly EventRow[]) => void;
 
 export interface Database {
   sequelize: Sequelize;
   models: Models;
   /** Encrypts sensitive columns and computes their blind indexes; keyed by the master key. */
   fieldCrypto: FieldCrypto;
-  /** Called after the transaction that wrote an event commits (the webhook dispatcher listens). */
+  /** Called once after each transaction that wrote events commits, with its events (the webhook dispatcher listens). */
   committedEventListeners: Set<CommittedEventListener>;
   /** Called after a transaction that queued mail commits (the mailer listens). */
   mailQueuedListeners: Set<() => void>;

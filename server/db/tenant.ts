@@ -35,12 +35,13 @@ import type { LaunchTokenRow, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import type { MeritAllowanceRow, MeritLedgerRow, MeritWalletRow } from '../models/merit.js';
-import type { PersonRow } from '../models/person.js';
+import type { PersonCountRow, PersonRow } from '../models/person.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { Database } from './index.js';
+import { plainRowReader } from './plain-rows.js';
 
 type TenantOwned = Model & { institution_id: string };
 type Find<M extends Model> = Omit<FindOptions<Attributes<M>>, 'transaction'>;
@@ -69,6 +70,25 @@ function reverseOrder(order: Find<Model>['order']): Array<[string, 'ASC' | 'DESC
     reversed.push([item[0], direction === 'ASC' ? 'DESC' : 'ASC']);
   }
   return reversed;
+}
+
+type Order = Find<Model>['order'];
+
+/** The page `request` asks for out of `total` rows; a page in the back half is read backwards. */
+async function cutPage<T>(
+  total: number,
+  request: PageRequest,
+  order: Order,
+  read: (order: Order, limit: number, offset: number) => Promise<T[]>,
+): Promise<Page<T>> {
+  const result = (items: T[]) => ({ items, page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit) });
+  const offset = (request.page - 1) * request.limit;
+  if (offset >= total) return result([]);
+  const end = Math.min(offset + request.limit, total);
+  const reversed = offset > total / 2 ? reverseOrder(order) : undefined;
+  if (!reversed) return result(await read(order, request.limit, offset));
+  const items = await read(reversed, end - offset, total - end);
+  return result(items.reverse());
 }
 
 /**
@@ -112,14 +132,29 @@ export class ScopedRepo<M extends TenantOwned> {
    */
   async page(options: Find<M>, request: PageRequest): Promise<Page<M>> {
     const total = await this.count({ where: options.where, include: options.include, distinct: options.include !== undefined });
-    const result = (items: M[]) => ({ items, page: request.page, limit: request.limit, total, totalPages: Math.ceil(total / request.limit) });
-    const offset = (request.page - 1) * request.limit;
-    if (offset >= total) return result([]);
-    const end = Math.min(offset + request.limit, total);
-    const reversed = offset > total / 2 ? reverseOrder(options.order) : undefined;
-    if (!reversed) return result(await this.findAll({ ...options, limit: request.limit, offset }));
-    const items = await this.findAll({ ...options, order: reversed, limit: end - offset, offset: total - end });
-    return result(items.reverse());
+    return cutPage(total, request, options.order, (order, limit, offset) => this.findAll({ ...options, order, limit, offset }));
+  }
+
+  /**
+   * `findAll` for rows that are only presented: their attribute values, not model instances
+   * (no `update`, no associations), at about half the cost (docs/decisions.md#lean-list-reads).
+   */
+  async findAllPlain(options: Omit<Find<M>, 'include' | 'raw'> = {}): Promise<Array<Attributes<M>>> {
+    const rows = (await this.model.findAll({ ...options, raw: true, where: this.scoped(options.where), transaction: this.transaction })) as unknown as Array<
+      Record<string, unknown>
+    >;
+    return rows.map(plainRowReader(this.model));
+  }
+
+  /** A row of this table read with `raw: true` elsewhere (a join's columns, prefix removed), as `findAllPlain` returns it. */
+  plainRow(row: Record<string, unknown>): Attributes<M> {
+    return plainRowReader(this.model)(row);
+  }
+
+  /** `page` with plain rows, and the total when the caller knows it without counting. */
+  async pagePlain(options: Omit<Find<M>, 'include' | 'raw'>, request: PageRequest, knownTotal?: number): Promise<Page<Attributes<M>>> {
+    const total = knownTotal ?? (await this.count({ where: options.where }));
+    return cutPage(total, request, options.order, (order, limit, offset) => this.findAllPlain({ ...options, order, limit, offset }));
   }
 
   create(values: Omit<CreationAttributes<M>, 'institution_id'>): Promise<M> {
@@ -215,6 +250,8 @@ export class Tenant {
   readonly events: ScopedRepo<EventRow>;
   /** Students and faculty; filter on `role`. */
   readonly people: ScopedRepo<PersonRow>;
+  /** Kept by the database's triggers: read, never written. */
+  readonly personCounts: ScopedRepo<PersonCountRow>;
   readonly licenses: ScopedRepo<LicenseRow>;
   readonly deviceSeats: ScopedRepo<DeviceSeatRow>;
   readonly groups: ScopedRepo<GroupRow>;
@@ -267,6 +304,7 @@ export class Tenant {
     this.apiKeys = new ScopedRepo(models.ApiKey, institutionId, tx);
     this.events = new ScopedRepo(models.Event, institutionId, tx);
     this.people = new ScopedRepo(models.Person, institutionId, tx);
+    this.personCounts = new ScopedRepo(models.PersonCount, institutionId, tx);
     this.licenses = new ScopedRepo(models.License, institutionId, tx);
     this.deviceSeats = new ScopedRepo(models.DeviceSeat, institutionId, tx);
     this.groups = new ScopedRepo(models.Group, institutionId, tx);
@@ -334,12 +372,12 @@ export class Tenant {
     return this.db.sequelize.transaction((transaction) => work(new Tenant(this.db, this.institutionId, transaction) as TenantTx));
   }
 
-  /** Once this transaction commits, hands `event` to the appliance's event listeners (the webhook dispatcher). */
-  afterCommitEvent(this: TenantTx, event: EventRow): void {
+  /** Once this transaction commits, hands `events` to the appliance's event listeners (the webhook dispatcher). */
+  afterCommitEvents(this: TenantTx, events: readonly EventRow[]): void {
     const listeners = this.db.committedEventListeners;
-    if (listeners.size === 0) return;
+    if (listeners.size === 0 || events.length === 0) return;
     this.tx.afterCommit(() => {
-      for (const listener of listeners) listener(event);
+      for (const listener of listeners) listener(events);
     });
   }
 

@@ -8,6 +8,9 @@ export interface EventRow extends Model<InferAttributes<EventRow>, InferCreation
   created_at: Date;
 }
 
+/** An event's stored values, as the poll reads them (no model instance). */
+export type EventRecord = InferAttributes<EventRow>;
+
 /** One entry of an institution's event stream; written in the transaction of the change it records. */
 export function defineEvent(sequelize: Sequelize) {
   return sequelize.define<EventRow>(

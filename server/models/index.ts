@@ -24,7 +24,7 @@ import { defineLicense } from './license.js';
 import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
-import { definePerson } from './person.js';
+import { definePerson, definePersonCount } from './person.js';
 import { definePortalAccount } from './portal-account.js';
 import { definePortalAuditEntry } from './portal-audit.js';
 import { definePortalSession } from './portal-session.js';
@@ -49,6 +49,7 @@ export function defineModels(sequelize: Sequelize) {
     ApiKey: defineApiKey(sequelize),
     Event: defineEvent(sequelize),
     Person: definePerson(sequelize),
+    PersonCount: definePersonCount(sequelize),
     License: defineLicense(sequelize),
     DeviceSeat: defineDeviceSeat(sequelize),
     Group: defineGroup(sequelize),

@@ -21,6 +21,9 @@ export interface PersonRow extends Model<InferAttributes<PersonRow>, InferCreati
   updated_at: CreationOptional<Date>;
 }
 
+/** A person's stored values, as a list reads them (no model instance). */
+export type PersonRecord = InferAttributes<PersonRow>;
+
 /** Students and faculty share one table: one login-email namespace, one license owner. */
 export function definePerson(sequelize: Sequelize) {
   return sequelize.define<PersonRow>(
@@ -39,5 +42,29 @@ export function definePerson(sequelize: Sequelize) {
       updated_at: DataTypes.DATE,
     },
     { tableName: 'people' },
+  );
+}
+
+export interface PersonCountRow extends Model<InferAttributes<PersonCountRow>, InferCreationAttributes<PersonCountRow>> {
+  institution_id: string;
+  role: PersonRole;
+  status: PersonStatus;
+  total: number;
+}
+
+/**
+ * How many people an institution has per role and status, kept by the database's triggers
+ * (migration 20261128000000-person-counts); read-only here.
+ */
+export function definePersonCount(sequelize: Sequelize) {
+  return sequelize.define<PersonCountRow>(
+    'PersonCount',
+    {
+      institution_id: { type: DataTypes.STRING(40), primaryKey: true },
+      role: { type: DataTypes.STRING(16), primaryKey: true },
+      status: { type: DataTypes.STRING(16), primaryKey: true },
+      total: { type: DataTypes.INTEGER, allowNull: false },
+    },
+    { tableName: 'person_counts', timestamps: false },
   );
 }

@@ -1,5 +1,5 @@
-import type { EventRow } from '../models/event.js';
+import type { EventRecord } from '../models/event.js';
 
-export function presentEvent(row: EventRow) {
+export function presentEvent(row: EventRecord) {
   return { id: row.id, type: row.type, created_at: row.created_at.toISOString(), data: row.data };
 }

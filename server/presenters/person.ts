@@ -1,7 +1,7 @@
-import type { PersonRow } from '../models/person.js';
+import type { PersonRecord } from '../models/person.js';
 
 /** A student as the API shows one. The personal email is never named here, so it cannot leak. */
-export function presentStudent(row: PersonRow) {
+export function presentStudent(row: PersonRecord) {
   return {
     id: row.id,
     login_email: row.login_email,
@@ -13,7 +13,7 @@ export function presentStudent(row: PersonRow) {
   };
 }
 
-export function presentFaculty(row: PersonRow) {
+export function presentFaculty(row: PersonRecord) {
   return {
     id: row.id,
     login_email: row.login_email,
@@ -26,6 +26,6 @@ export function presentFaculty(row: PersonRow) {
 }
 
 /** A person inside another resource (group members, guardians' student). */
-export function presentPersonRef(row: PersonRow) {
+export function presentPersonRef(row: PersonRecord) {
   return { id: row.id, login_email: row.login_email, full_name: row.full_name, status: row.status };
 }

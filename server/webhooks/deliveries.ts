@@ -45,11 +45,13 @@ export interface WebhookPayload {
 const SUBSCRIBED_STATES: EndpointStatus[] = ['active', 'paused'];
 
 /**
- * In the event's own transaction: one pending delivery per subscribed endpoint whose patterns
- * match the type. The payload is exactly the event JSON that is sent, so a replay or a retry
- * sends the same bytes (signed afresh). Disabled endpoints get nothing.
+ * In the events' own transaction: one pending delivery per subscribed endpoint whose patterns
+ * match each event's type, all in one INSERT. The payload is exactly the event JSON that is sent,
+ * so a replay or a retry sends the same bytes (signed afresh). Disabled endpoints get nothing.
+ * A delivery is created at its event's `created_at`, so deliveries due together are claimed in
+ * the order of their events.
  */
-export async function createDeliveriesForEvent(tx: TenantTx, event: EventRow, now: Date): Promise<WebhookDeliveryRow[]> {
+export async function createDeliveriesForEvents(tx: TenantTx, events: readonly EventRow[], now: Date): Promise<WebhookDeliveryRow[]> {
   const endpoints = await tx.webhookEndpoints.findAll({
     attributes: ['id', 'events'],
     where: { status: { [Op.in]: SUBSCRIBED_STATES } },
@@ -58,17 +60,18 @@ export async function createDeliveriesForEvent(tx: TenantTx, event: EventRow, no
       ['id', 'ASC'],
     ],
   });
-  const subscribed = endpoints.filter((endpoint) => endpoint.events.some((pattern) => matchesPattern(pattern, event.type)));
-  if (subscribed.length === 0) return [];
-  const payload = {
-    id: event.id,
-    type: event.type,
-    created_at: event.created_at.toISOString(),
-    institution_id: event.institution_id,
-    data: event.data,
-  } satisfies WebhookPayload;
-  return tx.webhookDeliveries.bulkCreate(
-    subscribed.map((endpoint) => ({
+  if (endpoints.length === 0) return [];
+  const rows = events.flatMap((event) => {
+    const subscribed = endpoints.filter((endpoint) => endpoint.events.some((pattern) => matchesPattern(pattern, event.type)));
+    if (subscribed.length === 0) return [];
+    const payload = {
+      id: event.id,
+      type: event.type,
+      created_at: event.created_at.toISOString(),
+      institution_id: event.institution_id,
+      data: event.data,
+    } satisfies WebhookPayload;
+    return subscribed.map((endpoint) => ({
       id: newId('dlv'),
       endpoint_id: endpoint.id,
       event_id: event.id,
@@ -82,8 +85,10 @@ export async function createDeliveriesForEvent(tx: TenantTx, event: EventRow, no
       response_time_ms: null,
       response_body: null,
       replay_of: null,
-    })),
-  );
+      created_at: event.created_at,
+    }));
+  });
+  return rows.length === 0 ? [] : tx.webhookDeliveries.bulkCreate(rows);
 }
 
 /** At most `limit` bytes of UTF-8, never ending in half a character. */

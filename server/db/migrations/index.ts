@@ -13,6 +13,7 @@ import { jobRuns } from './20261126010000-job-runs.js';
 import { accountLife } from './20261126020000-accounts.js';
 import { mailSubjects } from './20261126030000-mail-subjects.js';
 import { listIndexes } from './20261127000000-list-indexes.js';
+import { personCounts } from './20261128000000-person-counts.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -30,4 +31,5 @@ export const migrations: Migration[] = [
   accountLife,
   mailSubjects,
   listIndexes,
+  personCounts,
 ];

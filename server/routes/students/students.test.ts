@@ -14,6 +14,17 @@ describe('students', () => {
       .set('Authorization', auth)
       .send(body as object);
   const get = (path: string, auth = key.auth) => app.http.get(`/v1${path}`).set('Authorization', auth);
+
+  /** Every event about one student since `since`, read page by page (other tests' bulk calls make hundreds). */
+  async function eventsAbout(studentId: string, since: string, type?: string) {
+    const found: Array<{ type: string; data: Record<string, unknown> }> = [];
+    for (let cursor = since; ;) {
+      const page = (await get(`/events?since=${cursor}&limit=200${type ? `&type=${type}` : ''}`)).body.data;
+      found.push(...page.items.filter((e: { data: { student_id?: string } }) => e.data.student_id === studentId));
+      if (!page.has_more) return found;
+      cursor = page.items.at(-1).created_at;
+    }
+  }
   const patch = (path: string, body: unknown, auth = key.auth) =>
     app.http
       .patch(`/v1${path}`)
@@ -138,6 +149,25 @@ describe('students', () => {
       expect(await school.tenant.people.count({ where: { external_id: 'G-1' } })).toBe(1);
     });
 
+    it('gives same-named students of one call the next free addresses, lists them in call order, and announces each', async () => {
+      const before = (await post('/students', { full_name: 'Marie Curie' })).body.data;
+      expect(before.login_email).toBe('marie.curie@riverside-high.campusbridge.local');
+      const res = await post('/students/bulk', {
+        students: [{ full_name: 'Marie Curie' }, { full_name: 'Pierre Curie' }, { full_name: 'Marie  CURIE' }, { full_name: 'Marie Curie' }],
+      });
+      const results = res.body.data.results as Array<{ id: string; login_email: string }>;
+      expect(results.map((r) => r.login_email.split('@')[0])).toEqual(['marie.curie2', 'pierre.curie', 'marie.curie3', 'marie.curie4']);
+
+      const listed = await get('/students?limit=200&page=1');
+      const lastPage = listed.body.data.totalPages;
+      const tail = lastPage > 1 ? (await get(`/students?limit=200&page=${lastPage}`)).body.data.items : listed.body.data.items;
+      expect(tail.slice(-4).map((s: { id: string }) => s.id)).toEqual(results.map((r) => r.id));
+      const created = new Set(results.map((r) => r.id));
+      const events = await eventsAbout(results[3]!.id, new Date(Date.now() - 60_000).toISOString(), 'student.created');
+      expect(events).toHaveLength(1);
+      expect(created.has(events[0]!.data.student_id as string)).toBe(true);
+    });
+
     it('needs a non-empty students array', async () => {
       expect((await post('/students/bulk', { students: [] })).status).toBe(422);
       expect((await post('/students/bulk', {})).status).toBe(422);
@@ -220,9 +250,7 @@ describe('students', () => {
       expect((await post(`/students/${s.id}/suspend`, {})).body.data.status).toBe('suspended');
       expect((await post(`/students/${s.login_email}/reactivate`, {})).body.data.status).toBe('active');
       expect((await post(`/students/${s.id}/reactivate`, {})).body.data.status).toBe('active');
-      const events = (await get(`/events?since=${since}&type=student.*&limit=200`)).body.data.items.filter(
-        (e: { data: { student_id?: string } }) => e.data.student_id === s.id,
-      );
+      const events = await eventsAbout(s.id, since, 'student.*');
       expect(events.map((e: { type: string }) => e.type)).toEqual(['student.created', 'student.suspended', 'student.reactivated']);
       expect((await post('/students/stu_nope/suspend', {})).status).toBe(404);
       expect((await post(`/students/${s.id}/suspend`, { reason: 'x' })).status).toBe(422);
@@ -235,12 +263,10 @@ describe('students', () => {
       const s = (await post('/students', { full_name: 'Event Person', personal_email: 'event.family@example.org' })).body.data;
       await patch(`/students/${s.id}`, { full_name: 'Event Person Renamed', personal_email: 'event2.family@example.org' });
       await patch(`/students/${s.id}`, { personal_email: 'event3.family@example.org' });
-      const events = (await get(`/events?since=${since}&limit=200`)).body.data.items.filter(
-        (e: { data: { student_id?: string } }) => e.data.student_id === s.id,
-      );
+      const events = await eventsAbout(s.id, since);
       expect(events.map((e: { type: string }) => e.type)).toEqual(['student.created', 'student.updated']);
-      expect(events[0].data).toEqual({ student_id: s.id, license_id: expect.stringMatching(/^lic_/) });
-      expect(events[1].data).toEqual({ student_id: s.id, changed: ['full_name'], status: 'active' });
+      expect(events[0]!.data).toEqual({ student_id: s.id, license_id: expect.stringMatching(/^lic_/) });
+      expect(events[1]!.data).toEqual({ student_id: s.id, changed: ['full_name'], status: 'active' });
       const text = JSON.stringify(events);
       expect(text).not.toContain('family@example.org');
       expect(text).not.toContain('Event Person');

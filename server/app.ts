@@ -2,11 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import swaggerUi from 'swagger-ui-express';
 import type { AppContext } from './context.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
 import { healthCheck } from './http/health.js';
-import { buildOpenApiDocument } from './http/openapi.js';
+import { apiReferencePage, lazyOpenApiDocument } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { mountRoutes } from './http/mount.js';
@@ -47,20 +46,14 @@ export function createApp(ctx: AppContext): Express {
   // For monitors and service managers: outside /v1, no key (server/http/health.ts).
   app.get('/healthz', healthCheck(ctx));
 
-  const openApiDocument = buildOpenApiDocument(apiRoutes);
+  // Built at the first request that needs it: most appliances never open the reference, and the
+  // document with its rendered page is several megabytes kept for the process's life.
+  const openApiDocument = lazyOpenApiDocument(apiRoutes);
   const v1 = express.Router();
   v1.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
+    res.json(openApiDocument());
   });
-  v1.use(
-    '/docs',
-    swaggerUi.serveFiles(openApiDocument, {}),
-    swaggerUi.setup(openApiDocument, {
-      customSiteTitle: 'CampusBridge API reference',
-      customCss: '',
-      swaggerOptions: { validatorUrl: null, persistAuthorization: false, tryItOutEnabled: true },
-    }),
-  );
+  v1.use('/docs', apiReferencePage(openApiDocument, 'CampusBridge API reference'));
   mountRoutes(v1, ctx, apiRoutes, '/v1');
   const unrouted = meterUnrouted(ctx);
   v1.use(unrouted.request, notFoundHandler);

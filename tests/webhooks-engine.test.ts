@@ -11,6 +11,7 @@ import { setInstitutionStatus } from '../server/commands/institutions.js';
 import { connectDatabase } from '../server/db/index.js';
 import { makeDataDir, makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { waitFor } from './helpers/wait.js';
+import { PER_ENDPOINT_IN_FLIGHT } from '../server/webhooks/engine.js';
 
 const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -35,6 +36,8 @@ interface Receiver {
   /** Requests being answered right now, and the most there ever were at once. */
   open: number;
   maxOpen: number;
+  /** TCP connections the appliance opened to it. */
+  connections: number;
   respond: Respond;
   close: () => Promise<void>;
 }
@@ -52,7 +55,7 @@ afterAll(async () => {
 });
 
 async function startReceiver(respond: Respond = answer(200)): Promise<Receiver> {
-  const receiver = { requests: [] as Received[], open: 0, maxOpen: 0, respond } as Receiver;
+  const receiver = { requests: [] as Received[], open: 0, maxOpen: 0, connections: 0, respond } as Receiver;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -72,6 +75,9 @@ async function startReceiver(respond: Respond = answer(200)): Promise<Receiver> 
       });
       receiver.respond(request, res);
     });
+  });
+  server.on('connection', () => {
+    receiver.connections += 1;
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -476,7 +482,7 @@ describe('webhook engine', () => {
     await waitFor(async () => (await delivery(s, rows[0]!.id)).status === 'succeeded', 'succeeded');
   });
 
-  it('a slow receiver does not delay another endpoint: at most 2 requests in flight per endpoint', async () => {
+  it(`a slow receiver does not delay another endpoint: at most ${PER_ENDPOINT_IN_FLIGHT} requests in flight per endpoint`, async () => {
     const slow = await startReceiver((_request, res) => {
       setTimeout(() => res.writeHead(200).end('slow'), 800);
     });
@@ -484,18 +490,35 @@ describe('webhook engine', () => {
     const s = await school();
     await endpoint(s, slow.url, ['student.created']);
     await endpoint(s, fast.url, ['student.created']);
-    const bulk = await post(s, '/students/bulk', { students: Array.from({ length: 6 }, (_, i) => ({ full_name: `Student ${i}` })) });
-    expect(bulk.body.data.created).toBe(6);
+    const count = PER_ENDPOINT_IN_FLIGHT + 4;
+    const bulk = await post(s, '/students/bulk', { students: Array.from({ length: count }, (_, i) => ({ full_name: `Student ${i}` })) });
+    expect(bulk.body.data.created).toBe(count);
 
-    await waitFor(() => fast.requests.length === 6 && slow.requests.length >= 1, 'all six at the fast receiver', 3_000);
-    // The fast endpoint got all six before the slow one had answered its first request, which
-    // then held the slow endpoint's two slots.
-    const fastDone = fast.requests[5]!.at;
+    await waitFor(() => fast.requests.length === count && slow.requests.length >= 1, 'all at the fast receiver', 3_000);
+    // The fast endpoint got them all before the slow one had answered its first request, which
+    // then held every one of the slow endpoint's slots.
+    const fastDone = fast.requests[count - 1]!.at;
     expect(fastDone).toBeLessThan(slow.requests[0]!.at + 800);
-    expect(slow.requests.filter((r) => r.at <= fastDone).length).toBeLessThanOrEqual(2);
-    await waitFor(() => slow.requests.length === 6, 'all six at the slow receiver', 8_000);
-    expect(slow.maxOpen).toBe(2);
-    await waitFor(async () => (await deliveries(s, { status: 'succeeded' })).length === 12, 'twelve succeeded');
+    expect(slow.requests.filter((r) => r.at <= fastDone).length).toBeLessThanOrEqual(PER_ENDPOINT_IN_FLIGHT);
+    await waitFor(() => slow.requests.length === count, 'all at the slow receiver', 8_000);
+    expect(slow.maxOpen).toBe(PER_ENDPOINT_IN_FLIGHT);
+    await waitFor(async () => (await deliveries(s, { status: 'succeeded' })).length === 2 * count, 'all succeeded');
+  });
+
+  it('sends many over a few kept-alive connections, and records each attempt once', async () => {
+    const receiver = await startReceiver();
+    const s = await school();
+    await endpoint(s, receiver.url, ['student.created']);
+    const count = 120;
+    const bulk = await post(s, '/students/bulk', { students: Array.from({ length: count }, (_, i) => ({ full_name: `Kept Alive ${i}` })) });
+    expect(bulk.body.data.created).toBe(count);
+    await waitFor(async () => (await deliveries(s, { status: 'succeeded' })).length === count, 'all succeeded', 10_000);
+    expect(new Set(receiver.requests.map((r) => r.headers['x-service-event-id'])).size).toBe(count);
+    expect(receiver.requests).toHaveLength(count);
+    // Connections are reused: at most one per request that can be in flight at once.
+    expect(receiver.connections).toBeLessThanOrEqual(PER_ENDPOINT_IN_FLIGHT);
+    const { WebhookAttempt } = app.ctx.db.models;
+    expect(await WebhookAttempt.count({ where: { institution_id: s.inst.id } })).toBe(count);
   });
 
   it('patterns decide which endpoints get a delivery row: *, a family, an exact type; disabled endpoints none', async () => {

@@ -1,4 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import express, { type RequestHandler, type Router } from 'express';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import type { AnyPortalRoute, AnyRoute } from './route.js';
 import { z } from '../validation/zod.js';
@@ -223,5 +224,42 @@ function accessOf(route: AnyRoute, schemes: { bearer: SecurityScheme; session: S
     note: route.scope === 'any' ? 'Any valid key.' : `Scope: \`${route.scope}\` (a \`:write\` scope implies its \`:read\`).`,
     scope: route.scope,
     rateLimited: true,
+  };
+}
+
+type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+/** `buildOpenApiDocument` at its first use, then the same document (an appliance rarely serves it). */
+export function lazyOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiDocumentKind = 'api'): () => OpenApiDocument {
+  let document: OpenApiDocument | undefined;
+  return () => (document ??= buildOpenApiDocument(routes, kind));
+}
+
+/**
+ * The interactive reference (Swagger UI) for a document, loaded and rendered at its first
+ * request: the library and the rendered page (the document inlined, megabytes) stay out of an
+ * appliance's memory until someone opens it.
+ */
+export function apiReferencePage(document: () => OpenApiDocument, title: string): RequestHandler {
+  let page: Promise<Router> | undefined;
+  const render = async () => {
+    const { default: swaggerUi } = await import('swagger-ui-express');
+    const router = express.Router();
+    router.use(
+      swaggerUi.serveFiles(document(), {}),
+      swaggerUi.setup(document(), {
+        customSiteTitle: title,
+        customCss: '',
+        swaggerOptions: { validatorUrl: null, persistAuthorization: false, tryItOutEnabled: true },
+      }),
+    );
+    return router;
+  };
+  return (req, res, next) => {
+    page ??= render().catch((error: unknown) => {
+      page = undefined; // the next request tries again
+      throw error;
+    });
+    page.then((router) => router(req, res, next), next);
   };
 }

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../context.js';
 import { mountPortalOperations, mountRoutes } from '../http/mount.js';
-import { buildOpenApiDocument } from '../http/openapi.js';
+import { lazyOpenApiDocument } from '../http/openapi.js';
 import type { AnyPortalRoute } from '../http/route.js';
 import { accountRoutes } from '../routes/account/account.js';
 import { auditRoutes } from '../routes/audit/audit.js';
@@ -44,9 +44,9 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
 export function createPortalRouter(ctx: AppContext): Router {
   const router = express.Router();
   const routes = portalRoutes(new LoginThrottle());
-  const openApiDocument = buildOpenApiDocument(routes, 'portal');
+  const openApiDocument = lazyOpenApiDocument(routes, 'portal');
   router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument);
+    res.json(openApiDocument());
   });
   mountRoutes(router, ctx, routes, '/portal/api');
   mountPortalOperations(router, ctx, apiRoutes);

@@ -170,19 +170,21 @@ export async function claimDueDeliveries(db: Database, request: ClaimRequest): P
     if (chosen.length === 0) return [];
 
     const { WebhookDelivery, WebhookEndpoint } = db.models;
-    const claimedIds: string[] = [];
-    for (const row of chosen) {
-      const [affected] = await WebhookDelivery.update(
-        { status: 'delivering', last_attempt_at: request.now },
-        { where: { id: row.id, status: { [Op.in]: ['pending', 'failed'] } }, transaction },
-      );
-      if (affected === 1) claimedIds.push(row.id);
-    }
-    if (claimedIds.length === 0) return [];
-    const deliveries = await WebhookDelivery.findAll({ where: { id: { [Op.in]: claimedIds } }, transaction });
+    // One UPDATE for the batch; its status condition is what makes a claim exclusive. Inside this
+    // write transaction the rows now `delivering` since `now` among those chosen are exactly ours.
+    const chosenIds = chosen.map((row) => row.id);
+    await WebhookDelivery.update(
+      { status: 'delivering', last_attempt_at: request.now },
+      { where: { id: { [Op.in]: chosenIds }, status: { [Op.in]: ['pending', 'failed'] } }, transaction },
+    );
+    const deliveries = await WebhookDelivery.findAll({
+      where: { id: { [Op.in]: chosenIds }, status: 'delivering', last_attempt_at: request.now },
+      transaction,
+    });
+    if (deliveries.length === 0) return [];
     const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
     const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
-    const order = new Map(claimedIds.map((id, index) => [id, index]));
+    const order = new Map(chosenIds.map((id, index) => [id, index]));
     return deliveries
       .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
       .map((delivery) => ({ delivery, endpoint: byId.get(delivery.endpoint_id)!, claimedAt: request.now }));
@@ -267,37 +269,79 @@ export type RecordedAttempt =
   /** The delivery is gone (its endpoint was deleted while the request was in flight). */
   | { kind: 'vanished' };
 
+/** One finished send, to be recorded. */
+export interface FinishedSend {
+  claim: Claim;
+  result: SendResult;
+}
+
 /**
- * Stores one attempt (a webhook_attempts row) and moves the delivery and its endpoint on, in one
- * transaction. Only the holder of the claim moves the state: if the claim was released and taken
- * again meanwhile, this late result is history, not state.
+ * Stores attempts (webhook_attempts rows) and moves their deliveries and endpoints on, in one
+ * transaction for the whole batch (docs/decisions.md#webhook-throughput). Only the holder of a
+ * claim moves the state: if the claim was released and taken again meanwhile, its late result is
+ * history, not state. Several results for one endpoint are applied in the order given, so its
+ * failure counter and disabling come out as if they had been recorded one by one.
  */
-export async function recordAttempt(db: Database, claim: Claim, result: SendResult, schedule: readonly number[], now = new Date()): Promise<RecordedAttempt> {
+export async function recordAttempts(db: Database, sends: readonly FinishedSend[], schedule: readonly number[], now = new Date()): Promise<RecordedAttempt[]> {
+  if (sends.length === 0) return [];
   const { WebhookAttempt, WebhookDelivery, WebhookEndpoint } = db.models;
-  return db.sequelize.transaction(async (transaction: Transaction): Promise<RecordedAttempt> => {
-    const delivery = await WebhookDelivery.findByPk(claim.delivery.id, { transaction });
-    if (!delivery) return { kind: 'vanished' };
-    await WebhookAttempt.create(
-      {
-        id: newId('wat'),
-        institution_id: delivery.institution_id,
-        delivery_id: delivery.id,
-        at: claim.claimedAt,
-        response_status: result.status,
-        response_time_ms: Math.round(result.timeMs),
-        response_body: firstBytes(result.body),
-        error: result.error ? result.error.slice(0, 200) : null,
-      },
+  return db.sequelize.transaction(async (transaction: Transaction): Promise<RecordedAttempt[]> => {
+    const deliveries = await WebhookDelivery.findAll({ where: { id: { [Op.in]: sends.map((send) => send.claim.delivery.id) } }, transaction });
+    const deliveryById = new Map(deliveries.map((delivery) => [delivery.id, delivery]));
+    await WebhookAttempt.bulkCreate(
+      sends.flatMap(({ claim, result }) => {
+        const delivery = deliveryById.get(claim.delivery.id);
+        if (!delivery) return [];
+        return [
+          {
+            id: newId('wat'),
+            institution_id: delivery.institution_id,
+            delivery_id: delivery.id,
+            at: claim.claimedAt,
+            response_status: result.status,
+            response_time_ms: Math.round(result.timeMs),
+            response_body: firstBytes(result.body),
+            error: result.error ? result.error.slice(0, 200) : null,
+          },
+        ];
+      }),
       { transaction },
     );
-    if (delivery.status !== 'delivering' || delivery.last_attempt_at?.getTime() !== claim.claimedAt.getTime()) return { kind: 'superseded' };
+    const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
+    const endpointById = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
+    // Each endpoint as the earlier results of this batch left it.
+    const endpointNow = new Map(endpoints.map((endpoint) => [endpoint.id, { status: endpoint.status, consecutive_failures: endpoint.consecutive_failures }]));
+    const endpointChanges = new Map<string, NonNullable<Outcome['endpoint']>>();
 
-    const endpoint = await WebhookEndpoint.findByPk(delivery.endpoint_id, { transaction });
-    const outcome = planOutcome({ attemptCount: delivery.attempt_count, result, schedule, now, endpoint });
-    await delivery.update(outcome.delivery, { transaction });
-    if (endpoint && outcome.endpoint) await endpoint.update(outcome.endpoint, { transaction });
-    return { kind: 'recorded', outcome };
+    const recorded: RecordedAttempt[] = [];
+    for (const { claim, result } of sends) {
+      const delivery = deliveryById.get(claim.delivery.id);
+      if (!delivery) {
+        recorded.push({ kind: 'vanished' });
+        continue;
+      }
+      if (delivery.status !== 'delivering' || delivery.last_attempt_at?.getTime() !== claim.claimedAt.getTime()) {
+        recorded.push({ kind: 'superseded' });
+        continue;
+      }
+      const endpoint = endpointNow.get(delivery.endpoint_id) ?? null;
+      const outcome = planOutcome({ attemptCount: delivery.attempt_count, result, schedule, now, endpoint });
+      await WebhookDelivery.update(outcome.delivery, { where: { id: delivery.id }, transaction });
+      if (endpoint && outcome.endpoint) {
+        Object.assign(endpoint, outcome.endpoint);
+        endpointChanges.set(delivery.endpoint_id, { ...endpointChanges.get(delivery.endpoint_id), ...outcome.endpoint });
+      }
+      recorded.push({ kind: 'recorded', outcome });
+    }
+    for (const [endpointId, change] of endpointChanges) await endpointById.get(endpointId)!.update(change, { transaction });
+    return recorded;
   });
+}
+
+/** `recordAttempts` for one send. */
+export async function recordAttempt(db: Database, claim: Claim, result: SendResult, schedule: readonly number[], now = new Date()): Promise<RecordedAttempt> {
+  const [recorded] = await recordAttempts(db, [{ claim, result }], schedule, now);
+  return recorded!;
 }
 
 /**

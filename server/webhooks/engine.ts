@@ -1,15 +1,19 @@
 import { endpointSecrets } from './secrets.js';
 import type { AppContext, WebhookEngine } from '../context.js';
-import type { Resolver } from './address.js';
-import { claimDueDeliveries, releaseStaleClaims, recordAttempt, type Claim } from './deliveries.js';
+import type { PrivateHosts, Resolver } from './address.js';
+import { claimDueDeliveries, releaseStaleClaims, recordAttempts, type Claim, type FinishedSend, type RecordedAttempt } from './deliveries.js';
 import { postWebhook, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
 
-/** Requests in flight to one endpoint: a slow receiver holds two slots, never all of them. */
-export const PER_ENDPOINT_IN_FLIGHT = 2;
+/** Requests in flight to one endpoint: a slow receiver holds eight slots, never all of them. */
+export const PER_ENDPOINT_IN_FLIGHT = 8;
 /** Requests in flight in all. */
-export const MAX_IN_FLIGHT = 16;
+export const MAX_IN_FLIGHT = 64;
+/** Sends finished but not yet recorded, at most; claiming pauses beyond it (the database is behind). */
+const MAX_UNRECORDED = 4 * MAX_IN_FLIGHT;
+/** Results recorded per transaction, at most. */
+const RECORD_BATCH = 200;
 /**
  * A claim older than the receiver timeout plus this is orphaned (its process died mid-send) and
  * is returned to due. The margin covers recording the result after the timeout fires.
@@ -37,8 +41,14 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
   const { db, logger } = ctx;
   const settings = ctx.config.webhooks;
 
+  /** HTTP requests in flight, per endpoint and in all. */
   const inFlight = new Map<string, number>();
-  const sendingIds = new Set<string>();
+  let sending = 0;
+  /** Claimed deliveries not yet recorded (in flight, or finished and waiting for the recorder). */
+  const claimedIds = new Set<string>();
+  /** Finished sends waiting to be recorded, in the order they finished. */
+  let finished: FinishedSend[] = [];
+  let recorder: Promise<void> | null = null;
   const background = new Set<Promise<unknown>>();
   let pass: Promise<void> | null = null;
   let again = false;
@@ -55,13 +65,12 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     return promise;
   };
 
-  async function deliver(claim: Claim): Promise<void> {
+  async function send(claim: Claim, privateHosts: PrivateHosts): Promise<SendResult> {
     const { delivery, endpoint } = claim;
     const body = JSON.stringify(delivery.payload);
-    let result: SendResult;
     try {
       const sentAt = new Date();
-      result = await postWebhook({
+      return await postWebhook({
         url: endpoint.url,
         body,
         headers: {
@@ -70,15 +79,18 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
           ...signatureHeaders(endpointSecrets(db, endpoint, sentAt), delivery.event_id, body, Math.floor(sentAt.getTime() / 1000)),
         },
         timeoutMs: settings.timeoutMs,
-        privateHosts: await readApplianceSetting(db, ctx.config, 'webhook_private_hosts'),
+        privateHosts,
         resolver: options.resolver,
       });
     } catch (err) {
       // A secret that does not open (master key changed) or a malformed stored URL: a failed attempt like any other.
       logger.error({ err, delivery_id: delivery.id, endpoint_id: endpoint.id }, 'webhook could not be sent');
-      result = { ok: false, status: null, body: null, timeMs: 0, error: 'send_error' };
+      return { ok: false, status: null, body: null, timeMs: 0, error: 'send_error' };
     }
-    const recorded = await recordAttempt(db, claim, result, settings.retryScheduleSeconds);
+  }
+
+  function report({ claim, result }: FinishedSend, recorded: RecordedAttempt): void {
+    const { delivery, endpoint } = claim;
     const log = {
       delivery_id: delivery.id,
       endpoint_id: endpoint.id,
@@ -103,32 +115,64 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     }
   }
 
-  function start(claim: Claim): void {
+  /**
+   * Records finished sends, many per transaction: whatever finished while the previous batch was
+   * being written goes in the next one (docs/decisions.md#webhook-throughput).
+   */
+  function record(): void {
+    if (recorder) return;
+    recorder = track(
+      (async () => {
+        while (finished.length > 0) {
+          const batch = finished.slice(0, RECORD_BATCH);
+          finished = finished.slice(batch.length);
+          try {
+            const recorded = await recordAttempts(db, batch, settings.retryScheduleSeconds);
+            batch.forEach((item, index) => report(item, recorded[index]!));
+          } catch (err) {
+            // Left `delivering`: the stale-claim release makes them due again.
+            logger.error({ err, deliveries: batch.map((item) => item.claim.delivery.id) }, 'recording webhook attempts failed');
+          } finally {
+            for (const item of batch) claimedIds.delete(item.claim.delivery.id);
+          }
+          // Room under MAX_UNRECORDED again: claiming may go on.
+          kick();
+        }
+      })().finally(() => {
+        recorder = null;
+      }),
+    );
+  }
+
+  function start(claim: Claim, privateHosts: PrivateHosts): void {
     const { id, endpoint_id: endpointId } = claim.delivery;
     inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
-    sendingIds.add(id);
+    sending += 1;
+    claimedIds.add(id);
     void track(
-      deliver(claim)
-        .catch((err: unknown) => logger.error({ err, delivery_id: id }, 'recording a webhook attempt failed'))
-        .finally(() => {
-          const left = (inFlight.get(endpointId) ?? 1) - 1;
-          if (left > 0) inFlight.set(endpointId, left);
-          else inFlight.delete(endpointId);
-          sendingIds.delete(id);
-          // A slot is free: the endpoint's next delivery (or another's) may go.
-          kick();
-        }),
+      send(claim, privateHosts).then((result) => {
+        const left = (inFlight.get(endpointId) ?? 1) - 1;
+        if (left > 0) inFlight.set(endpointId, left);
+        else inFlight.delete(endpointId);
+        sending -= 1;
+        finished.push({ claim, result });
+        record();
+        // A slot is free: the endpoint's next delivery (or another's) may go.
+        kick();
+      }),
     );
   }
 
   /** Claims and starts sends until nothing more is due or every slot is taken. */
   async function fill(): Promise<void> {
     while (!stopped) {
-      const limit = MAX_IN_FLIGHT - sendingIds.size;
+      const limit = Math.min(MAX_IN_FLIGHT - sending, MAX_UNRECORDED - claimedIds.size);
       if (limit <= 0) return;
       const claims = await claimDueDeliveries(db, { now: new Date(), inFlight, perEndpoint: PER_ENDPOINT_IN_FLIGHT, limit });
       if (claims.length === 0) return;
-      for (const claim of claims) start(claim);
+      // The setting as it is now, for this batch: checked again at every claim.
+      const privateHosts = await readApplianceSetting(db, ctx.config, 'webhook_private_hosts');
+      for (const claim of claims) start(claim, privateHosts);
     }
   }
 
@@ -182,7 +226,7 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
 
   async function releaseOrphans(): Promise<void> {
     const olderThan = new Date(Date.now() - settings.timeoutMs - STALE_CLAIM_MARGIN_MS);
-    const released = await releaseStaleClaims(db, olderThan, sendingIds);
+    const released = await releaseStaleClaims(db, olderThan, claimedIds);
     if (released.length > 0) logger.warn({ deliveries: released }, 'webhook deliveries interrupted mid-send are due again');
   }
 
@@ -216,9 +260,9 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
         await Promise.race([Promise.allSettled([...background]), timeout]);
         clearTimeout(timer);
       }
-      if (sendingIds.size > 0) {
+      if (claimedIds.size > 0) {
         // Left `delivering`: the next start returns them to due once their claim is stale.
-        logger.warn({ deliveries: [...sendingIds] }, 'webhook sends still in flight at stop; they will be retried after restart');
+        logger.warn({ deliveries: [...claimedIds] }, 'webhook sends still in flight at stop; they will be retried after restart');
       }
     },
   };

@@ -28,10 +28,50 @@ export interface SendResult {
   error: string | null;
 }
 
+/** Connections kept open to one receiver address; the engine's per-endpoint limit is below it. */
+const SOCKETS_PER_RECEIVER = 16;
+/** An idle kept-alive connection is closed after this; below the 5 s a Node receiver keeps one. */
+const IDLE_SOCKET_MS = 4_000;
+/** Receivers with a connection pool at once; the least recently used pool is closed beyond it. */
+const MAX_POOLS = 64;
+
+const pools = new Map<string, http.Agent>();
+
+/**
+ * The keep-alive pool for one receiver, keyed by scheme, host and the address the host resolved
+ * to (the pinned one): a kept connection is only reused for the address it was checked and opened
+ * for, so a change of DNS or of the private-hosts setting is never bypassed by an old socket.
+ */
+function poolFor(url: URL, address: string): http.Agent {
+  const key = `${url.protocol}//${url.host}@${address}`;
+  const known = pools.get(key);
+  if (known) {
+    pools.delete(key);
+    pools.set(key, known);
+    return known;
+  }
+  const options = {
+    keepAlive: true,
+    maxSockets: SOCKETS_PER_RECEIVER,
+    maxFreeSockets: SOCKETS_PER_RECEIVER,
+    timeout: IDLE_SOCKET_MS,
+    scheduling: 'lifo' as const,
+  };
+  const pool = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+  pools.set(key, pool);
+  if (pools.size > MAX_POOLS) {
+    const [oldestKey, oldest] = pools.entries().next().value as [string, http.Agent];
+    pools.delete(oldestKey);
+    oldest.destroy();
+  }
+  return pool;
+}
+
 /**
  * One POST to a receiver. The host is resolved and checked here, at every delivery, and the
  * connection is made to exactly that address (pinned through `lookup`), so DNS rebinding between
  * the check and the connect is impossible. TLS still verifies the certificate for the host name.
+ * Connections are kept alive per receiver address and reused (docs/decisions.md#webhook-throughput).
  */
 export async function postWebhook(request: SendRequest): Promise<SendResult> {
   const started = performance.now();
@@ -73,7 +113,7 @@ export async function postWebhook(request: SendRequest): Promise<SendResult> {
       {
         method: 'POST',
         lookup,
-        agent: false,
+        agent: poolFor(url, pinned.address),
         headers: {
           'Content-Type': 'application/json',
           'User-Agent': 'CampusBridge-Webhooks/1',

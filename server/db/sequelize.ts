@@ -83,6 +83,7 @@ export async function openDatabase(databaseFile: string): Promise<Sequelize> {
     define: { underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' },
   });
   queueWriteTransactions(sequelize);
+  reuseTransactionConnection(sequelize);
   await sequelize.query('PRAGMA journal_mode = WAL');
   await sequelize.query('PRAGMA synchronous = NORMAL');
   await sequelize.query('PRAGMA foreign_keys = ON');
@@ -139,4 +140,40 @@ function queueWriteTransactions(sequelize: Sequelize): void {
       if (seen === tail) return;
     }
   });
+}
+
+interface SqliteConnectionManager {
+  connections: Record<string, sqlite3.Database>;
+  getConnection(options?: { uuid?: string }): Promise<sqlite3.Database>;
+  releaseConnection(connection: sqlite3.Database, force?: boolean): void;
+  destroyConnection(connection: sqlite3.Database): Promise<void>;
+}
+
+/** The key of the one connection every top-level transaction of this process runs on. */
+const TRANSACTIONS = 'transactions';
+
+/**
+ * Sequelize's SQLite dialect opens a new connection for each transaction and closes it after:
+ * opening the file and reading its schema again cost about 1 ms a transaction, more than a small
+ * transaction itself. This process's top-level transactions already run one at a time (the write
+ * queue above), so they share one connection, kept open; savepoints ride on their parent's as
+ * before. A connection Sequelize gives up on (a failed COMMIT or ROLLBACK) is closed and the next
+ * transaction opens a fresh one. See docs/decisions.md#webhook-throughput.
+ */
+function reuseTransactionConnection(sequelize: Sequelize): void {
+  const manager = sequelize.connectionManager as unknown as SqliteConnectionManager;
+  const getConnection = manager.getConnection.bind(manager);
+  const releaseConnection = manager.releaseConnection.bind(manager);
+  const destroyConnection = manager.destroyConnection.bind(manager);
+  const isShared = (connection: sqlite3.Database) => manager.connections[TRANSACTIONS] === connection;
+  manager.getConnection = (options = {}) =>
+    getConnection(options.uuid !== undefined && options.uuid !== 'default' ? { ...options, uuid: TRANSACTIONS } : options);
+  manager.releaseConnection = (connection, force) => {
+    if (!isShared(connection)) releaseConnection(connection, force);
+  };
+  manager.destroyConnection = async (connection) => {
+    if (!isShared(connection)) return destroyConnection(connection);
+    delete manager.connections[TRANSACTIONS];
+    await new Promise<void>((resolve) => connection.close(() => resolve()));
+  };
 }

@@ -126,69 +126,67 @@ interface DueRow {
 /**
  * Claims due deliveries (pending or failed, `next_attempt_at` reached, endpoint active,
  * institution approved) by a conditional UPDATE to `delivering`, oldest due first, at most
- * `perEndpoint` in flight per endpoint, so one slow receiver cannot take every slot. The select
- * and the updates share one write transaction; the UPDATE repeats the status condition, so two
- * runs (or two processes) never claim the same row.
+ * `perEndpoint` in flight per endpoint, so one slow receiver cannot take every slot. Runs in the
+ * caller's write transaction (the engine's step, which records finished sends in the same one);
+ * the UPDATE repeats the status condition, so two runs (or two processes) never claim the same row.
  */
-export async function claimDueDeliveries(db: Database, request: ClaimRequest): Promise<Claim[]> {
+export async function claimDueIn(db: Database, transaction: Transaction, request: ClaimRequest): Promise<Claim[]> {
   if (request.limit <= 0) return [];
   const busy = [...request.inFlight].filter(([, count]) => count >= request.perEndpoint).map(([endpointId]) => endpointId);
-  return db.sequelize.transaction(async (transaction) => {
-    // ROW_NUMBER keeps each endpoint's share of the batch to its free slots (SQLite ≥ 3.25 and PostgreSQL alike).
-    const candidates = await db.sequelize.query<DueRow>(
-      `SELECT id, endpoint_id FROM (
-         SELECT d.id AS id, d.endpoint_id AS endpoint_id, d.next_attempt_at AS next_attempt_at, d.created_at AS created_at,
-                ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.created_at, d.id) AS position
-           FROM webhook_deliveries AS d
-           JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
-           JOIN institutions AS i ON i.id = d.institution_id
-          WHERE d.status IN ('pending', 'failed')
-            AND d.next_attempt_at <= :now
-            AND e.status = 'active'
-            AND i.status = 'approved'
-            ${busy.length ? 'AND d.endpoint_id NOT IN (:busy)' : ''}
-       ) AS due
-       WHERE position <= :perEndpoint
-       ORDER BY next_attempt_at, created_at, id
-       LIMIT :candidates`,
-      {
-        type: QueryTypes.SELECT,
-        transaction,
-        replacements: { now: request.now, busy, perEndpoint: request.perEndpoint, candidates: request.limit * request.perEndpoint },
-      },
-    );
-
-    const taken = new Map<string, number>();
-    const chosen: DueRow[] = [];
-    for (const row of candidates) {
-      if (chosen.length >= request.limit) break;
-      const used = (request.inFlight.get(row.endpoint_id) ?? 0) + (taken.get(row.endpoint_id) ?? 0);
-      if (used >= request.perEndpoint) continue;
-      taken.set(row.endpoint_id, (taken.get(row.endpoint_id) ?? 0) + 1);
-      chosen.push(row);
-    }
-    if (chosen.length === 0) return [];
-
-    const { WebhookDelivery, WebhookEndpoint } = db.models;
-    // One UPDATE for the batch; its status condition is what makes a claim exclusive. Inside this
-    // write transaction the rows now `delivering` since `now` among those chosen are exactly ours.
-    const chosenIds = chosen.map((row) => row.id);
-    await WebhookDelivery.update(
-      { status: 'delivering', last_attempt_at: request.now },
-      { where: { id: { [Op.in]: chosenIds }, status: { [Op.in]: ['pending', 'failed'] } }, transaction },
-    );
-    const deliveries = await WebhookDelivery.findAll({
-      where: { id: { [Op.in]: chosenIds }, status: 'delivering', last_attempt_at: request.now },
+  // ROW_NUMBER keeps each endpoint's share of the batch to its free slots (SQLite ≥ 3.25 and PostgreSQL alike).
+  const candidates = await db.sequelize.query<DueRow>(
+    `SELECT id, endpoint_id FROM (
+       SELECT d.id AS id, d.endpoint_id AS endpoint_id, d.next_attempt_at AS next_attempt_at, d.created_at AS created_at,
+              ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.created_at, d.id) AS position
+         FROM webhook_deliveries AS d
+         JOIN webhook_endpoints AS e ON e.id = d.endpoint_id
+         JOIN institutions AS i ON i.id = d.institution_id
+        WHERE d.status IN ('pending', 'failed')
+          AND d.next_attempt_at <= :now
+          AND e.status = 'active'
+          AND i.status = 'approved'
+          ${busy.length ? 'AND d.endpoint_id NOT IN (:busy)' : ''}
+     ) AS due
+     WHERE position <= :perEndpoint
+     ORDER BY next_attempt_at, created_at, id
+     LIMIT :candidates`,
+    {
+      type: QueryTypes.SELECT,
       transaction,
-    });
-    if (deliveries.length === 0) return [];
-    const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
-    const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
-    const order = new Map(chosenIds.map((id, index) => [id, index]));
-    return deliveries
-      .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
-      .map((delivery) => ({ delivery, endpoint: byId.get(delivery.endpoint_id)!, claimedAt: request.now }));
+      replacements: { now: request.now, busy, perEndpoint: request.perEndpoint, candidates: request.limit * request.perEndpoint },
+    },
+  );
+
+  const taken = new Map<string, number>();
+  const chosen: DueRow[] = [];
+  for (const row of candidates) {
+    if (chosen.length >= request.limit) break;
+    const used = (request.inFlight.get(row.endpoint_id) ?? 0) + (taken.get(row.endpoint_id) ?? 0);
+    if (used >= request.perEndpoint) continue;
+    taken.set(row.endpoint_id, (taken.get(row.endpoint_id) ?? 0) + 1);
+    chosen.push(row);
+  }
+  if (chosen.length === 0) return [];
+
+  const { WebhookDelivery, WebhookEndpoint } = db.models;
+  // One UPDATE for the batch; its status condition is what makes a claim exclusive. Inside this
+  // write transaction the rows now `delivering` since `now` among those chosen are exactly ours.
+  const chosenIds = chosen.map((row) => row.id);
+  await WebhookDelivery.update(
+    { status: 'delivering', last_attempt_at: request.now },
+    { where: { id: { [Op.in]: chosenIds }, status: { [Op.in]: ['pending', 'failed'] } }, transaction },
+  );
+  const deliveries = await WebhookDelivery.findAll({
+    where: { id: { [Op.in]: chosenIds }, status: 'delivering', last_attempt_at: request.now },
+    transaction,
   });
+  if (deliveries.length === 0) return [];
+  const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
+  const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
+  const order = new Map(chosenIds.map((id, index) => [id, index]));
+  return deliveries
+    .sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+    .map((delivery) => ({ delivery, endpoint: byId.get(delivery.endpoint_id)!, claimedAt: request.now }));
 }
 
 /**
@@ -276,72 +274,74 @@ export interface FinishedSend {
 }
 
 /**
- * Stores attempts (webhook_attempts rows) and moves their deliveries and endpoints on, in one
- * transaction for the whole batch (docs/decisions.md#webhook-throughput). Only the holder of a
+ * Stores attempts (webhook_attempts rows) and moves their deliveries and endpoints on, in the
+ * caller's write transaction, a batch at a time (docs/decisions.md#webhook-throughput). Only the holder of a
  * claim moves the state: if the claim was released and taken again meanwhile, its late result is
  * history, not state. Several results for one endpoint are applied in the order given, so its
  * failure counter and disabling come out as if they had been recorded one by one.
  */
-export async function recordAttempts(db: Database, sends: readonly FinishedSend[], schedule: readonly number[], now = new Date()): Promise<RecordedAttempt[]> {
+export async function recordAttemptsIn(
+  db: Database,
+  transaction: Transaction,
+  sends: readonly FinishedSend[],
+  schedule: readonly number[],
+  now: Date,
+): Promise<RecordedAttempt[]> {
   if (sends.length === 0) return [];
   const { WebhookAttempt, WebhookDelivery, WebhookEndpoint } = db.models;
-  return db.sequelize.transaction(async (transaction: Transaction): Promise<RecordedAttempt[]> => {
-    const deliveries = await WebhookDelivery.findAll({ where: { id: { [Op.in]: sends.map((send) => send.claim.delivery.id) } }, transaction });
-    const deliveryById = new Map(deliveries.map((delivery) => [delivery.id, delivery]));
-    await WebhookAttempt.bulkCreate(
-      sends.flatMap(({ claim, result }) => {
-        const delivery = deliveryById.get(claim.delivery.id);
-        if (!delivery) return [];
-        return [
-          {
-            id: newId('wat'),
-            institution_id: delivery.institution_id,
-            delivery_id: delivery.id,
-            at: claim.claimedAt,
-            response_status: result.status,
-            response_time_ms: Math.round(result.timeMs),
-            response_body: firstBytes(result.body),
-            error: result.error ? result.error.slice(0, 200) : null,
-          },
-        ];
-      }),
-      { transaction },
-    );
-    const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
-    const endpointById = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
-    // Each endpoint as the earlier results of this batch left it.
-    const endpointNow = new Map(endpoints.map((endpoint) => [endpoint.id, { status: endpoint.status, consecutive_failures: endpoint.consecutive_failures }]));
-    const endpointChanges = new Map<string, NonNullable<Outcome['endpoint']>>();
-
-    const recorded: RecordedAttempt[] = [];
-    for (const { claim, result } of sends) {
-      const delivery = deliveryById.get(claim.delivery.id);
-      if (!delivery) {
-        recorded.push({ kind: 'vanished' });
-        continue;
-      }
-      if (delivery.status !== 'delivering' || delivery.last_attempt_at?.getTime() !== claim.claimedAt.getTime()) {
-        recorded.push({ kind: 'superseded' });
-        continue;
-      }
-      const endpoint = endpointNow.get(delivery.endpoint_id) ?? null;
-      const outcome = planOutcome({ attemptCount: delivery.attempt_count, result, schedule, now, endpoint });
-      await WebhookDelivery.update(outcome.delivery, { where: { id: delivery.id }, transaction });
-      if (endpoint && outcome.endpoint) {
-        Object.assign(endpoint, outcome.endpoint);
-        endpointChanges.set(delivery.endpoint_id, { ...endpointChanges.get(delivery.endpoint_id), ...outcome.endpoint });
-      }
-      recorded.push({ kind: 'recorded', outcome });
-    }
-    for (const [endpointId, change] of endpointChanges) await endpointById.get(endpointId)!.update(change, { transaction });
-    return recorded;
+  const deliveries = await WebhookDelivery.findAll({
+    attributes: ['id', 'institution_id', 'endpoint_id', 'status', 'attempt_count', 'last_attempt_at'],
+    where: { id: { [Op.in]: sends.map((send) => send.claim.delivery.id) } },
+    transaction,
   });
-}
+  const deliveryById = new Map(deliveries.map((delivery) => [delivery.id, delivery]));
+  await WebhookAttempt.bulkCreate(
+    sends.flatMap(({ claim, result }) => {
+      const delivery = deliveryById.get(claim.delivery.id);
+      if (!delivery) return [];
+      return [
+        {
+          id: newId('wat'),
+          institution_id: delivery.institution_id,
+          delivery_id: delivery.id,
+          at: claim.claimedAt,
+          response_status: result.status,
+          response_time_ms: Math.round(result.timeMs),
+          response_body: firstBytes(result.body),
+          error: result.error ? result.error.slice(0, 200) : null,
+        },
+      ];
+    }),
+    { transaction },
+  );
+  const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
+  const endpointById = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
+  // Each endpoint as the earlier results of this batch left it.
+  const endpointNow = new Map(endpoints.map((endpoint) => [endpoint.id, { status: endpoint.status, consecutive_failures: endpoint.consecutive_failures }]));
+  const endpointChanges = new Map<string, NonNullable<Outcome['endpoint']>>();
 
-/** `recordAttempts` for one send. */
-export async function recordAttempt(db: Database, claim: Claim, result: SendResult, schedule: readonly number[], now = new Date()): Promise<RecordedAttempt> {
-  const [recorded] = await recordAttempts(db, [{ claim, result }], schedule, now);
-  return recorded!;
+  const recorded: RecordedAttempt[] = [];
+  for (const { claim, result } of sends) {
+    const delivery = deliveryById.get(claim.delivery.id);
+    if (!delivery) {
+      recorded.push({ kind: 'vanished' });
+      continue;
+    }
+    if (delivery.status !== 'delivering' || delivery.last_attempt_at?.getTime() !== claim.claimedAt.getTime()) {
+      recorded.push({ kind: 'superseded' });
+      continue;
+    }
+    const endpoint = endpointNow.get(delivery.endpoint_id) ?? null;
+    const outcome = planOutcome({ attemptCount: delivery.attempt_count, result, schedule, now, endpoint });
+    await WebhookDelivery.update(outcome.delivery, { where: { id: delivery.id }, transaction });
+    if (endpoint && outcome.endpoint) {
+      Object.assign(endpoint, outcome.endpoint);
+      endpointChanges.set(delivery.endpoint_id, { ...endpointChanges.get(delivery.endpoint_id), ...outcome.endpoint });
+    }
+    recorded.push({ kind: 'recorded', outcome });
+  }
+  for (const [endpointId, change] of endpointChanges) await endpointById.get(endpointId)!.update(change, { transaction });
+  return recorded;
 }
 
 /**

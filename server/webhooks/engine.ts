@@ -1,13 +1,13 @@
 import { endpointSecrets } from './secrets.js';
 import type { AppContext, WebhookEngine } from '../context.js';
 import type { PrivateHosts, Resolver } from './address.js';
-import { claimDueDeliveries, releaseStaleClaims, recordAttempts, type Claim, type FinishedSend, type RecordedAttempt } from './deliveries.js';
+import { claimDueIn, recordAttemptsIn, releaseStaleClaims, type Claim, type FinishedSend, type RecordedAttempt } from './deliveries.js';
 import { postWebhook, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
 
-/** Requests in flight to one endpoint: a slow receiver holds eight slots, never all of them. */
-export const PER_ENDPOINT_IN_FLIGHT = 8;
+/** Requests in flight to one endpoint: a slow receiver holds sixteen slots, never all of them. */
+export const PER_ENDPOINT_IN_FLIGHT = 16;
 /** Requests in flight in all. */
 export const MAX_IN_FLIGHT = 64;
 /** Sends finished but not yet recorded, at most; claiming pauses beyond it (the database is behind). */
@@ -47,8 +47,7 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
   /** Claimed deliveries not yet recorded (in flight, or finished and waiting for the recorder). */
   const claimedIds = new Set<string>();
   /** Finished sends waiting to be recorded, in the order they finished. */
-  let finished: FinishedSend[] = [];
-  let recorder: Promise<void> | null = null;
+  const finished: FinishedSend[] = [];
   const background = new Set<Promise<unknown>>();
   let pass: Promise<void> | null = null;
   let again = false;
@@ -115,35 +114,6 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     }
   }
 
-  /**
-   * Records finished sends, many per transaction: whatever finished while the previous batch was
-   * being written goes in the next one (docs/decisions.md#webhook-throughput).
-   */
-  function record(): void {
-    if (recorder) return;
-    recorder = track(
-      (async () => {
-        while (finished.length > 0) {
-          const batch = finished.slice(0, RECORD_BATCH);
-          finished = finished.slice(batch.length);
-          try {
-            const recorded = await recordAttempts(db, batch, settings.retryScheduleSeconds);
-            batch.forEach((item, index) => report(item, recorded[index]!));
-          } catch (err) {
-            // Left `delivering`: the stale-claim release makes them due again.
-            logger.error({ err, deliveries: batch.map((item) => item.claim.delivery.id) }, 'recording webhook attempts failed');
-          } finally {
-            for (const item of batch) claimedIds.delete(item.claim.delivery.id);
-          }
-          // Room under MAX_UNRECORDED again: claiming may go on.
-          kick();
-        }
-      })().finally(() => {
-        recorder = null;
-      }),
-    );
-  }
-
   function start(claim: Claim, privateHosts: PrivateHosts): void {
     const { id, endpoint_id: endpointId } = claim.delivery;
     inFlight.set(endpointId, (inFlight.get(endpointId) ?? 0) + 1);
@@ -156,24 +126,44 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
         else inFlight.delete(endpointId);
         sending -= 1;
         finished.push({ claim, result });
-        record();
-        // A slot is free: the endpoint's next delivery (or another's) may go.
+        // The result is recorded, and a slot is free for the endpoint's next delivery (or another's).
         kick();
       }),
     );
   }
 
-  /** Claims and starts sends until nothing more is due or every slot is taken. */
-  async function fill(): Promise<void> {
-    while (!stopped) {
-      const limit = Math.min(MAX_IN_FLIGHT - sending, MAX_UNRECORDED - claimedIds.size);
-      if (limit <= 0) return;
-      const claims = await claimDueDeliveries(db, { now: new Date(), inFlight, perEndpoint: PER_ENDPOINT_IN_FLIGHT, limit });
-      if (claims.length === 0) return;
+  /**
+   * One step of the pump, in one write transaction: records what finished since the last step
+   * and claims what the free slots can take (docs/decisions.md#webhook-throughput). Whatever
+   * finishes while a step runs goes into the next, so the batches grow with the load. After stop,
+   * only recording goes on. Answers whether there was anything to do.
+   */
+  async function step(): Promise<boolean> {
+    const batch = finished.splice(0, RECORD_BATCH);
+    const limit = stopped ? 0 : Math.min(MAX_IN_FLIGHT - sending, MAX_UNRECORDED - claimedIds.size + batch.length);
+    if (batch.length === 0 && limit <= 0) return false;
+    const now = new Date();
+    let claims: Claim[];
+    try {
+      const done = await db.sequelize.transaction(async (transaction) => ({
+        recorded: await recordAttemptsIn(db, transaction, batch, settings.retryScheduleSeconds, now),
+        claims: await claimDueIn(db, transaction, { now, inFlight, perEndpoint: PER_ENDPOINT_IN_FLIGHT, limit }),
+      }));
+      batch.forEach((item, index) => report(item, done.recorded[index]!));
+      claims = done.claims;
+    } catch (err) {
+      // Left `delivering`: the stale-claim release makes them due again.
+      if (batch.length > 0) logger.error({ err, deliveries: batch.map((item) => item.claim.delivery.id) }, 'recording webhook attempts failed');
+      throw err;
+    } finally {
+      for (const item of batch) claimedIds.delete(item.claim.delivery.id);
+    }
+    if (claims.length > 0) {
       // The setting as it is now, for this batch: checked again at every claim.
       const privateHosts = await readApplianceSetting(db, ctx.config, 'webhook_private_hosts');
       for (const claim of claims) start(claim, privateHosts);
     }
+    return batch.length > 0 || claims.length > 0;
   }
 
   function armWake(): void {
@@ -204,8 +194,9 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     armWake();
   }
 
+  /** Runs the pump until a step finds nothing to do; a kick during a run asks for one more. */
   function kick(): void {
-    if (stopped) return;
+    if (stopped && finished.length === 0) return;
     if (pass) {
       again = true;
       return;
@@ -214,8 +205,10 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
       (async () => {
         do {
           again = false;
-          await fill();
-        } while (again && !stopped);
+          while (await step()) {
+            // more results to record or slots to fill
+          }
+        } while (again);
       })()
         .catch((err: unknown) => logger.error({ err }, 'webhook dispatch failed'))
         .finally(() => {

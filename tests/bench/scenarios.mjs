@@ -37,16 +37,16 @@ async function startBareExpress(body) {
 }
 
 /** `/v1/me` against a bare Express 5 route with the same JSON, runs alternating; medians. */
-export async function measureMe({ origin, keys, amount, runs }) {
+export async function measureMe({ origin, keys, seconds, runs }) {
   const me = await api(origin, keys[0], 'GET', '/v1/me');
   const bare = await startBareExpress(me.body);
   try {
-    await throughput({ origin, pathname: '/v1/me', keys, amount: Math.min(2000, amount) }); // warm-up
-    await throughput({ origin: bare.origin, pathname: '/v1/me', amount: Math.min(2000, amount) });
+    await throughput({ origin, pathname: '/v1/me', keys, seconds: 1 }); // warm-up
+    await throughput({ origin: bare.origin, pathname: '/v1/me', seconds: 1 });
     const results = [];
     for (let run = 0; run < runs; run += 1) {
-      const server = await throughput({ origin, pathname: '/v1/me', keys, amount });
-      const yardstick = await throughput({ origin: bare.origin, pathname: '/v1/me', amount });
+      const server = await throughput({ origin, pathname: '/v1/me', keys, seconds });
+      const yardstick = await throughput({ origin: bare.origin, pathname: '/v1/me', seconds });
       results.push({ server, bare: yardstick, ratio: server.rps / yardstick.rps });
       await settle(origin, keys[0]);
     }

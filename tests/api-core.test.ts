@@ -451,7 +451,9 @@ describe('API core wire rules (contract §3, §7)', () => {
       }
       await sleep(20); // request log lines are written on 'finish'
       const log = app.logText();
-      expect(log).toContain(responses[0]!.get('X-Request-Id'));
+      // Refused requests are logged at the default level (successful reads only at debug).
+      expect(log).toContain(responses[1]!.get('X-Request-Id'));
+      expect(log).toContain(responses[4]!.get('X-Request-Id'));
       expect(log).not.toContain(key.key);
       expect(log).not.toContain(key.key.slice('cb_live_'.length));
       expect(log).not.toContain(unknown);

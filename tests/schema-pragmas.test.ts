@@ -43,7 +43,8 @@ describe('schema pragmas', () => {
       expect(row?.get('tags')).toEqual(['x']);
     }
     expect(pragmas()).toBeLessThanOrEqual(1);
-    expect(statements.filter((sql) => sql.startsWith('SELECT'))).toHaveLength(3);
+    // The marker's trace can arrive late (tracing is asynchronous): it is not one of these SELECTs.
+    expect(statements.filter((sql) => sql.startsWith('SELECT') && !sql.includes('trace_ready'))).toHaveLength(3);
   });
 
   it('asks again after a table changes', async () => {

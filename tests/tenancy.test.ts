@@ -125,7 +125,8 @@ describe('log privacy', () => {
   let app: TestAppliance;
 
   beforeAll(async () => {
-    app = await startTestAppliance();
+    // Debug: successful reads are logged at that level (server/http/request-log.ts).
+    app = await startTestAppliance({ logLevel: 'debug' });
   });
   afterAll(() => app.close());
 
@@ -219,6 +220,11 @@ describe('log privacy', () => {
       expect(line.ms as number, request.id).toBeGreaterThanOrEqual(0);
       expect(String(line.path)).not.toContain('?');
     }
+    // Successful reads at debug; refusals (and writes) at info, so the default log keeps them.
+    const levelOf = (id: string) => lines.find((line) => line.request_id === id)?.level;
+    expect(levelOf('log-me')).toBe(20);
+    expect(levelOf('log-events')).toBe(20);
+    for (const id of ['log-put', 'log-invalid', 'log-unknown', 'log-malformed', 'log-nokey']) expect(levelOf(id), id).toBe(30);
     // Authenticated requests name the key by id, never by value.
     expect(lines.find((line) => line.request_id === 'log-me')?.key_id).toBe(key.id);
     expect(lines.find((line) => line.request_id === 'log-unknown')?.key_id).toBeUndefined();

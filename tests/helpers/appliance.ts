@@ -51,7 +51,7 @@ export function tempDataDirs(prefix = 'campusbridge-test-'): () => string {
 
 /** A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder. */
 export async function startTestAppliance(
-  options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string } = {},
+  options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string; logLevel?: string } = {},
 ): Promise<TestAppliance> {
   const dataDir = options.dataDir ?? makeDataDir();
   const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' }, options.config);
@@ -64,7 +64,7 @@ export async function startTestAppliance(
   });
   const appliance = await startAppliance({
     config,
-    logger: createLogger('info', sink),
+    logger: createLogger(options.logLevel ?? 'info', sink),
     rateLimitStore: options.rateLimitStore,
     validateResponses: true,
   });

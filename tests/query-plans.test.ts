@@ -115,7 +115,12 @@ const cases: ListCase[] = [
   {
     name: 'students group_id',
     run: () => listPeople(tenant, 'student', { ...page, group_id: groupId }),
-    uses: /SEARCH GroupMember USING COVERING INDEX group_members_institution_id_group_id_student_id \(institution_id=\? AND group_id=\?\)\nSEARCH student USING INDEX sqlite_autoindex_people_1 \(id=\?\)/,
+    uses: /SEARCH GroupMember USING COVERING INDEX group_members_institution_id_group_id_student_created_at_student_id \(institution_id=\? AND group_id=\?\)[^]*SEARCH student USING INDEX sqlite_autoindex_people_1 \(id=\?\)/,
+  },
+  {
+    name: 'students group_id status',
+    run: () => listPeople(tenant, 'student', { ...page, group_id: groupId, status: 'active' }),
+    uses: /SEARCH GroupMember USING (COVERING )?INDEX group_members_institution_id_group_id_student_created_at_student_id \(institution_id=\? AND group_id=\?\)\nSEARCH student USING INDEX sqlite_autoindex_people_1 \(id=\?\)/,
   },
   { name: 'students group_id and email', run: () => listPeople(tenant, 'student', { ...page, group_id: groupId, email: studentEmail, status: 'active' }) },
   { name: 'students last page', run: () => listPeople(tenant, 'student', { page: 3, limit: 2 }) },

@@ -148,7 +148,7 @@ export async function getGroupDetail(tenant: Tenant, id: string): Promise<GroupD
 async function addMemberships(tx: TenantTx, groupId: string, students: readonly PersonRow[]): Promise<void> {
   const addedAt = new Date();
   for (const student of students) {
-    await tx.groupMembers.create({ group_id: groupId, student_id: student.id, added_at: addedAt });
+    await tx.groupMembers.create({ group_id: groupId, student_id: student.id, added_at: addedAt, student_created_at: student.created_at });
   }
 }
 

@@ -1,5 +1,5 @@
 import { Op, type WhereOptions } from 'sequelize';
-import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
+import { cutPage, type Page, type PageRequest, type Tenant, type TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { emit, emitAll } from '../events/emit.js';
 import { newId } from '../ids.js';
@@ -57,31 +57,53 @@ async function matchingEmail(tenant: Tenant, where: WhereOptions[], email: strin
   return ids.length > 0 ? tenant.people.findAll({ where: { [Op.and]: [...where, { id: { [Op.in]: ids } }] } }) : [];
 }
 
-/**
- * The group's members that pass the other filters, oldest first: a join that starts from the
- * memberships' own index and reads each member by primary key, sorted here, so the cost follows
- * the group's size, not the institution's (asked to sort in SQL, the planner would walk every
- * student in creation order). Raw rows, made plain records only for the page that is shown.
- */
-async function groupMembersInOrder(tenant: Tenant, groupId: string, role: PersonRole, status: PersonStatus | undefined) {
+const MEMBER_ORDER: Array<[string, 'ASC']> = [
+  ['student_created_at', 'ASC'],
+  ['student_id', 'ASC'],
+];
+
+/** The people of `ids`, through their memberships of the group: planned on the memberships' key, then each person by primary key. */
+async function membersById(tenant: Tenant, groupId: string, ids: readonly string[]): Promise<Map<string, PersonRecord>> {
+  if (ids.length === 0) return new Map();
   const rows = (await tenant.groupMembers.findAll({
     attributes: [],
-    where: { group_id: groupId },
-    include: [
-      {
-        association: 'student',
-        required: true,
-        where: { [Op.and]: [{ role }, ...(status ? [{ status }] : []), { institution_id: tenant.institutionId }] },
-      },
-    ],
+    where: { group_id: groupId, student_id: { [Op.in]: [...ids] } },
+    include: [{ association: 'student', required: true }],
     raw: true,
   })) as unknown as Array<Record<string, unknown>>;
-  const members = rows.map((row) => {
-    const fields: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(row)) fields[key.slice('student.'.length)] = value;
-    return { id: String(fields.id), created_at: new Date(fields.created_at as string | Date), fields };
-  });
-  return members.sort(byCreation);
+  return new Map(
+    rows.map((row) => {
+      const fields: Record<string, unknown> = {};
+      for (const [key, value] of Object.entries(row)) fields[key.slice('student.'.length)] = value;
+      const person = tenant.people.plainRow(fields);
+      return [person.id, person];
+    }),
+  );
+}
+
+/**
+ * A page of a group's members that pass the other filters, oldest first. The memberships carry
+ * their students' creation time, indexed in the list's order, so the page is read from
+ * `(institution_id, group_id, student_created_at, student_id)` and the total counted on the
+ * group's range of it; a `status` (or `student_id`) filter is checked on each member by primary
+ * key as the walk goes. The cost follows the page and the group, never the institution.
+ */
+async function groupPage(tenant: Tenant, groupId: string, where: WhereOptions[], filter: PeopleFilter): Promise<Page<PersonRecord>> {
+  const narrowed = where.length > 1; // more than the role
+  const include = narrowed
+    ? [{ association: 'student', required: true, attributes: [], where: { [Op.and]: [...where, { institution_id: tenant.institutionId }] } }]
+    : undefined;
+  const membership = { group_id: groupId };
+  const total = await tenant.groupMembers.count({ where: membership, include });
+  const page = await cutPage(total, filter, MEMBER_ORDER, (order, limit, offset) =>
+    tenant.groupMembers.findAll({ attributes: ['student_id'], where: membership, include, order, limit, offset }),
+  );
+  const people = await membersById(
+    tenant,
+    groupId,
+    page.items.map((member) => member.student_id),
+  );
+  return { ...page, items: page.items.flatMap((member) => people.get(member.student_id) ?? []) };
 }
 
 /** How many people of a role (and status) the institution has, from the counts its triggers keep. */
@@ -95,31 +117,34 @@ async function countPeople(tenant: Tenant, role: PersonRole, status: PersonStatu
  * /v1/faculty filter them. Every path costs what its matches cost, not what the institution
  * holds (docs/decisions.md#list-indexes, #counted-totals): the unfiltered and `status` totals
  * come from the counts the database keeps; `email` and `student_id` match a few rows on their
- * own indexes; `group_id` reads the group's members by primary key.
+ * own indexes; `group_id` pages the group's memberships in the students' creation order.
  */
 export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter): Promise<Page<PersonRecord>> {
   const where: WhereOptions[] = [{ role }];
   if (filter.status) where.push({ status: filter.status });
   if (filter.external_id) where.push({ external_id: filter.external_id });
-  const members = filter.group_id ? await groupMembersInOrder(tenant, filter.group_id, role, filter.status) : undefined;
-  const offset = (filter.page - 1) * filter.limit;
-  const cut = <T>(rows: T[]): Page<T> => ({
-    items: rows.slice(offset, offset + filter.limit),
-    page: filter.page,
-    limit: filter.limit,
-    total: rows.length,
-    totalPages: Math.ceil(rows.length / filter.limit),
-  });
-
   if (filter.email) {
-    const inGroup = members && new Set(members.map((member) => member.id));
-    const found = await matchingEmail(tenant, where, filter.email);
-    return cut(found.filter((person) => !inGroup || inGroup.has(person.id)).sort(byCreation));
+    // A few people by their email; in the group, when one is given, by their memberships' key.
+    let found = await matchingEmail(tenant, where, filter.email);
+    if (filter.group_id && found.length > 0) {
+      const members = await membersById(
+        tenant,
+        filter.group_id,
+        found.map((person) => person.id),
+      );
+      found = found.filter((person) => members.has(person.id));
+    } else if (filter.group_id) found = [];
+    const offset = (filter.page - 1) * filter.limit;
+    return {
+      items: found.sort(byCreation).slice(offset, offset + filter.limit),
+      page: filter.page,
+      limit: filter.limit,
+      total: found.length,
+      totalPages: Math.ceil(found.length / filter.limit),
+    };
   }
-  if (members) {
-    const page = cut(filter.external_id ? members.filter((member) => member.fields.external_id === filter.external_id) : members);
-    return { ...page, items: page.items.map((member) => tenant.people.plainRow(member.fields)) };
-  }
+  // A group's members are all students.
+  if (filter.group_id) return role === 'student' ? groupPage(tenant, filter.group_id, where, filter) : cutPage(0, filter, undefined, async () => []);
   const counted = filter.external_id ? undefined : await countPeople(tenant, role, filter.status);
   return tenant.people.pagePlain({ where: { [Op.and]: where }, order: CREATION_ORDER }, filter, counted);
 }

@@ -74,8 +74,8 @@ function reverseOrder(order: Find<Model>['order']): Array<[string, 'ASC' | 'DESC
 
 type Order = Find<Model>['order'];
 
-/** The page `request` asks for out of `total` rows; a page in the back half is read backwards. */
-async function cutPage<T>(
+/** The page `request` asks for out of `total` rows, read by `read`; a page in the back half is read backwards. */
+export async function cutPage<T>(
   total: number,
   request: PageRequest,
   order: Order,

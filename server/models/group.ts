@@ -16,6 +16,8 @@ export interface GroupMemberRow extends Model<InferAttributes<GroupMemberRow>, I
   group_id: string;
   student_id: string;
   added_at: Date;
+  /** The student's own `created_at`, copied at joining (it never changes): the order of `?group_id=` lists. */
+  student_created_at: Date;
 }
 
 export function defineGroup(sequelize: Sequelize) {
@@ -42,6 +44,7 @@ export function defineGroupMember(sequelize: Sequelize) {
       group_id: { type: DataTypes.STRING(40), allowNull: false, primaryKey: true },
       student_id: { type: DataTypes.STRING(40), allowNull: false, primaryKey: true },
       added_at: { type: DataTypes.DATE, allowNull: false },
+      student_created_at: { type: DataTypes.DATE, allowNull: false },
     },
     { tableName: 'group_members', timestamps: false },
   );

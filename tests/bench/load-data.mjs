@@ -122,8 +122,8 @@ export async function fillGroup({ databaseFile, institutionId, groupId }) {
   const db = open(databaseFile);
   try {
     await db.run(
-      `INSERT OR IGNORE INTO group_members (institution_id, group_id, student_id, added_at)
-       SELECT institution_id, :group, id, created_at FROM people WHERE institution_id = :inst AND role = 'student' AND rowid % 100 = 0`,
+      `INSERT OR IGNORE INTO group_members (institution_id, group_id, student_id, added_at, student_created_at)
+       SELECT institution_id, :group, id, created_at, created_at FROM people WHERE institution_id = :inst AND role = 'student' AND rowid % 100 = 0`,
       { ':group': groupId, ':inst': institutionId },
     );
     const [{ n }] = await db.all('SELECT count(*) AS n FROM group_members WHERE group_id = :group', { ':group': groupId });

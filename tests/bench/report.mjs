@@ -70,6 +70,14 @@ export function figureRows(r) {
     `${int(w.perSecond)}/s for ${int(w.events)} events (${w.lost} lost, ${w.duplicates} duplicated; lag p50 ${ms(w.lagP50Ms)}, max ${ms(w.lagMaxMs)}; events made at ${int(w.producedPerSecond)}/s)`,
     w.perSecond >= 500 && w.lost === 0 && w.duplicates === 0,
   );
+  if (r.webhookLag) {
+    add(
+      'A new delivery attempted after its commit, engine idle',
+      'within 100 ms',
+      `max ${ms(r.webhookLag.maxMs)}, p50 ${ms(r.webhookLag.p50Ms)} (${r.webhookLag.count} single events)`,
+      r.webhookLag.maxMs < 100,
+    );
+  }
   add('Idle RSS after start', '< 150 MB', `${int(r.memory.idleLoadedMb)} MB loaded, ${int(r.memory.idleEmptyMb)} MB empty`, r.memory.idleLoadedMb < 150);
   add('Cold start to the start line', '< 1.5 s', `${ms(r.start.loadedMs)} loaded, ${ms(r.start.emptyMs)} empty`, r.start.loadedMs < 1500);
   return rows;

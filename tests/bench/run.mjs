@@ -14,7 +14,7 @@ import { fillGroup, loadStudentsViaApi, sampleValues, topUpEvents, topUpStudents
 import { summarizeProfile } from './profile.mjs';
 import { renderReport } from './report.mjs';
 import { measureBulk, measureEvents, measureLists, measureMe, measureStatements, settle } from './scenarios.mjs';
-import { measureDeliveries } from './webhooks.mjs';
+import { measureDeliveries, measureNewDeliveryLag } from './webhooks.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -152,6 +152,8 @@ try {
   };
   log('webhooks');
   results.webhooks = await measureDeliveries({ origin, keys: keys.hooks, events: plan.hookEvents, waitMs: plan.hookWaitMs });
+  log('a new delivery after its commit');
+  results.webhookLag = await measureNewDeliveryLag({ origin, key: keys.fresh[0] });
   if (options.sql) {
     log('statements per request');
     results.sql = await measureStatements({ server, sqlFile, origin, keys: keys.big, samples: samples.big, groupId: groups.big });

@@ -72,3 +72,36 @@ export async function measureDeliveries({ origin, keys, events, waitMs }) {
     await new Promise((resolve) => receiver.server.close(resolve));
   }
 }
+
+/**
+ * How soon a new delivery is attempted after its event commits, with the engine idle: `count`
+ * single students created one at a time (`POST /v1/students`, whose answer comes after the
+ * commit), each timed from the answer to its arrival at the receiver.
+ */
+export async function measureNewDeliveryLag({ origin, key, count = 20 }) {
+  const receiver = await startReceiver();
+  try {
+    const endpoint = await api(origin, key, 'POST', '/v1/webhooks/endpoints', {
+      url: `http://127.0.0.1:${receiver.port}/lag`,
+      events: ['student.created'],
+    });
+    if (endpoint.status !== 201 && endpoint.status !== 200) throw new Error(`endpoint: ${endpoint.status} ${endpoint.text.slice(0, 300)}`);
+    const lags = [];
+    for (let i = 0; i < count; i += 1) {
+      const before = receiver.seen.size;
+      const created = await api(origin, key, 'POST', '/v1/students', { full_name: `Lag Probe ${i}` });
+      const answeredAt = Date.now();
+      if (created.status !== 201 && created.status !== 200) throw new Error(`student: ${created.status} ${created.text.slice(0, 300)}`);
+      const deadline = answeredAt + 5_000;
+      while (receiver.seen.size === before && Date.now() < deadline) await sleep(1);
+      lags.push(receiver.seen.size > before ? Math.max(0, receiver.received.at(-1).at - answeredAt) : Infinity);
+      await sleep(100);
+    }
+    lags.sort((a, b) => a - b);
+    await api(origin, key, 'DELETE', `/v1/webhooks/endpoints/${endpoint.body.data.id}`);
+    return { count, p50Ms: percentile(lags, 0.5), maxMs: lags.at(-1) };
+  } finally {
+    receiver.server.closeAllConnections();
+    await new Promise((resolve) => receiver.server.close(resolve));
+  }
+}

@@ -14,6 +14,7 @@ import { accountLife } from './20261126020000-accounts.js';
 import { mailSubjects } from './20261126030000-mail-subjects.js';
 import { listIndexes } from './20261127000000-list-indexes.js';
 import { personCounts } from './20261128000000-person-counts.js';
+import { groupMemberOrder } from './20261128010000-group-member-order.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -32,4 +33,5 @@ export const migrations: Migration[] = [
   mailSubjects,
   listIndexes,
   personCounts,
+  groupMemberOrder,
 ];

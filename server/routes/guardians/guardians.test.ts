@@ -477,7 +477,8 @@ describe('Guardians', () => {
       const teacher = await post(key, '/v1/faculty', { full_name: 'Grace Hopper' });
       await inst.tenant.inTransaction(async (tx) => {
         const group = await tx.groups.create({ id: newId('grp'), name: 'Year 10 Maths', description: '', faculty_id: teacher.body.data.id });
-        await tx.groupMembers.create({ group_id: group.id, student_id: student.id, added_at: new Date() });
+        const person = (await tx.people.findById(student.id))!;
+        await tx.groupMembers.create({ group_id: group.id, student_id: student.id, added_at: new Date(), student_created_at: person.created_at });
       });
       await invite(key, { student_id: student.id, guardian_email: 'verified@example.org' });
       expect((await accept(await latestToken(inst))).status).toBe(200);

@@ -211,7 +211,12 @@ describe('students', () => {
       const { id: groupId } = await school.tenant.inTransaction((tx) =>
         tx.groups.create({ id: 'grp_filtertest000000000000000', name: 'G', description: '', faculty_id: faculty.id }),
       );
-      await school.tenant.groupMembers.create({ group_id: groupId, student_id: member.id, added_at: new Date() });
+      await school.tenant.groupMembers.create({
+        group_id: groupId,
+        student_id: member.id,
+        added_at: new Date(),
+        student_created_at: new Date(member.created_at),
+      });
       const res = await get(`/students?group_id=${groupId}`);
       expect(res.body.data.items.map((s: { id: string }) => s.id)).toEqual([member.id]);
       expect((await get('/students?group_id=grp_unknown')).body.data.total).toBe(0);

@@ -16,6 +16,7 @@ import { createLogger, type Logger } from './logger.js';
 import { sendMailAfterCommit } from './mail/mailer.js';
 import { readApplianceSetting } from './settings/appliance-settings.js';
 import { startWebhookEngine } from './webhooks/engine.js';
+import { tuneGarbageCollection } from './gc-tuning.js';
 
 export interface StartOptions {
   config: Config;
@@ -47,6 +48,7 @@ const STOP_GRACE_MS = 8_000;
  */
 export async function startAppliance(options: StartOptions): Promise<Appliance> {
   const { config } = options;
+  tuneGarbageCollection();
   const logger = options.logger ?? createLogger(config.logLevel);
   // A restore chosen in the portal while the last run was running is put in place before the database opens.
   const restored = await applyPendingRestore(config.databaseFile);

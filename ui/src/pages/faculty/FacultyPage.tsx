@@ -5,8 +5,10 @@ import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
+import { ImportWizard } from '../imports/ImportWizard';
+import { facultyImport } from '../imports/kinds';
 import { AddPersonModal } from '../people/AddPersonModal';
-import { usePagedList } from '../shared/areas';
+import { areaKey, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import type { Faculty } from './faculty';
 
@@ -16,6 +18,7 @@ export function FacultyPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
+  const [importing, importer] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
   const faculty = usePagedList<Faculty>(institution.id, 'faculty', filters, page);
 
@@ -34,7 +37,14 @@ export function FacultyPage() {
       <PageHeader
         title="Faculty"
         description="Teachers own groups and exams. Each gets a login email and a license when added."
-        actions={<Button onClick={create.open}>Add faculty member</Button>}
+        actions={
+          <>
+            <Button variant="default" onClick={importer.open}>
+              Import
+            </Button>
+            <Button onClick={create.open}>Add faculty member</Button>
+          </>
+        }
       />
       <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox
@@ -74,6 +84,12 @@ export function FacultyPage() {
         }
       />
       <AddPersonModal area="faculty" opened={creating} onClose={create.close} />
+      <ImportWizard
+        kind={facultyImport}
+        opened={importing}
+        onClose={importer.close}
+        invalidate={[areaKey(institution.id, 'faculty'), areaKey(institution.id, 'licenses')]}
+      />
     </>
   );
 }

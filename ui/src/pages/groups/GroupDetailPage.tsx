@@ -1,4 +1,4 @@
-import { Button, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
+import { Button, Group as Row, Select, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
@@ -8,6 +8,8 @@ import { api } from '../../api/client';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { useTeacherNames } from '../faculty/faculty';
+import { ImportWizard } from '../imports/ImportWizard';
+import { memberImport } from '../imports/kinds';
 import { PersonLink } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
@@ -104,6 +106,7 @@ export function GroupDetailPage() {
   const { groupId = '' } = useParams();
   const [editing, edit] = useDisclosure(false);
   const [adding, adder] = useDisclosure(false);
+  const [importing, importer] = useDisclosure(false);
   const [deleting, deleter] = useDisclosure(false);
   const [removing, setRemoving] = useState<GroupMember | null>(null);
   const base = dataPath(institution.id, `/groups/${encodeURIComponent(groupId)}`);
@@ -184,11 +187,14 @@ export function GroupDetailPage() {
             </Facts>
             <Stack gap="xl">
               <Section title="Members">
-                <div>
+                <Row gap="xs">
                   <Button size="xs" onClick={adder.open}>
                     Add students
                   </Button>
-                </div>
+                  <Button size="xs" variant="default" onClick={importer.open}>
+                    Import members
+                  </Button>
+                </Row>
                 <DataTable
                   label="Members"
                   columns={memberColumns}
@@ -212,6 +218,12 @@ export function GroupDetailPage() {
             </Stack>
             {editing ? <EditGroupModal group={row} onClose={edit.close} /> : null}
             {adding ? <AddMembersModal group={row} onClose={adder.close} /> : null}
+            <ImportWizard
+              kind={memberImport(row.id)}
+              opened={importing}
+              onClose={importer.close}
+              invalidate={[areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')]}
+            />
             <ConfirmModal
               opened={removing !== null}
               title="Remove from the group?"

@@ -1,124 +1,19 @@
-import { Alert, Button, Select, Table, Text, Textarea } from '@mantine/core';
+import { Button, Select } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
 import { api, type Page } from '../../api/client';
-import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation, useUrlFilters } from '../../components';
+import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import type { Group as GroupRow } from '../groups/groups';
 import { AddPersonModal } from '../people/AddPersonModal';
+import { ImportWizard } from '../imports/ImportWizard';
+import { studentImport } from '../imports/kinds';
 import { areaKey, dataPath, PICKER_LIMIT, usePagedList } from '../shared/areas';
-import { Mono, SearchBox } from '../shared/common';
-import { MAX_BULK, type BulkResult, type Student } from './students';
-
-/** One student per line: `Full name, student ID, personal email` (the last two optional). */
-function parseBulk(text: string) {
-  return text
-    .split('\n')
-    .map((line) => line.trim())
-    .filter(Boolean)
-    .map((line) => {
-      const [fullName = '', studentId = '', personalEmail = ''] = line.split(',').map((cell) => cell.trim());
-      return { full_name: fullName, ...(studentId ? { student_id: studentId } : {}), ...(personalEmail ? { personal_email: personalEmail } : {}) };
-    });
-}
-
-interface ImportResult {
-  rows: ReturnType<typeof parseBulk>;
-  answer: BulkResult;
-}
-
-function BulkImportModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
-  const institution = useInstitution();
-  const [text, setText] = useState('');
-  const [result, setResult] = useState<ImportResult | null>(null);
-  const rows = parseBulk(text);
-  const close = () => {
-    setText('');
-    setResult(null);
-    onClose();
-  };
-  const importAll = useApiMutation({
-    mutationFn: (students: ReturnType<typeof parseBulk>) => api.post<BulkResult>(dataPath(institution.id, '/students/bulk'), { students }),
-    invalidate: [areaKey(institution.id, 'students'), areaKey(institution.id, 'licenses')],
-    success: (answer) => `${answer.created} added, ${answer.failed} not added.`,
-    onSuccess: (answer, students) => setResult({ rows: students, answer }),
-  });
-  return (
-    <FormModal
-      opened={opened}
-      title="Import students"
-      size="xl"
-      submitLabel="Import"
-      loading={importAll.isPending}
-      disabled={rows.length === 0 || rows.length > MAX_BULK}
-      onSubmit={() => importAll.mutate(rows)}
-      onClose={close}
-      outcome={result ? <ImportResults result={result} /> : null}
-    >
-      <Textarea
-        label="Students, one per line"
-        description="Full name, student ID, personal email — the last two are optional. Each gets a 365-day license."
-        placeholder={'Ada Lovelace, S-1001, ada.family@example.org\nAlan Turing, S-1002'}
-        autosize
-        minRows={6}
-        maxRows={14}
-        value={text}
-        onChange={(event) => setText(event.currentTarget.value)}
-        data-autofocus
-      />
-      {rows.length > MAX_BULK ? (
-        <Alert color="yellow" role="alert">
-          At most {MAX_BULK} students per import; this has {rows.length}.
-        </Alert>
-      ) : (
-        <Text size="sm" c="dimmed">
-          {rows.length} {rows.length === 1 ? 'student' : 'students'} to import.
-        </Text>
-      )}
-    </FormModal>
-  );
-}
-
-function ImportResults({ result }: { result: ImportResult }) {
-  return (
-    <>
-      <Text size="sm">
-        {result.answer.created} added, {result.answer.failed} not added. Lines that failed changed nothing; fix them and import them again.
-      </Text>
-      <Table.ScrollContainer minWidth={560} mah={360}>
-        <Table striped aria-label="Import results">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Line</Table.Th>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Result</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {result.answer.results.map((item) => (
-              <Table.Tr key={item.index}>
-                <Table.Td>{item.index + 1}</Table.Td>
-                <Table.Td>{result.rows[item.index]?.full_name}</Table.Td>
-                <Table.Td>
-                  {'error' in item ? (
-                    <Text size="sm" c="red">
-                      {item.message}
-                    </Text>
-                  ) : (
-                    <Mono>{item.login_email}</Mono>
-                  )}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-    </>
-  );
-}
+import { SearchBox } from '../shared/common';
+import type { Student } from './students';
 
 const FILTERS = ['email', 'student_id', 'status', 'group_id'] as const;
 
@@ -212,7 +107,12 @@ export function StudentsPage() {
         }
       />
       <AddPersonModal area="students" opened={creating} onClose={create.close} />
-      <BulkImportModal opened={importing} onClose={importer.close} />
+      <ImportWizard
+        kind={studentImport}
+        opened={importing}
+        onClose={importer.close}
+        invalidate={[areaKey(institution.id, 'students'), areaKey(institution.id, 'licenses')]}
+      />
     </>
   );
 }

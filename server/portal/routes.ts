@@ -10,6 +10,7 @@ import { operatorJobRoutes } from '../routes/operator/jobs.js';
 import { developerRoutes } from '../routes/developers/developers.js';
 import { apiRoutes } from '../routes/index.js';
 import { keyRoutes } from '../routes/keys/keys.js';
+import { nameRoutes } from '../routes/names/names.js';
 import { operatorRoutes } from '../routes/operator/operator.js';
 import { outboxRoutes } from '../routes/outbox/outbox.js';
 import { passwordRoutes } from '../routes/account/password.js';
@@ -23,6 +24,7 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
   return [
     ...accountRoutes(throttle),
     ...keyRoutes,
+    ...nameRoutes,
     ...developerRoutes(throttle),
     ...auditRoutes,
     ...operatorRoutes,

@@ -98,6 +98,27 @@ describe.skipIf(!chromiumAvailable())('CSV imports in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
+  it("shows the licenses' holders by name, the id on hover, with one names request for the page", async () => {
+    const { page, errors } = await signedIn();
+    const namesRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/names?')) namesRequests.push(request.url());
+    });
+    await page.goto(`${app.origin}/#/i/${portal.institutionId}/licenses`);
+    const table = page.getByRole('table', { name: 'Licenses' });
+    await table
+      .getByRole('link', { name: /^Learner, Number / })
+      .first()
+      .waitFor();
+    const holders = table.getByRole('link', { name: /^Learner, Number / });
+    await expect(holders.count()).resolves.toBeGreaterThan(10);
+    await expect(holders.first().getAttribute('title')).resolves.toMatch(/^stu_/);
+    await expect(table.textContent()).resolves.not.toMatch(/stu_[A-Za-z0-9]{24}/);
+    expect(namesRequests).toHaveLength(1);
+    await shot(page, 'licenses-by-name');
+    expect(errors).toEqual([]);
+  });
+
   it('stops where a chunk fails, and Resume goes on from that chunk without writing anything twice', async () => {
     const { page, errors } = await signedIn();
     const tenant = portal.institution.tenant;

@@ -20,7 +20,7 @@ import {
   WholeNumberInput,
 } from '../../components';
 import { useInstitution } from '../../session';
-import { PersonLink } from '../people/people';
+import { PersonLink, useNames } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import type { License, Seat, SeatList } from './licenses';
@@ -133,6 +133,7 @@ export function LicenseDetailPage() {
   const base = dataPath(institution.id, `/licenses/${encodeURIComponent(licenseId)}`);
 
   const license = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'one', licenseId], queryFn: () => api.get<License>(base) });
+  const holderName = useNames(institution.id, [license.data?.user_id]).get(license.data?.user_id ?? '')?.name;
   const seats = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'devices', licenseId], queryFn: () => api.get<SeatList>(`${base}/devices`) });
   const freeSeat = useApiMutation({
     mutationFn: (seat: Seat) => api.post<Seat>(`${base}/devices/${seat.seat_id}/revoke`),
@@ -193,7 +194,7 @@ export function LicenseDetailPage() {
             />
             <Facts>
               <Fact label="Holder">
-                <PersonLink institutionId={institution.id} id={row.user_id} />
+                <PersonLink institutionId={institution.id} id={row.user_id} label={holderName} />
               </Fact>
               <Fact label="Status">
                 <StatusBadge status={row.status} />

@@ -6,7 +6,7 @@ import { useNavigate } from 'react-router';
 import { api } from '../../api/client';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, QueryError, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import { PersonLink } from '../people/people';
+import { PersonLink, useNames } from '../people/people';
 import { areaKey, dataPath, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import type { License, LicenseSummary } from './licenses';
@@ -63,16 +63,24 @@ export function LicensesPage() {
   const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
   const licenses = usePagedList<License>(institution.id, 'licenses', filters, page);
+  const names = useNames(
+    institution.id,
+    (licenses.data?.items ?? []).map((license) => license.user_id),
+  );
 
   const columns = useMemo<ColumnDef<License>[]>(
     () => [
-      { header: 'Holder', id: 'holder', cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.user_id} /> },
+      {
+        header: 'Holder',
+        id: 'holder',
+        cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.user_id} label={names.get(row.original.user_id)?.name} />,
+      },
       { header: 'Type', accessorKey: 'type' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { header: 'Starts', id: 'starts', cell: ({ row }) => formatDate(row.original.starts_at) },
       { header: 'Expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
     ],
-    [institution.id],
+    [institution.id, names],
   );
 
   return (

@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { useExamOptions } from '../exams/exams';
-import { PersonLink } from '../people/people';
+import { PersonLink, useNames } from '../people/people';
 import { usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import { SUBMISSION_STATUSES, type Submission } from './submissions';
@@ -17,18 +17,26 @@ export function SubmissionsPage() {
   const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
   const submissions = usePagedList<Submission>(institution.id, 'submissions', filters, page);
+  const names = useNames(
+    institution.id,
+    (submissions.data?.items ?? []).map((submission) => submission.student_id),
+  );
   const exams = useExamOptions(institution.id);
   const examTitle = useMemo(() => new Map((exams.data?.items ?? []).map((exam) => [exam.id, exam.title])), [exams.data]);
 
   const columns = useMemo<ColumnDef<Submission>[]>(
     () => [
       { header: 'Exam', id: 'exam', cell: ({ row }) => examTitle.get(row.original.exam_id) ?? row.original.exam_id },
-      { header: 'Student', id: 'student', cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.student_id} /> },
+      {
+        header: 'Student',
+        id: 'student',
+        cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.student_id} label={names.get(row.original.student_id)?.name} />,
+      },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { header: 'Score', id: 'score', cell: ({ row }) => row.original.score ?? '—' },
       { header: 'Submitted', id: 'submitted', cell: ({ row }) => formatDate(row.original.submitted_at) },
     ],
-    [examTitle, institution.id],
+    [examTitle, institution.id, names],
   );
 
   return (

@@ -27,7 +27,9 @@ export async function namesOf(tenant: Tenant, ids: readonly string[], kinds: Rea
     groupIds.length > 0 ? tenant.groups.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: groupIds } } }) : [],
   ]);
   return [
-    ...people.filter((person) => kinds.has(person.role)).map((person) => ({ id: person.id, kind: person.role, name: person.full_name, detail: person.login_email })),
+    ...people
+      .filter((person) => kinds.has(person.role))
+      .map((person) => ({ id: person.id, kind: person.role, name: person.full_name, detail: person.login_email })),
     ...groups.map((group) => ({ id: group.id, kind: 'group' as const, name: group.name, detail: null })),
   ];
 }

@@ -103,12 +103,22 @@ const rateLimitHeaders = requestIdHeader.extend({
 /** Which document: the integration API (`/v1/openapi.json`) or the portal's own (`/portal/api/openapi.json`). */
 export type OpenApiDocumentKind = 'api' | 'portal';
 
+/**
+ * Shown at the top of the explorer (`/v1/docs`), whose "Try it out" sends real requests: said
+ * before anyone authorizes a key there.
+ */
+export const LIVE_DATA_NOTICE =
+  '**Try it out acts on live data.** Requests sent from this page are real: with a key of this appliance they read and change ' +
+  "the key's institution as your LMS would (students created here exist, webhooks are sent, licenses are granted). " +
+  'Use a key with only the scopes you are trying, revoke it afterwards, and prefer read operations when exploring.';
+
 const DOCUMENT_INFO: Record<OpenApiDocumentKind, { title: string; description: string; server: string }> = {
   api: {
     title: 'CampusBridge Institution API',
     description:
       'The institution-scoped REST API of a CampusBridge appliance. Every request is scoped to the institution that owns the key. ' +
-      'Successful responses are `{ success: true, data }`; failures are `{ success: false, error, message }`.',
+      'Successful responses are `{ success: true, data }`; failures are `{ success: false, error, message }`.\n\n' +
+      LIVE_DATA_NOTICE,
     server: '/v1',
   },
   portal: {

@@ -2,7 +2,7 @@ export { ConfirmModal } from './ConfirmModal';
 export { DataTable, type EmptyState, type TablePagination } from './DataTable';
 export { Fact, Facts } from './Facts';
 export { FilterBar } from './FilterBar';
-export { formatDate, formatRelative } from './format';
+export { formatDate, formatDateSeconds, formatRelative } from './format';
 export { FormModal } from './FormModal';
 export { useApiMutation } from './mutation';
 export { NameCell } from './NameCell';

@@ -5,14 +5,14 @@ import { useState } from 'react';
 import type { z } from 'zod';
 import type { auditEntrySchema } from '../../../../server/routes/audit/audit';
 import { api, type Page } from '../../api/client';
-import { DataTable, formatDate, PageHeader, pagesOf } from '../../components';
+import { DataTable, formatDateSeconds, PageHeader, pagesOf } from '../../components';
 import { useInstitution } from '../../session';
 
 /** An entry of the portal's audit log (type-only import of server/routes/audit/audit.ts). */
 type AuditEntry = z.input<typeof auditEntrySchema>;
 
 const columns: ColumnDef<AuditEntry>[] = [
-  { header: 'When', id: 'when', cell: ({ row }) => formatDate(row.original.occurred_at) },
+  { header: 'When', id: 'when', cell: ({ row }) => formatDateSeconds(row.original.occurred_at) },
   { header: 'Who', accessorKey: 'actor_email' },
   {
     header: 'What',

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { DataTable, Fact, Facts, formatDate, formatRelative, PageHeader, QueryError, Section, StatusBadge, useApiMutation } from '../../components';
+import { DataTable, Fact, Facts, formatDateSeconds, formatRelative, PageHeader, QueryError, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { deliveriesKey, deliveryKey, useEndpoints, type DeliveryAttempt, type DeliveryDetail, type ReplayedDelivery } from './webhooks';
 
@@ -13,7 +13,7 @@ const REFRESH_MS = 3_000;
 
 const attemptColumns: ColumnDef<DeliveryAttempt>[] = [
   { header: '#', id: 'number', cell: ({ row }) => row.index + 1 },
-  { header: 'Time', id: 'at', cell: ({ row }) => <span title={row.original.at}>{formatDate(row.original.at)}</span> },
+  { header: 'Time', id: 'at', cell: ({ row }) => <span title={row.original.at}>{formatDateSeconds(row.original.at)}</span> },
   {
     header: 'Result',
     id: 'result',
@@ -132,15 +132,15 @@ export function DeliveryDetailPage() {
             <Text size="sm">{delivery.attempt_count}</Text>
           </Fact>
           <Fact label="Next attempt">
-            <Text size="sm" title={formatDate(delivery.next_attempt_at)}>
+            <Text size="sm" title={formatDateSeconds(delivery.next_attempt_at)}>
               {delivery.next_attempt_at ? formatRelative(delivery.next_attempt_at) : '—'}
             </Text>
           </Fact>
           <Fact label="Created">
-            <Text size="sm">{formatDate(delivery.created_at)}</Text>
+            <Text size="sm">{formatDateSeconds(delivery.created_at)}</Text>
           </Fact>
           <Fact label="Last attempt">
-            <Text size="sm">{formatDate(delivery.last_attempt_at)}</Text>
+            <Text size="sm">{formatDateSeconds(delivery.last_attempt_at)}</Text>
           </Fact>
           <Fact label="Replay of">
             {delivery.replay_of ? (

@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTable } from '../../ui/src/pages/imports/table.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, openPage, signInOnPage, screenshotter } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, openPage, signInOnPage, screenshotter, truncatedBadges } from '../helpers/browser.js';
 import { setUpPortal, type FirstRun } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Hillside Academy', admin_email: 'admin@hillside.test', admin_password: 'hillside admin pw' };
@@ -115,6 +115,8 @@ describe.skipIf(!chromiumAvailable())('CSV imports in Chromium', () => {
     await expect(holders.first().getAttribute('title')).resolves.toMatch(/^stu_/);
     await expect(table.textContent()).resolves.not.toMatch(/stu_[A-Za-z0-9]{24}/);
     expect(namesRequests).toHaveLength(1);
+    // A page full of status badges at 1280 px: none cut short.
+    expect(await truncatedBadges(page)).toEqual([]);
     await shot(page, 'licenses-by-name');
     expect(errors).toEqual([]);
   });

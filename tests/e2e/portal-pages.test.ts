@@ -4,8 +4,9 @@
  */
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../server/commands/demo/seed.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, screenshotter, truncatedBadges } from '../helpers/browser.js';
 import { createAccount, setUpPortal } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Hillcrest Academy', admin_email: 'admin@hillcrest.test', admin_password: 'hillcrest admin pw' };
@@ -79,6 +80,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
     for (const [path, heading] of INSTITUTION_PAGES) {
       const alerts = await visit(page, `/i/${institutionId}${path ? `/${path}` : ''}`, heading);
       expect({ path, alerts }).toEqual({ path, alerts: [] });
+      expect({ path, truncated: await truncatedBadges(page) }).toEqual({ path, truncated: [] });
       await shot(page, `admin-${path || 'overview'}`.replaceAll('/', '-'));
     }
     for (const path of OPERATOR_PAGES) {
@@ -88,6 +90,23 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
       expect({ path, alerts: await page.getByRole('main').getByRole('alert').allTextContents() }).toEqual({ path, alerts: [] });
       await shot(page, `operator-${path}`);
     }
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it("with the demo institution's data at 1280 px, no status badge on any page is cut short", async () => {
+    const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    const { context, page, errors } = await signedIn(demo.admin.account.email, demo.admin.password);
+    const cut: Array<{ path: string; truncated: string[] }> = [];
+    for (const [path, heading] of INSTITUTION_PAGES) {
+      const hash = `/i/${demo.institution.id}${path ? `/${path}` : ''}`;
+      await visit(page, hash, path === '' ? new RegExp(demo.institution.name) : heading);
+      const truncated = await truncatedBadges(page);
+      if (truncated.length > 0) cut.push({ path, truncated });
+    }
+    await visit(page, `/i/${demo.institution.id}/webhooks/deliveries`, /Deliveries/);
+    await shot(page, 'demo-deliveries');
+    expect(cut).toEqual([]);
     expect(errors).toEqual([]);
     await context.close();
   });

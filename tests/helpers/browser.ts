@@ -61,3 +61,10 @@ export async function signInOnPage(page: Page, origin: string, email: string, pa
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
 }
+
+/** The words of badges on the page that are cut short (their label wider than the room it has). */
+export function truncatedBadges(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.mantine-Badge-label')].filter((label) => label.scrollWidth > label.clientWidth + 1).map((label) => label.textContent ?? ''),
+  );
+}

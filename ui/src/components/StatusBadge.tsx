@@ -26,9 +26,14 @@ const COLORS: Record<string, string> = {
   rejected: 'red',
 };
 
+/**
+ * A status as a coloured word. Never cut short: the badge keeps the width of its word, so a
+ * crowded table gives the column that room instead of showing "ACT…" (Mantine's label would
+ * otherwise shrink with the cell and add an ellipsis).
+ */
 export function StatusBadge({ status }: { status: string }) {
   return (
-    <Badge color={COLORS[status] ?? 'gray'} variant="light" radius="sm">
+    <Badge color={COLORS[status] ?? 'gray'} variant="light" radius="sm" miw="max-content">
       {status.replaceAll('_', ' ')}
     </Badge>
   );

@@ -188,6 +188,25 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
     await context.close();
   });
 
+  it("fits a phone's width (390 px): no institution page scrolls sideways", async () => {
+    const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password, 390);
+    const wide: Array<{ path: string; overflow: number }> = [];
+    for (const [path, heading] of INSTITUTION_PAGES) {
+      await visit(page, `/i/${institutionId}${path ? `/${path}` : ''}`, heading);
+      // The page does not scroll sideways, and nothing in the fixed header is cut off at its edge.
+      const overflow = await page.evaluate(() => {
+        const header = [...document.querySelectorAll('header *')].filter((element) => element.getClientRects().length > 0);
+        const headerRight = Math.max(0, ...header.map((element) => element.getBoundingClientRect().right));
+        return Math.max(document.documentElement.scrollWidth - document.documentElement.clientWidth, headerRight - window.innerWidth);
+      });
+      if (overflow > 0) wide.push({ path, overflow });
+      await shot(page, `phone-${path || 'overview'}`.replaceAll('/', '-'));
+    }
+    expect(wide).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('fits a narrow window: the navigation folds behind a menu button', async () => {
     const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password, 760);
     await visit(page, `/i/${institutionId}/keys`, /API keys/);

@@ -63,7 +63,9 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
-            <Title order={4}>CampusBridge</Title>
+            <Title order={4} visibleFrom="xs">
+              CampusBridge
+            </Title>
             {places.length > 1 ? (
               <Select
                 aria-label="Institution"
@@ -71,7 +73,7 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
                 value={base}
                 onChange={(value) => value && navigate(value)}
                 allowDeselect={false}
-                w={260}
+                w={{ base: 170, sm: 260 }}
                 size="sm"
               />
             ) : institution ? (
@@ -81,7 +83,8 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
               <Badge color={institution.status === 'suspended' ? 'red' : 'yellow'}>{institution.status}</Badge>
             ) : null}
           </Group>
-          <Group gap="sm" wrap="nowrap">
+          {/* On a phone these two live at the foot of the folded navigation instead. */}
+          <Group gap="sm" wrap="nowrap" visibleFrom="sm">
             <Text size="sm" c="dimmed" visibleFrom="md">
               {session.account.email}
             </Text>
@@ -123,6 +126,8 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
         <AppShell.Section>
           {session.account.is_operator && !operator ? <NavLink component={RouterLink} to="/operator" label="Appliance operator" py={6} /> : null}
           <NavLink href="/v1/docs" target="_blank" rel="noreferrer" label="API reference" py={6} />
+          <NavLink component={RouterLink} to="/account" label="Your account" py={6} hiddenFrom="sm" />
+          <NavLink component="button" label="Sign out" py={6} hiddenFrom="sm" onClick={signOut} />
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>

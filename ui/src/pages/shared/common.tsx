@@ -62,7 +62,8 @@ export function SearchBox({
     onSearch(text.trim());
   };
   return (
-    <form onSubmit={submit} role="search" aria-label={label}>
+    // The box gives way on a narrow screen (a phone's 390 px) instead of pushing the page sideways.
+    <form onSubmit={submit} role="search" aria-label={label} style={{ maxWidth: '100%' }}>
       <Group gap={6} align="flex-end" wrap="nowrap">
         <TextInput
           label={label}
@@ -70,10 +71,10 @@ export function SearchBox({
           placeholder={placeholder}
           value={text}
           onChange={(event) => setText(event.currentTarget.value)}
-          w={width}
+          style={{ flex: `0 1 ${width}px`, minWidth: 0 }}
           maxLength={320}
         />
-        <Button type="submit" variant="light">
+        <Button type="submit" variant="light" style={{ flexShrink: 0 }}>
           Search
         </Button>
       </Group>

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../server/commands/demo/seed.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { chromiumAvailable, launchChromium, screenshotter, truncatedBadges } from '../helpers/browser.js';
-import { createAccount, setUpPortal } from '../helpers/portal.js';
+import { createAccount, institutionApi, setUpPortal, signIn } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Hillcrest Academy', admin_email: 'admin@hillcrest.test', admin_password: 'hillcrest admin pw' };
 const DEVELOPER = { email: 'dev@hillcrest.test', password: 'hillcrest developer pw' };
@@ -225,6 +225,43 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(overflow).toBeLessThanOrEqual(0);
     await shot(page, 'narrow-scopes');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+  it("the operator's audit log names each entry's institution and keeps times and addresses on one line", async () => {
+    const { context, page, errors } = await signedIn(ADMIN.admin_email, ADMIN.admin_password);
+    // Something audited for the institution: a student added through the portal (last in this file: the forms test counts people).
+    const admin = await signIn(app, ADMIN.admin_email, ADMIN.admin_password);
+    const added = await admin.agent
+      .post(`${institutionApi(institutionId)}/students`)
+      .set('X-CSRF-Token', admin.csrf)
+      .send({ full_name: 'Audited Pupil' });
+    expect(added.body.success, added.text).toBe(true);
+    await page.goto(`${app.origin}/#/operator/audit-log`);
+    const table = page.getByRole('table', { name: 'Audit log' });
+    await table.getByRole('row').nth(1).waitFor();
+    const headers = await table.getByRole('columnheader').allTextContents();
+    expect(headers).toEqual(['When', 'Institution', 'Who', 'What', 'On', 'From']);
+    await expect(table.textContent()).resolves.toContain('Hillcrest Academy');
+    const lines = await page.evaluate(() =>
+      [...document.querySelectorAll('table[aria-label="Audit log"] tbody tr')].map((row) => {
+        const cells = row.querySelectorAll('td');
+        const height = (cell: Element | undefined) => (cell ? cell.getBoundingClientRect().height : 0);
+        const lineHeight = parseFloat(getComputedStyle(cells[0]!).lineHeight) || 20;
+        const span = (cell: Element | undefined) => (cell?.firstElementChild ? cell.firstElementChild.getBoundingClientRect().height : height(cell));
+        return { when: Math.round(span(cells[0]) / lineHeight), from: Math.round(span(cells[5]) / lineHeight) };
+      }),
+    );
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line).toEqual({ when: 1, from: 1 });
+    // Every column in sight at 1280 px: the table does not scroll sideways.
+    const scrolls = await page.evaluate(() => {
+      const table = document.querySelector('table[aria-label="Audit log"]')!;
+      const container = table.parentElement!;
+      return container.scrollWidth - container.clientWidth;
+    });
+    expect(scrolls).toBeLessThanOrEqual(0);
+    await shot(page, 'operator-audit-log-columns');
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -27,6 +27,7 @@ import { apiRoutes } from '../server/routes/index.js';
 import { Tenant } from '../server/db/tenant.js';
 import { replayDelivery } from '../server/commands/webhook-deliveries.js';
 import { sendQueuedMail } from '../server/mail/mailer.js';
+import { dropStaleMail } from '../server/mail/staleness.js';
 import {
   learnerSession,
   makeKey,
@@ -349,9 +350,11 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
       await bEndpoint.update({ status: 'paused' });
     }
     B.refs.replay_ref = replayRefs;
-    // Mail queued by the seeding is settled first (sent, or dropped when its invitation is already
-    // used): the mailer's own later pass is not something the sweep did to B.
+    // Mail queued by the seeding is settled first, as the send-mail job settles it every minute
+    // (sent, or dropped when its invitation is already used): the job's pass during the sweep is
+    // not something the sweep did to B.
     await sendQueuedMail(app.ctx.db, app.ctx.logger);
+    await dropStaleMail(app.ctx.db);
     before = await snapshotInstitution(app.ctx.db, B.inst.id, app.dataDir);
     markers = markersOf(before, [B_MARKER, B.inst.name]);
     ownIds = markersOf(await snapshotInstitution(app.ctx.db, A.inst.id, app.dataDir), []).ids;

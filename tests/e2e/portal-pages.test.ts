@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../server/commands/demo/seed.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, screenshotter, truncatedBadges } from '../helpers/browser.js';
+import { chromiumAvailable, launchChromium, screenshotter, signInOnPage, truncatedBadges } from '../helpers/browser.js';
 import { createAccount, institutionApi, setUpPortal, signIn } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Hillcrest Academy', admin_email: 'admin@hillcrest.test', admin_password: 'hillcrest admin pw' };
@@ -55,14 +55,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(app.origin);
-    await page.getByLabel('Email').fill(email);
-    await page
-      .getByLabel(/^Password/)
-      .and(page.locator('input'))
-      .fill(password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await signInOnPage(page, app.origin, email, password);
     return { context, page, errors };
   }
 

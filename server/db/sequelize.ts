@@ -171,6 +171,18 @@ function reuseTransactionConnection(sequelize: Sequelize): void {
   manager.releaseConnection = (connection, force) => {
     if (!isShared(connection)) releaseConnection(connection, force);
   };
+  // Sequelize closes its connections all at once, so none is the last to close and SQLite's
+  // closing checkpoint can be skipped, leaving the WAL to be folded into the file by the next
+  // start. The shared connection closes first; the last one then checkpoints as before.
+  const close = sequelize.close.bind(sequelize);
+  sequelize.close = async () => {
+    const shared = manager.connections[TRANSACTIONS];
+    if (shared) {
+      delete manager.connections[TRANSACTIONS];
+      await new Promise<void>((resolve) => shared.close(() => resolve()));
+    }
+    return close();
+  };
   manager.destroyConnection = async (connection) => {
     if (!isShared(connection)) return destroyConnection(connection);
     delete manager.connections[TRANSACTIONS];

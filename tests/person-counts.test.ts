@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPerson, listPeople, setStudentStatus, updatePerson } from '../server/commands/people.js';
+import { listPeople } from '../server/commands/people-list.js';
+import { createPerson, setStudentStatus, updatePerson } from '../server/commands/people.js';
 import { bulkCreateStudents } from '../server/commands/students.js';
 import type { Tenant } from '../server/db/tenant.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';

@@ -8,7 +8,8 @@ import { createGroup, getGroupDetail, listGroups } from '../server/commands/grou
 import { listGuardianLinks, listGuardianReports } from '../server/commands/guardians.js';
 import { listLicenses } from '../server/commands/licenses.js';
 import { listLedger } from '../server/commands/merits.js';
-import { createPerson, listPeople } from '../server/commands/people.js';
+import { listPeople } from '../server/commands/people-list.js';
+import { createPerson } from '../server/commands/people.js';
 import { createStudent } from '../server/commands/students.js';
 import { listSubmissions } from '../server/commands/submissions.js';
 import { listDeliveries } from '../server/commands/webhook-deliveries.js';
@@ -95,6 +96,8 @@ interface ListCase {
 }
 
 const page = { page: 1, limit: 50 };
+const asc = <C extends string>(column: C) => ({ column, direction: 'ASC' as const });
+const desc = <C extends string>(column: C) => ({ column, direction: 'DESC' as const });
 const since = new Date(Date.now() - 3_600_000);
 const byPrimaryKey = /USING INDEX sqlite_autoindex_people_1 \(id=\?\)/;
 
@@ -124,6 +127,61 @@ const cases: ListCase[] = [
   },
   { name: 'students group_id and email', run: () => listPeople(tenant, 'student', { ...page, group_id: groupId, email: studentEmail, status: 'active' }) },
   { name: 'students last page', run: () => listPeople(tenant, 'student', { page: 3, limit: 2 }) },
+  // Sorted pages (docs/decisions.md#sorted-lists): read from the sort's index, either way, no temp B-tree.
+  {
+    name: 'students by name',
+    run: () => listPeople(tenant, 'student', { ...page, sort: asc('full_name') }),
+    uses: /people_institution_id_role_full_name_created_at_id/,
+  },
+  {
+    name: 'students by name, descending',
+    run: () => listPeople(tenant, 'student', { ...page, sort: desc('full_name') }),
+    uses: /people_institution_id_role_full_name_created_at_id/,
+  },
+  {
+    name: 'students by status and name',
+    run: () => listPeople(tenant, 'student', { ...page, status: 'active', sort: asc('full_name') }),
+    uses: /people_institution_id_role_status_full_name_created_at_id/,
+  },
+  {
+    name: 'students by student_id',
+    run: () => listPeople(tenant, 'student', { ...page, sort: desc('external_id') }),
+    uses: /people_institution_id_role_external_id_created_at_id/,
+  },
+  {
+    name: 'students newest first',
+    run: () => listPeople(tenant, 'student', { ...page, sort: desc('created_at') }),
+    uses: /people_institution_id_role_created_at_id/,
+  },
+  { name: 'students last page by name', run: () => listPeople(tenant, 'student', { page: 3, limit: 2, sort: asc('full_name') }) },
+  {
+    name: "a group's students by name",
+    run: () => listPeople(tenant, 'student', { ...page, group_id: groupId, sort: asc('full_name') }),
+    boundedSort:
+      /^SEARCH (GroupMember USING COVERING INDEX group_members_institution_id_group_id_student_created_at_student_id \(institution_id=\? AND group_id=\?\)|Person USING INDEX sqlite_autoindex_people_1 \(id=\?\))$/,
+  },
+  { name: "a group's students newest first", run: () => listPeople(tenant, 'student', { ...page, group_id: groupId, sort: desc('created_at') }) },
+  {
+    name: 'faculty by name',
+    run: () => listPeople(tenant, 'faculty', { ...page, sort: asc('full_name') }),
+    uses: /people_institution_id_role_full_name_created_at_id/,
+  },
+  { name: 'groups by name', run: () => listGroups(tenant, { ...page, sort: desc('name') }), uses: /groups_institution_id_name_created_at_id/ },
+  { name: 'licenses by expiry', run: () => listLicenses(tenant, { sort: asc('expires_at') }, page), uses: /licenses_institution_id_expires_at_created_at_id/ },
+  { name: 'licenses by start', run: () => listLicenses(tenant, { sort: desc('starts_at') }, page), uses: /licenses_institution_id_starts_at_created_at_id/ },
+  { name: 'exams by title', run: () => listExams(tenant, { ...page, sort: asc('title') }), uses: /exams_institution_id_title_created_at_id/ },
+  { name: 'exams by due date', run: () => listExams(tenant, { ...page, sort: desc('due_date') }), uses: /exams_institution_id_due_date_created_at_id/ },
+  {
+    name: 'submissions by score',
+    run: () => listSubmissions(tenant, { ...page, sort: desc('score') }),
+    uses: /submissions_institution_id_score_submitted_at_id/,
+  },
+  {
+    name: "an exam's submissions by score",
+    run: () => listSubmissions(tenant, { ...page, exam_id: examId, sort: desc('score') }),
+    uses: /submissions_institution_id_exam_id_score_submitted_at_id/,
+  },
+  { name: 'webhook deliveries oldest first', run: () => listDeliveries(tenant, { ...page, sort: asc('created_at') }) },
   { name: 'faculty', run: () => listPeople(tenant, 'faculty', page) },
   { name: 'faculty status', run: () => listPeople(tenant, 'faculty', { ...page, status: 'suspended' }) },
   { name: 'faculty email', run: () => listPeople(tenant, 'faculty', { ...page, email: 'tim@home.test' }) },

@@ -1,3 +1,5 @@
+import { sortedOrder, type OrderItem } from '../db/sort.js';
+import type { ListSort } from '../validation/sort.js';
 import fs from 'node:fs';
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
@@ -53,9 +55,10 @@ export interface ExamFilter extends PageRequest {
   q?: string;
   /** ISO timestamp: only exams updated strictly after it. */
   updated_since?: string;
+  sort?: ListSort<'title' | 'due_date' | 'created_at'>;
 }
 
-const EXAM_ORDER: Array<[string, 'ASC' | 'DESC']> = [
+const EXAM_ORDER: OrderItem[] = [
   ['created_at', 'ASC'],
   ['id', 'ASC'],
 ];
@@ -73,7 +76,8 @@ export async function listExams(tenant: Tenant, filter: ExamFilter): Promise<Pag
   if (filter.exam_type) where.push({ exam_type: filter.exam_type });
   if (filter.q) where.push(titleContains(tenant, filter.q));
   if (filter.updated_since) where.push({ updated_at: { [Op.gt]: new Date(filter.updated_since) } });
-  return tenant.exams.page({ where: where.length > 0 ? { [Op.and]: where } : undefined, order: EXAM_ORDER }, filter);
+  const order = sortedOrder(filter.sort, { title: 'title', due_date: 'due_date', created_at: 'created_at' }, EXAM_ORDER);
+  return tenant.exams.page({ where: where.length > 0 ? { [Op.and]: where } : undefined, order }, filter);
 }
 
 /** GET /faculty/{id}/exams: every exam the teacher owns, drafts included. */

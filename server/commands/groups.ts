@@ -1,3 +1,5 @@
+import { sortedOrder } from '../db/sort.js';
+import type { ListSort } from '../validation/sort.js';
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
@@ -70,6 +72,7 @@ function nameContains(tenant: Tenant, text: string): WhereOptions {
 export interface GroupFilter extends PageRequest {
   faculty_id?: string;
   q?: string;
+  sort?: ListSort<'name' | 'created_at'>;
 }
 
 export async function listGroups(tenant: Tenant, filter: GroupFilter): Promise<Page<CountedGroup>> {
@@ -84,10 +87,10 @@ export async function listGroups(tenant: Tenant, filter: GroupFilter): Promise<P
   const page = await tenant.groups.page(
     {
       where: where.length > 0 ? { [Op.and]: where } : undefined,
-      order: [
+      order: sortedOrder(filter.sort, { name: 'name', created_at: 'created_at' }, [
         ['created_at', 'ASC'],
         ['id', 'ASC'],
-      ],
+      ]),
     },
     filter,
   );

@@ -1,3 +1,5 @@
+import { sortedOrder } from '../db/sort.js';
+import type { ListSort } from '../validation/sort.js';
 import { Op, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { Tenant, type PageRequest, type TenantTx } from '../db/tenant.js';
@@ -76,6 +78,7 @@ export interface LicenseFilter {
   status?: LicenseStatus;
   type?: LicenseType;
   expires_before?: Date;
+  sort?: ListSort<'expires_at' | 'starts_at' | 'created_at'>;
 }
 
 /** GET /licenses. `user_id` takes a person id or login email, student or faculty; an unknown one matches nothing. */
@@ -93,10 +96,10 @@ export async function listLicenses(tenant: Tenant, filter: LicenseFilter, reques
   return tenant.licenses.page(
     {
       where: { [Op.and]: where },
-      order: [
+      order: sortedOrder(filter.sort, { expires_at: 'expires_at', starts_at: 'starts_at', created_at: 'created_at' }, [
         ['created_at', 'ASC'],
         ['id', 'ASC'],
-      ],
+      ]),
     },
     request,
   );

@@ -1,9 +1,9 @@
-import { Op, type WhereOptions } from 'sequelize';
-import { cutPage, type Page, type PageRequest, type Tenant, type TenantTx } from '../db/tenant.js';
+import { Op } from 'sequelize';
+import type { Tenant, TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { emit, emitAll } from '../events/emit.js';
 import { newId } from '../ids.js';
-import type { PersonRecord, PersonRole, PersonRow, PersonStatus } from '../models/person.js';
+import type { PersonRole, PersonRow, PersonStatus } from '../models/person.js';
 import { ensureEmailDomain } from './institutions.js';
 import { grantLicenses } from './licenses.js';
 import { normalizeEmail } from '../validation/people.js';
@@ -14,6 +14,11 @@ const NOUN: Record<PersonRole, string> = { student: 'student', faculty: 'faculty
 /** Blind-index context of personal emails; the same string must be used to write and to search. */
 const PERSONAL_EMAIL = 'people.personal_email';
 
+/** The blind index a personal email is found by. */
+export function personalEmailIndex(tenant: Tenant, email: string): string {
+  return tenant.fieldCrypto.blindIndex(normalizeEmail(email), PERSONAL_EMAIL);
+}
+
 export function personalEmailColumns(tenant: Tenant, email: string | null | undefined) {
   if (email === undefined) return {};
   if (email === null) return { personal_email_sealed: null, personal_email_index: null };
@@ -22,131 +27,6 @@ export function personalEmailColumns(tenant: Tenant, email: string | null | unde
     personal_email_sealed: tenant.fieldCrypto.encrypt(normalized, PERSONAL_EMAIL),
     personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL),
   };
-}
-
-/** People's paths accept the internal id or the generated login email. */
-export interface PeopleFilter extends PageRequest {
-  email?: string;
-  status?: PersonStatus;
-  /** The institution's own identifier (`student_id` on the wire). */
-  external_id?: string;
-  /** Students only: members of this group. */
-  group_id?: string;
-}
-
-const byCreation = (a: Pick<PersonRecord, 'id' | 'created_at'>, b: Pick<PersonRecord, 'id' | 'created_at'>) =>
-  a.created_at.getTime() - b.created_at.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-const CREATION_ORDER: Array<[string, 'ASC']> = [
-  ['created_at', 'ASC'],
-  ['id', 'ASC'],
-];
-
-/**
- * The people an `email` filter matches (with the other filters). Looked up twice by the email
- * alone, not by one OR beside the other filters: each lookup is then planned on its own index
- * (login_email, the blind index), and the few ids found are read by primary key.
- */
-async function matchingEmail(tenant: Tenant, where: WhereOptions[], email: string): Promise<PersonRow[]> {
-  const normalized = normalizeEmail(email);
-  const matches = await Promise.all([
-    tenant.people.findAll({ attributes: ['id'], where: { login_email: normalized } }),
-    tenant.people.findAll({ attributes: ['id'], where: { personal_email_index: tenant.fieldCrypto.blindIndex(normalized, PERSONAL_EMAIL) } }),
-  ]);
-  const ids = [...new Set(matches.flat().map((person) => person.id))];
-  return ids.length > 0 ? tenant.people.findAll({ where: { [Op.and]: [...where, { id: { [Op.in]: ids } }] } }) : [];
-}
-
-const MEMBER_ORDER: Array<[string, 'ASC']> = [
-  ['student_created_at', 'ASC'],
-  ['student_id', 'ASC'],
-];
-
-/** The people of `ids`, through their memberships of the group: planned on the memberships' key, then each person by primary key. */
-async function membersById(tenant: Tenant, groupId: string, ids: readonly string[]): Promise<Map<string, PersonRecord>> {
-  if (ids.length === 0) return new Map();
-  const rows = (await tenant.groupMembers.findAll({
-    attributes: [],
-    where: { group_id: groupId, student_id: { [Op.in]: [...ids] } },
-    include: [{ association: 'student', required: true }],
-    raw: true,
-  })) as unknown as Array<Record<string, unknown>>;
-  return new Map(
-    rows.map((row) => {
-      const fields: Record<string, unknown> = {};
-      for (const [key, value] of Object.entries(row)) fields[key.slice('student.'.length)] = value;
-      const person = tenant.people.plainRow(fields);
-      return [person.id, person];
-    }),
-  );
-}
-
-/**
- * A page of a group's members that pass the other filters, oldest first. The memberships carry
- * their students' creation time, indexed in the list's order, so the page is read from
- * `(institution_id, group_id, student_created_at, student_id)` and the total counted on the
- * group's range of it; a `status` (or `student_id`) filter is checked on each member by primary
- * key as the walk goes. The cost follows the page and the group, never the institution.
- */
-async function groupPage(tenant: Tenant, groupId: string, where: WhereOptions[], filter: PeopleFilter): Promise<Page<PersonRecord>> {
-  const narrowed = where.length > 1; // more than the role
-  const include = narrowed
-    ? [{ association: 'student', required: true, attributes: [], where: { [Op.and]: [...where, { institution_id: tenant.institutionId }] } }]
-    : undefined;
-  const membership = { group_id: groupId };
-  const total = await tenant.groupMembers.count({ where: membership, include });
-  const page = await cutPage(total, filter, MEMBER_ORDER, (order, limit, offset) =>
-    tenant.groupMembers.findAll({ attributes: ['student_id'], where: membership, include, order, limit, offset }),
-  );
-  const people = await membersById(
-    tenant,
-    groupId,
-    page.items.map((member) => member.student_id),
-  );
-  return { ...page, items: page.items.flatMap((member) => people.get(member.student_id) ?? []) };
-}
-
-/** How many people of a role (and status) the institution has, from the counts its triggers keep. */
-async function countPeople(tenant: Tenant, role: PersonRole, status: PersonStatus | undefined): Promise<number> {
-  const rows = await tenant.personCounts.findAllPlain({ attributes: ['total'], where: status ? { role, status } : { role } });
-  return rows.reduce((sum, row) => sum + row.total, 0);
-}
-
-/**
- * One page of the institution's students or faculty, oldest first, as GET /v1/students and
- * /v1/faculty filter them. Every path costs what its matches cost, not what the institution
- * holds (docs/decisions.md#list-indexes, #counted-totals): the unfiltered and `status` totals
- * come from the counts the database keeps; `email` and `student_id` match a few rows on their
- * own indexes; `group_id` pages the group's memberships in the students' creation order.
- */
-export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter): Promise<Page<PersonRecord>> {
-  const where: WhereOptions[] = [{ role }];
-  if (filter.status) where.push({ status: filter.status });
-  if (filter.external_id) where.push({ external_id: filter.external_id });
-  if (filter.email) {
-    // A few people by their email; in the group, when one is given, by their memberships' key.
-    let found = await matchingEmail(tenant, where, filter.email);
-    if (filter.group_id && found.length > 0) {
-      const members = await membersById(
-        tenant,
-        filter.group_id,
-        found.map((person) => person.id),
-      );
-      found = found.filter((person) => members.has(person.id));
-    } else if (filter.group_id) found = [];
-    const offset = (filter.page - 1) * filter.limit;
-    return {
-      items: found.sort(byCreation).slice(offset, offset + filter.limit),
-      page: filter.page,
-      limit: filter.limit,
-      total: found.length,
-      totalPages: Math.ceil(found.length / filter.limit),
-    };
-  }
-  // A group's members are all students.
-  if (filter.group_id) return role === 'student' ? groupPage(tenant, filter.group_id, where, filter) : cutPage(0, filter, undefined, async () => []);
-  const counted = filter.external_id ? undefined : await countPeople(tenant, role, filter.status);
-  return tenant.people.pagePlain({ where: { [Op.and]: where }, order: CREATION_ORDER }, filter, counted);
 }
 
 export function personRefWhere(role: PersonRole, ref: string) {

@@ -1,3 +1,5 @@
+import { sortedOrder } from '../db/sort.js';
+import type { ListSort } from '../validation/sort.js';
 import { Op, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest, Tenant } from '../db/tenant.js';
 import { AppError, notFound, validationError } from '../errors.js';
@@ -29,6 +31,7 @@ export interface SubmissionFilter extends PageRequest {
   status?: SubmissionStatus;
   /** Inclusive: `submitted_at >= since`. */
   since?: Date;
+  sort?: ListSort<'submitted_at' | 'score'>;
 }
 
 const emptyPage = <T>(request: PageRequest): Page<T> => ({ items: [], page: request.page, limit: request.limit, total: 0, totalPages: 0 });
@@ -48,10 +51,15 @@ export async function listSubmissions(tenant: Tenant, filter: SubmissionFilter):
   return tenant.submissions.page(
     {
       where: where.length > 0 ? { [Op.and]: where } : undefined,
-      order: [
-        ['submitted_at', 'ASC'],
-        ['id', 'ASC'],
-      ],
+      order: sortedOrder(
+        filter.sort,
+        { submitted_at: 'submitted_at', score: 'score' },
+        [
+          ['submitted_at', 'ASC'],
+          ['id', 'ASC'],
+        ],
+        ['submitted_at', 'id'],
+      ),
     },
     filter,
   );

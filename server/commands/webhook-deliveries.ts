@@ -1,3 +1,5 @@
+import { sortedOrder } from '../db/sort.js';
+import type { ListSort } from '../validation/sort.js';
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import type { Page, PageRequest, Tenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
@@ -21,6 +23,7 @@ export interface DeliveryFilter extends PageRequest {
   endpoint_id?: string;
   status?: DeliveryStatus;
   event_type?: string;
+  sort?: ListSort<'created_at'>;
 }
 
 /** Newest first. The payload is left out of the list (the single GET has it). */
@@ -33,10 +36,10 @@ export function listDeliveries(tenant: Tenant, filter: DeliveryFilter): Promise<
     {
       attributes: { exclude: ['payload'] },
       where: where.length ? { [Op.and]: where } : undefined,
-      order: [
+      order: sortedOrder(filter.sort, { created_at: 'created_at' }, [
         ['created_at', 'DESC'],
         ['id', 'DESC'],
-      ],
+      ]),
     },
     filter,
   );

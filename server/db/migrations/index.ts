@@ -15,6 +15,7 @@ import { mailSubjects } from './20261126030000-mail-subjects.js';
 import { listIndexes } from './20261127000000-list-indexes.js';
 import { personCounts } from './20261128000000-person-counts.js';
 import { groupMemberOrder } from './20261128010000-group-member-order.js';
+import { sortIndexes } from './20261129000000-sort-indexes.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -34,4 +35,5 @@ export const migrations: Migration[] = [
   listIndexes,
   personCounts,
   groupMemberOrder,
+  sortIndexes,
 ];

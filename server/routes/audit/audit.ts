@@ -1,6 +1,8 @@
 import type { WhereOptions } from 'sequelize';
 import type { PortalAuditEntryRow } from '../../models/portal-audit.js';
+import { sortedOrder, type OrderItem } from '../../db/sort.js';
 import { pageOf, pageQuery } from '../../validation/schemas.js';
+import { sortQuery, type ListSort } from '../../validation/sort.js';
 import { z } from '../../validation/zod.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 
@@ -37,13 +39,16 @@ export function presentAuditEntry(row: PortalAuditEntryRow): z.input<typeof audi
 }
 
 const institutionAuditQuery = z.strictObject({ id: z.string().min(1).max(40) });
-const operatorAuditQuery = z.strictObject({ institution_id: z.string().min(1).max(40).optional(), ...pageQuery });
+const auditSort = sortQuery(['occurred_at'], 'newest first (`-occurred_at`)');
+const auditQuery = z.strictObject({ sort: auditSort, ...pageQuery });
+const operatorAuditQuery = z.strictObject({ institution_id: z.string().min(1).max(40).optional(), sort: auditSort, ...pageQuery });
 
-/** Newest first. */
-const NEWEST: [string, string][] = [
+/** Newest first, unless `sort=occurred_at` asks for the oldest. */
+const NEWEST: OrderItem[] = [
   ['created_at', 'DESC'],
   ['id', 'DESC'],
 ];
+const auditOrder = (sort: ListSort<'occurred_at'> | undefined) => sortedOrder(sort, { occurred_at: 'created_at' }, NEWEST);
 
 export const auditRoutes: AnyPortalRoute[] = [
   definePortalRoute({
@@ -55,10 +60,10 @@ export const auditRoutes: AnyPortalRoute[] = [
     access: 'member',
     roles: ['admin'],
     params: institutionAuditQuery,
-    query: z.strictObject(pageQuery),
+    query: auditQuery,
     response: pageOf(auditEntrySchema),
     handler: async ({ access, query }) => {
-      const page = await access.tenant.auditLog.page({ order: NEWEST }, query);
+      const page = await access.tenant.auditLog.page({ order: auditOrder(query.sort) }, query);
       return { ...page, items: page.items.map(presentAuditEntry) };
     },
   }),
@@ -75,7 +80,7 @@ export const auditRoutes: AnyPortalRoute[] = [
       const where: WhereOptions<PortalAuditEntryRow> = query.institution_id ? { institution_id: query.institution_id } : {};
       const { rows, count } = await ctx.db.models.PortalAuditEntry.findAndCountAll({
         where,
-        order: NEWEST,
+        order: auditOrder(query.sort),
         limit: query.limit,
         offset: (query.page - 1) * query.limit,
       });

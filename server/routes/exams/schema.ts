@@ -1,3 +1,4 @@
+import { sortQuery } from '../../validation/sort.js';
 import { codeSpecSchema } from '../../commands/coding-exams.js';
 import { CSV_COLUMNS } from '../../commands/exam-results.js';
 import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
@@ -161,6 +162,7 @@ export const listExamsQuery = z.strictObject({
   exam_type: examType.optional(),
   q: z.string().max(300).optional().openapi({ description: 'Case-insensitive substring of the title.', example: 'midterm' }),
   updated_since: isoDateTime.optional().openapi({ description: 'Only exams whose `updated_at` is strictly later.', example: '2026-09-14T10:00:00.000Z' }),
+  sort: sortQuery(['title', 'due_date', 'created_at'], 'oldest first'),
   ...pageQuery,
 });
 

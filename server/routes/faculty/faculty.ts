@@ -1,5 +1,6 @@
 import { listFacultyExams } from '../../commands/exams.js';
-import { createPerson, findPerson, listPeople, updatePerson } from '../../commands/people.js';
+import { listPeople, peopleSort } from '../../commands/people-list.js';
+import { createPerson, findPerson, updatePerson } from '../../commands/people.js';
 import { defineRoute } from '../../http/route.js';
 import { presentExam } from '../../presenters/exam.js';
 import { presentFaculty } from '../../presenters/person.js';
@@ -17,7 +18,7 @@ export const facultyRoutes = [
     query: listFacultyQuery,
     response: facultyPage,
     handler: async ({ tenant, query }) => {
-      const page = await listPeople(tenant, 'faculty', query);
+      const page = await listPeople(tenant, 'faculty', { ...query, sort: peopleSort(query.sort) });
       return { ...page, items: page.items.map(presentFaculty) };
     },
   }),

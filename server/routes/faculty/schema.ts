@@ -1,3 +1,4 @@
+import { sortQuery } from '../../validation/sort.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 
@@ -36,6 +37,7 @@ export const facultySchema = z
 export const listFacultyQuery = z.strictObject({
   email: z.string().max(320).optional().openapi({ description: 'Login email, case-insensitive, exact.' }),
   status: facultyStatus.optional(),
+  sort: sortQuery(['full_name', 'faculty_id', 'created_at'], 'oldest first'),
   ...pageQuery,
 });
 

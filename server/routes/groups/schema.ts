@@ -1,3 +1,4 @@
+import { sortQuery } from '../../validation/sort.js';
 import { pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 import { studentStatus } from '../students/schema.js';
@@ -107,6 +108,7 @@ export const listGroupsQuery = z.strictObject({
     example: 'fac_2Lm8kQ4xNw7Pz1Rb9Tn3Vc6Y',
   }),
   q: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name.', example: 'physics' }),
+  sort: sortQuery(['name', 'created_at'], 'oldest first'),
   ...pageQuery,
 });
 

@@ -1,3 +1,4 @@
+import { sortQuery } from '../../validation/sort.js';
 import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 
@@ -35,6 +36,7 @@ export const listLicensesQuery = z.strictObject({
     .transform((value) => new Date(value))
     .optional()
     .openapi({ description: 'Only licenses whose `expires_at` is strictly before this instant.', example: '2027-06-30T00:00:00.000Z' }),
+  sort: sortQuery(['expires_at', 'starts_at', 'created_at'], 'oldest first'),
   ...pageQuery,
 });
 

@@ -1,3 +1,4 @@
+import { sortQuery } from '../../validation/sort.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { createStudentBody, externalId, fullName, personalEmail, studentStatus } from '../../validation/people.js';
 import { z } from '../../validation/zod.js';
@@ -68,6 +69,7 @@ export const listStudentsQuery = z.strictObject({
   status: studentStatus.optional(),
   student_id: z.string().max(100).optional().openapi({ description: "The institution's own student identifier." }),
   group_id: z.string().max(40).optional().openapi({ description: 'Only members of this group.' }),
+  sort: sortQuery(['full_name', 'student_id', 'created_at'], 'oldest first'),
   ...pageQuery,
 });
 

@@ -1,5 +1,6 @@
 import { bulkCreateStudents, createStudent } from '../../commands/students.js';
-import { findPerson, listPeople, setStudentStatus, updatePerson } from '../../commands/people.js';
+import { listPeople, peopleSort } from '../../commands/people-list.js';
+import { findPerson, setStudentStatus, updatePerson } from '../../commands/people.js';
 import { listStudentGuardians } from '../../commands/guardians.js';
 import { listStudentExams } from '../../commands/exams.js';
 import { defineRoute } from '../../http/route.js';
@@ -30,7 +31,7 @@ export const studentRoutes = [
     query: listStudentsQuery,
     response: studentPage,
     handler: async ({ tenant, query }) => {
-      const page = await listPeople(tenant, 'student', { ...query, external_id: query.student_id });
+      const page = await listPeople(tenant, 'student', { ...query, external_id: query.student_id, sort: peopleSort(query.sort) });
       return { ...page, items: page.items.map(presentStudent) };
     },
   }),

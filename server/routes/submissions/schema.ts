@@ -1,3 +1,4 @@
+import { sortQuery } from '../../validation/sort.js';
 import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 
@@ -144,6 +145,7 @@ export const listSubmissionsQuery = z.strictObject({
         'Only submissions with `submitted_at` at or after this instant (inclusive: two submissions may share a millisecond, so pass the newest `submitted_at` you processed and skip ids you have seen).',
       example: '2026-09-14T00:00:00.000Z',
     }),
+  sort: sortQuery(['submitted_at', 'score'], 'oldest `submitted_at` first'),
   ...pageQuery,
 });
 

@@ -1,3 +1,4 @@
+import { sortQuery } from '../../validation/sort.js';
 import { isEventPattern } from '../../events/patterns.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
@@ -21,6 +22,7 @@ export const listDeliveriesQuery = z.strictObject({
     .refine(isEventPattern, 'Use "*", a family such as "exam.*", or an exact type such as "exam.graded".')
     .optional()
     .openapi({ description: 'An exact event type, a family such as `exam.*`, or `*`.', example: 'exam.*' }),
+  sort: sortQuery(['created_at'], 'newest first (`-created_at`)'),
   ...pageQuery,
 });
 

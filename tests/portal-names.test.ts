@@ -1,12 +1,18 @@
-// Names instead of ids in the portal's tables (issue 16): one call per page gives the names of
-// the page's people and groups, of this institution only, and only what the role may read.
+// Names instead of ids in the portal's tables and audit logs (issue 16): one call per page gives
+// the names of the page's ids, of this institution only, and only what the role may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCurriculum } from '../server/commands/alpha/curricula.js';
+import { createBatch } from '../server/commands/coupons.js';
+import { seedDemo, type DemoSeed } from '../server/commands/demo/seed.js';
 import { createGroup } from '../server/commands/groups.js';
+import { inviteMember } from '../server/commands/invitations.js';
+import { NAMED_KINDS, type NamedKind } from '../server/commands/names.js';
 import { createPerson } from '../server/commands/people.js';
+import { Tenant } from '../server/db/tenant.js';
 import { roleScopes } from '../server/policies/scopes.js';
-import { MAX_NAMED_IDS } from '../server/routes/names/names.js';
+import { MAX_NAMED_IDS, nameableKinds } from '../server/routes/names/names.js';
 import { makeInstitution, startTestAppliance, type TestAppliance, type TestInstitution } from './helpers/appliance.js';
-import { expectError, institutionApi, signedInMember } from './helpers/portal.js';
+import { createAccount, expectError, institutionApi, signedInMember, signIn } from './helpers/portal.js';
 
 let app: TestAppliance;
 let school: TestInstitution;
@@ -65,5 +71,111 @@ describe('GET /portal/api/institutions/{id}/names', () => {
     expectError(await admin.agent.get(`${institutionApi(school.id)}/names`).query({ ids: many }), 422, 'validation_error');
     const outsider = await signedInMember(app, other.id, 'admin');
     expectError(await outsider.agent.get(`${institutionApi(school.id)}/names`).query({ ids: ids.student }), 404, 'not_found');
+  });
+});
+
+/** Stored lower-cased, as every e-mail is. */
+const helperEmail = (demo: DemoSeed) => `helper-${demo.institution.id.toLowerCase()}@example.test`;
+
+/** One id of each kind a demo institution holds, read straight from its tables. */
+async function idsOfEveryKind(app: TestAppliance, demo: DemoSeed): Promise<Record<NamedKind, string>> {
+  const tenant = new Tenant(app.ctx.db, demo.institution.id);
+  const first = async (rows: Promise<Array<{ id: string }>>) => (await rows)[0]!.id;
+  const { invitation } = await inviteMember(tenant, { email: helperEmail(demo), role: 'developer', invitedBy: null, portalUrl: app.origin });
+  return {
+    student: await first(tenant.people.findAll({ where: { role: 'student' }, limit: 1 })),
+    faculty: await first(tenant.people.findAll({ where: { role: 'faculty' }, limit: 1 })),
+    group: await first(tenant.groups.findAll({ limit: 1 })),
+    exam: await first(tenant.exams.findAll({ limit: 1 })),
+    submission: await first(tenant.submissions.findAll({ limit: 1 })),
+    license: await first(tenant.licenses.findAll({ limit: 1 })),
+    seat: await first(tenant.deviceSeats.findAll({ limit: 1 })),
+    endpoint: await first(tenant.webhookEndpoints.findAll({ limit: 1 })),
+    delivery: await first(tenant.webhookDeliveries.findAll({ limit: 1 })),
+    event: await first(tenant.events.findAll({ limit: 1 })),
+    key: await first(tenant.apiKeys.findAll({ limit: 1 })),
+    account: demo.admin.account.id,
+    invitation: invitation.id,
+  };
+}
+
+describe('names of every kind of id the portal shows (audit targets, deliveries, submissions)', () => {
+  let demo: DemoSeed;
+  let ids: Record<NamedKind, string>;
+  let foreign: Record<NamedKind, string>;
+
+  beforeAll(async () => {
+    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    const otherDemo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    [ids, foreign] = await Promise.all([idsOfEveryKind(app, demo), idsOfEveryKind(app, otherDemo)]);
+  }, 60_000);
+
+  const namesFor = async (agent: { get(url: string): { query(q: object): PromiseLike<{ status: number; body: any }> } }, wanted: string[]) =>
+    agent.get(`${institutionApi(demo.institution.id)}/names`).query({ ids: wanted.join(',') });
+
+  it("names an admin every kind, each as its own page shows it, and nothing of another institution's", async () => {
+    const admin = await signIn(app, demo.admin.account.email, demo.admin.password);
+    const res = await namesFor(admin.agent, [...Object.values(ids), ...Object.values(foreign)]);
+    expect(res.status).toBe(200);
+    const items = res.body.data.items as Array<{ id: string; kind: NamedKind; name: string; detail: string | null }>;
+    expect(items.map((item) => item.kind).sort()).toEqual([...NAMED_KINDS].sort());
+    expect(items.every((item) => item.id === ids[item.kind])).toBe(true);
+    const byKind = Object.fromEntries(items.map((item) => [item.kind, item]));
+    const tenant = new Tenant(app.ctx.db, demo.institution.id);
+    const endpoint = (await tenant.webhookEndpoints.findById(ids.endpoint))!;
+    expect(byKind.endpoint).toMatchObject({ name: endpoint.url, detail: endpoint.description });
+    expect(byKind.exam!.name).toBe((await tenant.exams.findById(ids.exam))!.title);
+    expect(byKind.event!.name).toBe((await tenant.events.findById(ids.event))!.type);
+    expect(byKind.key!.name).toBe('Demo key (all scopes)');
+    expect(byKind.account).toMatchObject({ name: demo.admin.account.email, detail: 'admin' });
+    expect(byKind.invitation!.name).toBe(helperEmail(demo));
+    // A submission by its student and exam; a license by its holder.
+    const submission = (await tenant.submissions.findById(ids.submission))!;
+    const student = (await tenant.people.findById(submission.student_id))!;
+    expect(byKind.submission).toMatchObject({ name: student.full_name, detail: (await tenant.exams.findById(submission.exam_id))!.title });
+    const license = (await tenant.licenses.findById(ids.license))!;
+    expect(byKind.license!.name).toBe((await tenant.people.findById(license.user_id))!.full_name);
+  });
+
+  it("gives a developer the kinds the developer's scopes and pages allow, not licenses or the team", async () => {
+    const developer = await signedInMember(app, demo.institution.id, 'developer');
+    const res = await namesFor(developer.agent, Object.values(ids));
+    expect(res.status).toBe(200);
+    const kinds = (res.body.data.items as Array<{ kind: NamedKind }>).map((item) => item.kind).sort();
+    expect(kinds).toEqual([...nameableKinds('developer')].sort());
+    for (const kind of ['license', 'seat', 'account', 'invitation'] as const) expect(kinds).not.toContain(kind);
+    for (const kind of ['student', 'exam', 'submission', 'endpoint', 'delivery', 'event', 'key'] as const) expect(kinds).toContain(kind);
+  });
+
+  it("names the operator's institutions, accounts, invitations, batches and curricula; refuses anyone else", async () => {
+    const made = await createAccount(app, null, 'admin');
+    await made.account.update({ is_operator: true });
+    const operator = await signIn(app, made.email, made.password!);
+    const tenant = new Tenant(app.ctx.db, demo.institution.id);
+    const batch = await createBatch(tenant, {
+      name: 'Spring prizes',
+      description: '',
+      total_coupons: 5,
+      value_cents: 100,
+      expiry_date: new Date(Date.now() + 86_400_000),
+    });
+    const { curriculum } = await createCurriculum(app.ctx.db, { name: 'Fractions', description: '', concepts: ['Halves'], institution_id: null });
+    const res = await operator.agent
+      .get('/portal/api/operator/names')
+      .query({ ids: [demo.institution.id, demo.admin.account.id, ids.invitation, batch.id, curriculum.id, ids.student, 'inst_unknown'].join(',') });
+    expect(res.status).toBe(200);
+    expect(res.body.data.items).toEqual(
+      expect.arrayContaining([
+        { id: demo.institution.id, kind: 'institution', name: demo.institution.name, detail: null },
+        { id: demo.admin.account.id, kind: 'account', name: demo.admin.account.email, detail: null },
+        { id: ids.invitation, kind: 'invitation', name: helperEmail(demo), detail: demo.institution.name },
+        { id: batch.id, kind: 'coupon_batch', name: 'Spring prizes', detail: demo.institution.name },
+        { id: curriculum.id, kind: 'curriculum', name: 'Fractions', detail: null },
+      ]),
+    );
+    // Institution data stays an id for the operator, who is not a member of every institution.
+    expect(res.body.data.items).toHaveLength(5);
+    const admin = await signIn(app, demo.admin.account.email, demo.admin.password);
+    expectError(await admin.agent.get('/portal/api/operator/names').query({ ids: demo.institution.id }), 403, 'forbidden');
   });
 });

@@ -52,7 +52,7 @@ async function linkRule(ctx: AppContext) {
 }
 
 /** Only admins manage developers (docs/api.md#portal-roles). */
-const ADMIN = ['admin'] as const;
+export const ADMIN = ['admin'] as const;
 
 /** Developer management and invitation acceptance, under /portal/api. */
 export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {

@@ -31,7 +31,7 @@ export const createdApiKeySchema = z.object({
 const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
 const keyParams = z.strictObject({ id: z.string().min(1).max(40), keyId: z.string().min(1).max(40) });
 
-const KEY_ROLES = ['admin', 'developer'] as const;
+export const KEY_ROLES = ['admin', 'developer'] as const;
 
 export const keyRoutes: AnyPortalRoute[] = [
   definePortalRoute({

@@ -1,7 +1,24 @@
-import { Center, Group, Pagination, Skeleton, Stack, Table, Text } from '@mantine/core';
-import { flexRender, getCoreRowModel, useReactTable, type ColumnDef } from '@tanstack/react-table';
-import type { ReactNode } from 'react';
+import { Center, Group, Pagination, Skeleton, Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type Header, type SortingState } from '@tanstack/react-table';
+import { useState, type ReactNode } from 'react';
 import { QueryError } from './QueryError';
+import { nextSort } from './sorting';
+
+declare module '@tanstack/react-table' {
+  // The column's `sort` value on the wire (`full_name`), for a list the server sorts.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  interface ColumnMeta<TData, TValue> {
+    sort?: string;
+  }
+}
+
+/** A list the server sorts: `value` is the `sort` query (`full_name`, `-full_name`, or '' for the list's usual order). */
+export interface ServerSort {
+  value: string;
+  onChange(value: string): void;
+  /** The list's order without `sort` when it is one of the sortable columns (`-created_at` for the newest first). */
+  usual?: string;
+}
 
 export interface EmptyState {
   title: string;
@@ -28,16 +45,73 @@ interface DataTableProps<T> {
   pagination?: TablePagination;
   /** The table's accessible name. */
   label?: string;
+  /**
+   * Paged lists: the server's order, set by the headers of columns with `meta.sort`. Lists held
+   * whole (no `pagination`) sort in the browser instead, by every column with an accessor.
+   */
+  sort?: ServerSort;
+}
+
+type Direction = 'ascending' | 'descending' | 'none';
+
+/** A column header that sorts: a button saying what a press does, the direction in `aria-sort` on the cell. */
+function SortHeader({ label, direction, onSort }: { label: ReactNode; direction: Direction; onSort(): void }) {
+  const arrow = direction === 'ascending' ? '▲' : direction === 'descending' ? '▼' : '↕';
+  return (
+    <UnstyledButton onClick={onSort} fz="sm" fw={700} style={{ whiteSpace: 'nowrap', display: 'inline-flex', gap: 4, alignItems: 'center' }}>
+      {label}
+      <Text span size="xs" c={direction === 'none' ? 'dimmed' : undefined} aria-hidden="true">
+        {arrow}
+      </Text>
+    </UnstyledButton>
+  );
+}
+
+function serverDirection(current: string, column: string): Direction {
+  return current === column ? 'ascending' : current === `-${column}` ? 'descending' : 'none';
 }
 
 /** Every list in the portal: loading skeleton, error, empty state, rows, pages. */
-export function DataTable<T>({ columns, data, isLoading, error, empty, onRowClick, getRowId, pagination, label }: DataTableProps<T>) {
+export function DataTable<T>({ columns, data, isLoading, error, empty, onRowClick, getRowId, pagination, label, sort }: DataTableProps<T>) {
+  const sortsInBrowser = !sort && !pagination;
+  const [sorting, setSorting] = useState<SortingState>([]);
   const table = useReactTable({
     data: data ?? [],
     columns,
     getCoreRowModel: getCoreRowModel(),
+    ...(sortsInBrowser ? { getSortedRowModel: getSortedRowModel(), state: { sorting }, onSortingChange: setSorting } : { manualSorting: true }),
+    enableSorting: sortsInBrowser,
+    enableSortingRemoval: true,
     ...(getRowId ? { getRowId: (row: T) => getRowId(row) } : {}),
   });
+
+  /** The header cell of `header`: a sort button where the column sorts, its direction in `aria-sort`. */
+  const headerCell = (header: Header<T, unknown>) => {
+    const label = header.isPlaceholder ? null : flexRender(header.column.columnDef.header, header.getContext());
+    const serverColumn = sort ? header.column.columnDef.meta?.sort : undefined;
+    if (serverColumn && sort) {
+      const direction = serverDirection(sort.value || (sort.usual ?? ''), serverColumn);
+      return (
+        <Table.Th key={header.id} aria-sort={direction}>
+          <SortHeader label={label} direction={direction} onSort={() => sort.onChange(nextSort(sort.value, serverColumn, sort.usual))} />
+        </Table.Th>
+      );
+    }
+    if (sortsInBrowser && header.column.getCanSort() && label) {
+      const current = header.column.getIsSorted();
+      const direction: Direction = current === 'asc' ? 'ascending' : current === 'desc' ? 'descending' : 'none';
+      return (
+        <Table.Th key={header.id} aria-sort={direction}>
+          <SortHeader
+            label={label}
+            direction={direction}
+            onSort={() => setSorting(current === 'desc' ? [] : [{ id: header.column.id, desc: current === 'asc' }])}
+          />
+        </Table.Th>
+      );
+    }
+    return <Table.Th key={header.id}>{label}</Table.Th>;
+  };
 
   if (error) return <QueryError error={error} />;
   if (isLoading) {
@@ -71,11 +145,7 @@ export function DataTable<T>({ columns, data, isLoading, error, empty, onRowClic
         <Table striped highlightOnHover={Boolean(onRowClick)} verticalSpacing="xs" aria-label={label}>
           <Table.Thead>
             {table.getHeaderGroups().map((group) => (
-              <Table.Tr key={group.id}>
-                {group.headers.map((header) => (
-                  <Table.Th key={header.id}>{header.isPlaceholder ? null : flexRender(header.column.columnDef.header, header.getContext())}</Table.Th>
-                ))}
-              </Table.Tr>
+              <Table.Tr key={group.id}>{group.headers.map(headerCell)}</Table.Tr>
             ))}
           </Table.Thead>
           <Table.Tbody>

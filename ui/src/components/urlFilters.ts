@@ -1,8 +1,8 @@
 import { useSearchParams } from 'react-router';
 
 /**
- * List filters and the page kept in the URL, so Back and shared links restore the view. Changing
- * a filter returns to the first page.
+ * List filters, the sort and the page kept in the URL, so Back and shared links restore the view.
+ * Changing a filter or the sort returns to the first page.
  */
 export function useUrlFilters<F extends string>(names: readonly F[]) {
   const [search, setSearch] = useSearchParams();
@@ -24,7 +24,17 @@ export function useUrlFilters<F extends string>(names: readonly F[]) {
       next.set('page', String(value));
       return next;
     });
-  const clear = () => setSearch(new URLSearchParams());
+  /** The server's `sort` (`full_name`, `-full_name`), '' for the list's usual order; not a filter, so Clear keeps it. */
+  const sort = search.get('sort') ?? '';
+  const setSort = (value: string) =>
+    setSearch((current) => {
+      const next = new URLSearchParams(current);
+      if (value) next.set('sort', value);
+      else next.delete('sort');
+      next.delete('page');
+      return next;
+    });
+  const clear = () => setSearch(sort ? new URLSearchParams({ sort }) : new URLSearchParams());
   const filtered = names.some((name) => filters[name]);
-  return { filters, page, setFilters, setPage, clear, filtered };
+  return { filters, page, setFilters, setPage, clear, filtered, sort, setSort };
 }

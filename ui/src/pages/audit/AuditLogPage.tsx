@@ -15,7 +15,7 @@ type AuditEntry = z.input<typeof auditEntrySchema>;
 const nowrap = { whiteSpace: 'nowrap' } as const;
 
 const columns: ColumnDef<AuditEntry>[] = [
-  { header: 'When', id: 'when', cell: ({ row }) => <span style={nowrap}>{formatDateSeconds(row.original.occurred_at)}</span> },
+  { header: 'When', id: 'when', meta: { sort: 'occurred_at' }, cell: ({ row }) => <span style={nowrap}>{formatDateSeconds(row.original.occurred_at)}</span> },
   { header: 'Who', accessorKey: 'actor_email' },
   {
     header: 'What',
@@ -56,9 +56,10 @@ function operatorColumns(institutionName: (id: string) => string): ColumnDef<Aud
 /** One page of a portal audit log, newest first, from `path`. */
 function AuditLogTable({ path, queryKey, tableColumns = columns }: { path: string; queryKey: readonly unknown[]; tableColumns?: ColumnDef<AuditEntry>[] }) {
   const [page, setPage] = useState(1);
+  const [sort, setSort] = useState('');
   const log = useQuery({
-    queryKey: [...queryKey, page],
-    queryFn: () => api.get<Page<AuditEntry>>(path, { page, limit: 50 }),
+    queryKey: [...queryKey, sort, page],
+    queryFn: () => api.get<Page<AuditEntry>>(path, { sort, page, limit: 50 }),
     placeholderData: keepPreviousData,
   });
   return (
@@ -71,6 +72,14 @@ function AuditLogTable({ path, queryKey, tableColumns = columns }: { path: strin
       getRowId={(row) => row.id}
       empty={{ title: 'Nothing yet', description: 'Changes made in the portal (keys, developers, webhooks, settings) are listed here.' }}
       pagination={pagesOf(log.data, setPage)}
+      sort={{
+        value: sort,
+        usual: '-occurred_at',
+        onChange: (value) => {
+          setSort(value);
+          setPage(1);
+        },
+      }}
     />
   );
 }

@@ -114,8 +114,8 @@ export function DevelopersPage() {
     () => [
       { header: 'Email', accessorKey: 'email' },
       { header: 'Role', accessorKey: 'role' },
-      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Joined', id: 'joined', cell: ({ row }) => formatDate(row.original.joined_at) },
+      { header: 'Status', id: 'status', accessorFn: (row) => row.status, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Joined', id: 'joined', accessorFn: (row) => row.joined_at ?? '', cell: ({ row }) => formatDate(row.original.joined_at) },
       {
         header: '',
         id: 'actions',
@@ -152,8 +152,8 @@ export function DevelopersPage() {
       { header: 'Email', accessorKey: 'email' },
       { header: 'Role', accessorKey: 'role' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Sent', id: 'sent', cell: ({ row }) => formatDate(row.original.sent_at) },
-      { header: 'Link expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
+      { header: 'Sent', id: 'sent', accessorFn: (row) => row.sent_at, cell: ({ row }) => formatDate(row.original.sent_at) },
+      { header: 'Link expires', id: 'expires', accessorFn: (row) => row.expires_at, cell: ({ row }) => formatDate(row.original.expires_at) },
       {
         header: '',
         id: 'actions',

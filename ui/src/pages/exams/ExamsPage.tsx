@@ -15,8 +15,8 @@ const FILTERS = ['q', 'status', 'app', 'exam_type', 'faculty_id'] as const;
 export function ExamsPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
-  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
-  const exams = usePagedList<Exam>(institution.id, 'exams', filters, page);
+  const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
+  const exams = usePagedList<Exam>(institution.id, 'exams', { ...filters, sort }, page);
   const teacherName = useTeacherNames(institution.id);
 
   const columns = useMemo<ColumnDef<Exam>[]>(
@@ -24,13 +24,14 @@ export function ExamsPage() {
       {
         header: 'Exam',
         id: 'title',
+        meta: { sort: 'title' },
         cell: ({ row }) => (
           <NameCell name={row.original.title} detail={`${row.original.exam_type} · ${row.original.app === 'code' ? 'coding app' : 'learning app'}`} />
         ),
       },
       { header: 'Owner', id: 'owner', cell: ({ row }) => teacherName.get(row.original.faculty_id) ?? row.original.faculty_id },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Due', id: 'due', cell: ({ row }) => formatDate(row.original.due_date) },
+      { header: 'Due', id: 'due', meta: { sort: 'due_date' }, cell: ({ row }) => formatDate(row.original.due_date) },
       { header: 'Max score', id: 'max', cell: ({ row }) => row.original.max_score ?? '—' },
     ],
     [teacherName],
@@ -85,6 +86,7 @@ export function ExamsPage() {
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(exams.data, setPage)}
+        sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
             ? { title: 'No exam matches', description: 'Clear the filters to see every exam.' }

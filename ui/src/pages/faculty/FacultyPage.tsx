@@ -19,15 +19,20 @@ export function FacultyPage() {
   const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
   const [importing, importer] = useDisclosure(false);
-  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
-  const faculty = usePagedList<Faculty>(institution.id, 'faculty', filters, page);
+  const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
+  const faculty = usePagedList<Faculty>(institution.id, 'faculty', { ...filters, sort }, page);
 
   const columns = useMemo<ColumnDef<Faculty>[]>(
     () => [
-      { header: 'Name', id: 'name', cell: ({ row }) => <NameCell name={row.original.full_name} detail={row.original.login_email} mono /> },
-      { header: 'Faculty ID', id: 'faculty_id', cell: ({ row }) => row.original.faculty_id ?? '—' },
+      {
+        header: 'Name',
+        id: 'name',
+        meta: { sort: 'full_name' },
+        cell: ({ row }) => <NameCell name={row.original.full_name} detail={row.original.login_email} mono />,
+      },
+      { header: 'Faculty ID', id: 'faculty_id', meta: { sort: 'faculty_id' }, cell: ({ row }) => row.original.faculty_id ?? '—' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Added', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Added', id: 'created', meta: { sort: 'created_at' }, cell: ({ row }) => formatDate(row.original.created_at) },
     ],
     [],
   );
@@ -73,6 +78,7 @@ export function FacultyPage() {
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(faculty.data, setPage)}
+        sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
             ? { title: 'Nobody matches', description: 'The email must match a whole login email. Clear the filters to see everyone.' }

@@ -103,16 +103,21 @@ export function GroupsPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
-  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
-  const groups = usePagedList<GroupRow>(institution.id, 'groups', filters, page);
+  const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
+  const groups = usePagedList<GroupRow>(institution.id, 'groups', { ...filters, sort }, page);
   const teacherName = useTeacherNames(institution.id);
 
   const columns = useMemo<ColumnDef<GroupRow>[]>(
     () => [
-      { header: 'Group', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description} maw={420} /> },
+      {
+        header: 'Group',
+        id: 'name',
+        meta: { sort: 'name' },
+        cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description} maw={420} />,
+      },
       { header: 'Owner', id: 'owner', cell: ({ row }) => teacherName.get(row.original.faculty_id) ?? row.original.faculty_id },
       { header: 'Students', accessorKey: 'student_count' },
-      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Created', id: 'created', meta: { sort: 'created_at' }, cell: ({ row }) => formatDate(row.original.created_at) },
     ],
     [teacherName],
   );
@@ -137,6 +142,7 @@ export function GroupsPage() {
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(groups.data, setPage)}
+        sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
             ? { title: 'No group matches', description: 'Clear the filters to see every group.' }

@@ -167,12 +167,13 @@ export function KeysPage() {
       {
         header: 'Last used',
         id: 'last_used',
+        accessorFn: (row) => row.last_used_at ?? '',
         cell: ({ row }) => (
           <span title={formatDate(row.original.last_used_at)}>{row.original.last_used_at ? formatRelative(row.original.last_used_at) : 'never'}</span>
         ),
       },
-      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
-      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Created', id: 'created', accessorFn: (row) => row.created_at, cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Status', id: 'status', accessorFn: (row) => row.status, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       {
         header: '',
         id: 'actions',

@@ -61,8 +61,8 @@ const instantToDay = (iso: string) => {
 export function LicensesPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
-  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
-  const licenses = usePagedList<License>(institution.id, 'licenses', filters, page);
+  const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
+  const licenses = usePagedList<License>(institution.id, 'licenses', { ...filters, sort }, page);
   const names = useNames(
     institution.id,
     (licenses.data?.items ?? []).map((license) => license.user_id),
@@ -77,8 +77,8 @@ export function LicensesPage() {
       },
       { header: 'Type', accessorKey: 'type' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Starts', id: 'starts', cell: ({ row }) => formatDate(row.original.starts_at) },
-      { header: 'Expires', id: 'expires', cell: ({ row }) => formatDate(row.original.expires_at) },
+      { header: 'Starts', id: 'starts', meta: { sort: 'starts_at' }, cell: ({ row }) => formatDate(row.original.starts_at) },
+      { header: 'Expires', id: 'expires', meta: { sort: 'expires_at' }, cell: ({ row }) => formatDate(row.original.expires_at) },
     ],
     [institution.id, names],
   );
@@ -127,6 +127,7 @@ export function LicensesPage() {
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(licenses.data, setPage)}
+        sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
             ? { title: 'No license matches', description: 'Clear the filters to see every license.' }

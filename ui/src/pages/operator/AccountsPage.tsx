@@ -56,8 +56,13 @@ export function AccountsPage() {
     () => [
       { header: 'Email', accessorKey: 'email' },
       { header: 'Role', accessorKey: 'role' },
-      { header: 'Institution', id: 'institution', cell: ({ row }) => row.original.institution_id ?? 'the whole appliance' },
-      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      {
+        header: 'Institution',
+        id: 'institution',
+        accessorFn: (row) => row.institution_id ?? '',
+        cell: ({ row }) => row.original.institution_id ?? 'the whole appliance',
+      },
+      { header: 'Status', id: 'status', accessorFn: (row) => row.status, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       {
         header: '',
         id: 'actions',

@@ -63,6 +63,7 @@ export function AllowancesPage() {
       {
         header: 'Institution',
         id: 'institution',
+        accessorFn: (row) => row.institution.name,
         cell: ({ row }) => (
           <Group gap="xs" wrap="nowrap">
             <Text size="sm" fw={500}>
@@ -72,11 +73,12 @@ export function AllowancesPage() {
           </Group>
         ),
       },
-      { header: 'Total (cents)', id: 'total', cell: ({ row }) => formatCents(row.original.total_cents) },
-      { header: 'Credited (cents)', id: 'used', cell: ({ row }) => formatCents(row.original.used_cents) },
+      { header: 'Total (cents)', id: 'total', accessorFn: (row) => row.total_cents, cell: ({ row }) => formatCents(row.original.total_cents) },
+      { header: 'Credited (cents)', id: 'used', accessorFn: (row) => row.used_cents, cell: ({ row }) => formatCents(row.original.used_cents) },
       {
         header: 'Remaining (cents)',
         id: 'remaining',
+        accessorFn: (row) => row.remaining_cents,
         cell: ({ row }) => (
           <Text size="sm" fw={600} c={row.original.remaining_cents === 0 ? 'dimmed' : undefined}>
             {formatCents(row.original.remaining_cents)}

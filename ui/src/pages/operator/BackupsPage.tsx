@@ -160,9 +160,14 @@ export function BackupsPage() {
 
   const columns = useMemo<ColumnDef<Backup>[]>(
     () => [
-      { header: 'Backup', id: 'name', cell: ({ row }) => <NameCell name={formatDate(row.original.created_at)} detail={row.original.name} mono /> },
-      { header: 'Reason', id: 'reason', cell: ({ row }) => <Badge variant="light">{REASONS[row.original.reason]}</Badge> },
-      { header: 'Size', id: 'size', cell: ({ row }) => formatSize(row.original.size_bytes) },
+      {
+        header: 'Backup',
+        id: 'name',
+        accessorFn: (row) => row.created_at,
+        cell: ({ row }) => <NameCell name={formatDate(row.original.created_at)} detail={row.original.name} mono />,
+      },
+      { header: 'Reason', id: 'reason', accessorFn: (row) => row.reason, cell: ({ row }) => <Badge variant="light">{REASONS[row.original.reason]}</Badge> },
+      { header: 'Size', id: 'size', accessorFn: (row) => row.size_bytes, cell: ({ row }) => formatSize(row.original.size_bytes) },
       {
         header: '',
         id: 'actions',

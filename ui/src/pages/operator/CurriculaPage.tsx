@@ -116,8 +116,18 @@ export function CurriculaPage() {
 
   const columns = useMemo<ColumnDef<OperatorCurriculum>[]>(
     () => [
-      { header: 'Curriculum', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description} maw={360} /> },
-      { header: 'Available to', id: 'owner', cell: ({ row }) => row.original.institution?.name ?? 'Every institution' },
+      {
+        header: 'Curriculum',
+        id: 'name',
+        accessorFn: (row) => row.name,
+        cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description} maw={360} />,
+      },
+      {
+        header: 'Available to',
+        id: 'owner',
+        accessorFn: (row) => row.institution?.name ?? '',
+        cell: ({ row }) => row.original.institution?.name ?? 'Every institution',
+      },
       {
         header: 'Concepts',
         id: 'concepts',
@@ -130,8 +140,8 @@ export function CurriculaPage() {
           );
         },
       },
-      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Status', id: 'status', accessorFn: (row) => row.status, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Created', id: 'created', accessorFn: (row) => row.created_at, cell: ({ row }) => formatDate(row.original.created_at) },
       {
         header: '',
         id: 'actions',

@@ -81,9 +81,14 @@ export function InstitutionsPage() {
 
   const columns = useMemo<ColumnDef<OperatorInstitution>[]>(
     () => [
-      { header: 'Institution', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.id} mono /> },
-      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      {
+        header: 'Institution',
+        id: 'name',
+        accessorFn: (row) => row.name,
+        cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.id} mono />,
+      },
+      { header: 'Status', id: 'status', accessorFn: (row) => row.status, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      { header: 'Created', id: 'created', accessorFn: (row) => row.created_at, cell: ({ row }) => formatDate(row.original.created_at) },
       {
         header: '',
         id: 'actions',

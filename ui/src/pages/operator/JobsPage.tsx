@@ -40,9 +40,14 @@ export function JobsPage() {
 
   const columns = useMemo<ColumnDef<Job>[]>(
     () => [
-      { header: 'Job', id: 'name', cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.schedule} mono /> },
+      {
+        header: 'Job',
+        id: 'name',
+        accessorFn: (row) => row.name,
+        cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.schedule} mono />,
+      },
       { header: 'Last run', id: 'last_run', cell: ({ row }) => <LastRun job={row.original} /> },
-      { header: 'Next run', id: 'next_run_at', cell: ({ row }) => formatDate(row.original.next_run_at) },
+      { header: 'Next run', id: 'next_run_at', accessorFn: (row) => row.next_run_at ?? '', cell: ({ row }) => formatDate(row.original.next_run_at) },
       {
         header: '',
         id: 'actions',

@@ -54,6 +54,7 @@ export function MailOutboxPage() {
       {
         header: 'To',
         id: 'to',
+        accessorFn: (row) => row.to,
         cell: ({ row }) => (
           <Text size="sm" ff="monospace">
             {row.original.to}
@@ -63,6 +64,7 @@ export function MailOutboxPage() {
       {
         header: 'Subject',
         id: 'subject',
+        accessorFn: (row) => row.subject,
         cell: ({ row }) => (
           <Stack gap={0}>
             <Text size="sm" maw={420} truncate="end" title={row.original.subject}>
@@ -77,6 +79,7 @@ export function MailOutboxPage() {
       {
         header: 'Status',
         id: 'status',
+        accessorFn: (row) => row.status,
         cell: ({ row }) => (
           <Stack gap={4} align="flex-start">
             <Badge color={STATUS_COLOR[row.original.status]} variant="light" radius="sm">
@@ -91,6 +94,7 @@ export function MailOutboxPage() {
       {
         header: 'Queued',
         id: 'created',
+        accessorFn: (row) => row.created_at,
         cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span>,
       },
     ],

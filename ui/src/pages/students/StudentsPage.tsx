@@ -22,8 +22,8 @@ export function StudentsPage() {
   const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
   const [importing, importer] = useDisclosure(false);
-  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
-  const students = usePagedList<Student>(institution.id, 'students', filters, page);
+  const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
+  const students = usePagedList<Student>(institution.id, 'students', { ...filters, sort }, page);
   const groups = useQuery({
     queryKey: [...areaKey(institution.id, 'groups'), 'options'],
     queryFn: () => api.get<Page<GroupRow>>(dataPath(institution.id, '/groups'), { limit: PICKER_LIMIT }),
@@ -32,10 +32,15 @@ export function StudentsPage() {
 
   const columns = useMemo<ColumnDef<Student>[]>(
     () => [
-      { header: 'Name', id: 'name', cell: ({ row }) => <NameCell name={row.original.full_name} detail={row.original.login_email} mono /> },
-      { header: 'Student ID', id: 'student_id', cell: ({ row }) => row.original.student_id ?? '—' },
+      {
+        header: 'Name',
+        id: 'name',
+        meta: { sort: 'full_name' },
+        cell: ({ row }) => <NameCell name={row.original.full_name} detail={row.original.login_email} mono />,
+      },
+      { header: 'Student ID', id: 'student_id', meta: { sort: 'student_id' }, cell: ({ row }) => row.original.student_id ?? '—' },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Added', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Added', id: 'created', meta: { sort: 'created_at' }, cell: ({ row }) => formatDate(row.original.created_at) },
     ],
     [],
   );
@@ -96,6 +101,7 @@ export function StudentsPage() {
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(students.data, setPage)}
+        sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
             ? { title: 'No student matches', description: 'Searches match a whole email or student ID. Clear the filters to see everyone.' }

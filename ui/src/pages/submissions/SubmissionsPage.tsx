@@ -15,8 +15,8 @@ const FILTERS = ['exam_id', 'student_id', 'status'] as const;
 export function SubmissionsPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
-  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
-  const submissions = usePagedList<Submission>(institution.id, 'submissions', filters, page);
+  const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
+  const submissions = usePagedList<Submission>(institution.id, 'submissions', { ...filters, sort }, page);
   const names = useNames(
     institution.id,
     (submissions.data?.items ?? []).map((submission) => submission.student_id),
@@ -33,8 +33,8 @@ export function SubmissionsPage() {
         cell: ({ row }) => <PersonLink institutionId={institution.id} id={row.original.student_id} label={names.get(row.original.student_id)?.name} />,
       },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
-      { header: 'Score', id: 'score', cell: ({ row }) => row.original.score ?? '—' },
-      { header: 'Submitted', id: 'submitted', cell: ({ row }) => formatDate(row.original.submitted_at) },
+      { header: 'Score', id: 'score', meta: { sort: 'score' }, cell: ({ row }) => row.original.score ?? '—' },
+      { header: 'Submitted', id: 'submitted', meta: { sort: 'submitted_at' }, cell: ({ row }) => formatDate(row.original.submitted_at) },
     ],
     [examTitle, institution.id, names],
   );
@@ -80,6 +80,7 @@ export function SubmissionsPage() {
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(submissions.data, setPage)}
+        sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
             ? { title: 'No submission matches', description: 'Clear the filters to see every submission.' }

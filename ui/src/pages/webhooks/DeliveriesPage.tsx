@@ -19,13 +19,13 @@ export function DeliveriesPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   // Filters live in the URL: a link from an endpoint's menu opens its log, and Back restores the view.
-  const { filters, page, setFilters, setPage, clear, filtered } = useUrlFilters(FILTERS);
+  const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
 
   const endpoints = useEndpoints(institution.id);
   const eventTypes = useEventTypes(institution.id);
   const deliveries = useQuery({
-    queryKey: [...deliveriesKey(institution.id), 'list', filters, page],
-    queryFn: () => api.get<Page<Delivery>>(`/institutions/${institution.id}/webhooks/deliveries`, { ...filters, page, limit: PAGE_SIZE }),
+    queryKey: [...deliveriesKey(institution.id), 'list', filters, sort, page],
+    queryFn: () => api.get<Page<Delivery>>(`/institutions/${institution.id}/webhooks/deliveries`, { ...filters, sort, page, limit: PAGE_SIZE }),
     placeholderData: keepPreviousData,
     refetchInterval: REFRESH_MS,
   });
@@ -97,6 +97,7 @@ export function DeliveriesPage() {
       {
         header: 'Created',
         id: 'created',
+        meta: { sort: 'created_at' },
         cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span>,
       },
     ],
@@ -155,6 +156,7 @@ export function DeliveriesPage() {
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(deliveries.data, setPage)}
+        sort={{ value: sort, onChange: setSort, usual: '-created_at' }}
         empty={
           filtered
             ? { title: 'No deliveries match these filters', description: 'Clear a filter to see more.' }

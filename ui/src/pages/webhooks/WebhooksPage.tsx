@@ -54,6 +54,7 @@ export function WebhooksPage() {
       {
         header: 'URL',
         id: 'url',
+        accessorFn: (row) => row.url,
         cell: ({ row }) => (
           <Stack gap={0} maw={360}>
             <Text size="sm" fw={500} ff="monospace" style={{ wordBreak: 'break-all' }}>
@@ -70,6 +71,7 @@ export function WebhooksPage() {
       {
         header: 'Status',
         id: 'status',
+        accessorFn: (row) => row.status,
         cell: ({ row }) =>
           row.original.disabled_reason ? (
             <Tooltip label={DISABLED_REASONS[row.original.disabled_reason] ?? row.original.disabled_reason}>
@@ -89,6 +91,7 @@ export function WebhooksPage() {
       {
         header: 'Failures',
         id: 'failures',
+        accessorFn: (row) => row.consecutive_failures,
         cell: ({ row }) => (
           <Text
             size="sm"
@@ -99,7 +102,7 @@ export function WebhooksPage() {
           </Text>
         ),
       },
-      { header: 'Created', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Created', id: 'created', accessorFn: (row) => row.created_at, cell: ({ row }) => formatDate(row.original.created_at) },
       {
         header: '',
         id: 'actions',

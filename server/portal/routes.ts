@@ -17,6 +17,7 @@ import { passwordRoutes } from '../routes/account/password.js';
 import { institutionAdminRoutes } from '../routes/operator/institution-admins.js';
 import { operatorAccountRoutes } from '../routes/operator/accounts.js';
 import { settingsRoutes } from '../routes/operator/settings.js';
+import { statsRoutes } from '../routes/stats/stats.js';
 import { LoginThrottle } from './login-throttle.js';
 
 /** Every operation only the portal has, each declared in server/routes/<area>/. */
@@ -25,6 +26,7 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
     ...accountRoutes(throttle),
     ...keyRoutes,
     ...nameRoutes,
+    ...statsRoutes,
     ...developerRoutes(throttle),
     ...auditRoutes,
     ...operatorRoutes,

@@ -16,6 +16,7 @@ import { listIndexes } from './20261127000000-list-indexes.js';
 import { personCounts } from './20261128000000-person-counts.js';
 import { groupMemberOrder } from './20261128010000-group-member-order.js';
 import { sortIndexes } from './20261129000000-sort-indexes.js';
+import { statsIndexes } from './20261129100000-stats-indexes.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -36,4 +37,5 @@ export const migrations: Migration[] = [
   personCounts,
   groupMemberOrder,
   sortIndexes,
+  statsIndexes,
 ];

@@ -7,54 +7,87 @@ import type { auditEntrySchema } from '../../../../server/routes/audit/audit';
 import { api, type Page } from '../../api/client';
 import { DataTable, formatDateSeconds, PageHeader, pagesOf } from '../../components';
 import { useInstitution } from '../../session';
-import { operatorKey, type OperatorInstitution } from '../operator/operator';
+import { KIND_WORDS, kindOfId, useNames, useOperatorNames } from '../shared/names';
 
 /** An entry of the portal's audit log (type-only import of server/routes/audit/audit.ts). */
 type AuditEntry = z.input<typeof auditEntrySchema>;
 
+/** What the table needs of a name: the institution's and the operator's names both have these. */
+type Names = ReadonlyMap<string, { kind: keyof typeof KIND_WORDS; name: string }>;
+
 const nowrap = { whiteSpace: 'nowrap' } as const;
 
-const columns: ColumnDef<AuditEntry>[] = [
-  { header: 'When', id: 'when', meta: { sort: 'occurred_at' }, cell: ({ row }) => <span style={nowrap}>{formatDateSeconds(row.original.occurred_at)}</span> },
-  { header: 'Who', accessorKey: 'actor_email' },
-  {
-    header: 'What',
-    id: 'what',
-    cell: ({ row }) => (
-      <>
-        <Text size="sm">{row.original.description}</Text>
-        <Code fz="xs">{row.original.action}</Code>
-      </>
-    ),
-  },
-  {
-    header: 'On',
-    id: 'target',
-    // Ids are long and unbroken: they wrap inside the column rather than push From out of sight.
-    cell: ({ row }) => (
-      <span style={{ overflowWrap: 'anywhere' }}>
-        {Object.entries(row.original.target)
-          .filter(([name]) => name !== 'id')
-          .map(([name, value]) => `${name} ${value}`)
-          .join(', ') || '—'}
-      </span>
-    ),
-  },
-  { header: 'From', id: 'ip', cell: ({ row }) => <span style={nowrap}>{row.original.ip ?? '—'}</span> },
-];
+/** The ids an entry is about, each once; the entry's own institution is left out (it is the page, or its own column). */
+function targetIds(entry: AuditEntry): string[] {
+  return [...new Set(Object.values(entry.target))].filter((id) => id !== entry.institution_id);
+}
 
-/** The operator's columns: the institution each entry is about, by name ("Appliance" for appliance-wide ones), after When. */
-function operatorColumns(institutionName: (id: string) => string): ColumnDef<AuditEntry>[] {
+/**
+ * An entry's targets, one a line, by kind and name ("Key CI key"), the id on hover; by kind and id
+ * where there is no name to show (a record since deleted; institution data in the operator's log).
+ */
+function Targets({ entry, names }: { entry: AuditEntry; names: Names }) {
+  const ids = targetIds(entry);
+  if (ids.length === 0) return <>—</>;
+  return (
+    // Ids are long and unbroken: they wrap inside the column rather than push From out of sight.
+    <div style={{ overflowWrap: 'anywhere', minWidth: '11rem' }}>
+      {ids.map((id) => {
+        const named = names.get(id);
+        const kind = named?.kind ?? kindOfId(id);
+        return (
+          <div key={id} title={id}>
+            {kind ? (
+              <Text span size="xs" c="dimmed">
+                {/* "Submission by Ada", but "Submission sub_…" */}
+                {named ? KIND_WORDS[kind] : KIND_WORDS[kind].replace(/ (by|of)$/, '')}{' '}
+              </Text>
+            ) : null}
+            {named ? named.name : <Code fz="xs">{id}</Code>}
+          </div>
+        );
+      })}
+    </div>
+  );
+}
+
+function auditColumns(names: Names, withInstitution: boolean): ColumnDef<AuditEntry>[] {
+  /** The operator's column: the institution each entry is about, by name ("Appliance" for appliance-wide ones). */
   const institution: ColumnDef<AuditEntry> = {
     header: 'Institution',
     id: 'institution',
-    cell: ({ row }) => (row.original.institution_id ? institutionName(row.original.institution_id) : 'Appliance'),
+    cell: ({ row }) => {
+      const id = row.original.institution_id;
+      return id ? <span title={id}>{names.get(id)?.name ?? id}</span> : 'Appliance';
+    },
   };
-  return [columns[0]!, institution, ...columns.slice(1)];
+  return [
+    { header: 'When', id: 'when', meta: { sort: 'occurred_at' }, cell: ({ row }) => <span style={nowrap}>{formatDateSeconds(row.original.occurred_at)}</span> },
+    ...(withInstitution ? [institution] : []),
+    { header: 'Who', accessorKey: 'actor_email' },
+    {
+      header: 'What',
+      id: 'what',
+      cell: ({ row }) => (
+        <>
+          <Text size="sm">{row.original.description}</Text>
+          {/* A long path breaks at any character rather than take the targets' room. */}
+          <Code fz="xs" style={{ overflowWrap: 'anywhere' }}>
+            {row.original.action}
+          </Code>
+        </>
+      ),
+    },
+    { header: 'On', id: 'target', cell: ({ row }) => <Targets entry={row.original} names={names} /> },
+    { header: 'From', id: 'ip', cell: ({ row }) => <span style={nowrap}>{row.original.ip ?? '—'}</span> },
+  ];
 }
 
-/** One page of a portal audit log, newest first, from `path`. */
-function AuditLogTable({ path, queryKey, tableColumns = columns }: { path: string; queryKey: readonly unknown[]; tableColumns?: ColumnDef<AuditEntry>[] }) {
+/**
+ * One page of a portal audit log, newest first, from `path`, its targets named in one request for
+ * the page: by the institution's names, or (`institutionId` null) the operator's.
+ */
+function AuditLogTable({ path, queryKey, institutionId }: { path: string; queryKey: readonly unknown[]; institutionId: string | null }) {
   const [page, setPage] = useState(1);
   const [sort, setSort] = useState('');
   const log = useQuery({
@@ -62,10 +95,17 @@ function AuditLogTable({ path, queryKey, tableColumns = columns }: { path: strin
     queryFn: () => api.get<Page<AuditEntry>>(path, { sort, page, limit: 50 }),
     placeholderData: keepPreviousData,
   });
+  const entries = log.data?.items ?? [];
+  const ids = entries.flatMap((entry) => [...targetIds(entry), ...(institutionId ? [] : [entry.institution_id])]);
+  // Both hooks run (hooks always do); the one this log does not use has no ids and asks nothing.
+  const institutionNames = useNames(institutionId ?? '', institutionId ? ids : []);
+  const operatorNames = useOperatorNames(institutionId ? [] : ids);
+  const names = institutionId ? institutionNames : operatorNames;
+  const columns = useMemo(() => auditColumns(names, institutionId === null), [names, institutionId]);
   return (
     <DataTable
       label="Audit log"
-      columns={tableColumns}
+      columns={columns}
       data={log.data?.items}
       isLoading={log.isPending}
       error={log.error}
@@ -89,20 +129,21 @@ export function AuditLogPage() {
   return (
     <>
       <PageHeader title="Audit log" description="Every change made in the portal for this institution: who, what, when and from where. Kept for a year." />
-      <AuditLogTable path={`/institutions/${institution.id}/audit-log`} queryKey={['institution', institution.id, 'audit-log']} />
+      <AuditLogTable
+        path={`/institutions/${institution.id}/audit-log`}
+        queryKey={['institution', institution.id, 'audit-log']}
+        institutionId={institution.id}
+      />
     </>
   );
 }
 
 /** The operator's view: every institution's entries and the appliance-wide ones (mail server, curricula). */
 export function OperatorAuditLogPage() {
-  const institutions = useQuery({ queryKey: operatorKey('institutions'), queryFn: () => api.get<OperatorInstitution[]>('/operator/institutions') });
-  const names = useMemo(() => new Map((institutions.data ?? []).map((institution) => [institution.id, institution.name])), [institutions.data]);
-  const tableColumns = useMemo(() => operatorColumns((id) => names.get(id) ?? id), [names]);
   return (
     <>
       <PageHeader title="Audit log" description="Every change made in the portal on this appliance, by anyone. Kept for a year." />
-      <AuditLogTable path="/operator/audit-log" queryKey={['operator', 'audit-log']} tableColumns={tableColumns} />
+      <AuditLogTable path="/operator/audit-log" queryKey={['operator', 'audit-log']} institutionId={null} />
     </>
   );
 }

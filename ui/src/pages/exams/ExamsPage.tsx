@@ -8,6 +8,7 @@ import { OwnerFilter } from '../faculty/OwnerFilter';
 import { useTeacherNames } from '../faculty/faculty';
 import { usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
+import { NamedId } from '../shared/names';
 import { EXAM_TYPES, type Exam } from './exams';
 
 const FILTERS = ['q', 'status', 'app', 'exam_type', 'faculty_id'] as const;
@@ -29,7 +30,7 @@ export function ExamsPage() {
           <NameCell name={row.original.title} detail={`${row.original.exam_type} · ${row.original.app === 'code' ? 'coding app' : 'learning app'}`} />
         ),
       },
-      { header: 'Owner', id: 'owner', cell: ({ row }) => teacherName.get(row.original.faculty_id) ?? row.original.faculty_id },
+      { header: 'Owner', id: 'owner', cell: ({ row }) => <NamedId id={row.original.faculty_id} name={teacherName.get(row.original.faculty_id)} /> },
       { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       { header: 'Due', id: 'due', meta: { sort: 'due_date' }, cell: ({ row }) => formatDate(row.original.due_date) },
       { header: 'Max score', id: 'max', cell: ({ row }) => row.original.max_score ?? '—' },

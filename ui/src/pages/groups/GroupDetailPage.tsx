@@ -7,18 +7,18 @@ import { useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { useTeacherNames } from '../faculty/faculty';
 import { ImportWizard } from '../imports/ImportWizard';
 import { memberImport } from '../imports/kinds';
 import { PersonLink } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
+import { useNames } from '../shared/names';
 import { rejectedNote, useOwnerOptions } from './GroupsPage';
 import { splitRefs, type Group, type GroupDeleted, type GroupDetail, type GroupMember, type GroupMembersAdded, type GroupWrite } from './groups';
 
 type Exam = GroupDetail['exams'][number];
 
-function EditGroupModal({ group, onClose }: { group: GroupDetail; onClose(): void }) {
+function EditGroupModal({ group, ownerName, onClose }: { group: GroupDetail; ownerName: string | undefined; onClose(): void }) {
   const institution = useInstitution();
   const owners = useOwnerOptions(institution.id);
   const [name, setName] = useState(group.name);
@@ -55,7 +55,7 @@ function EditGroupModal({ group, onClose }: { group: GroupDetail; onClose(): voi
         data={
           owners.options.some((option) => option.value === group.faculty_id)
             ? owners.options
-            : [...owners.options, { value: group.faculty_id, label: group.faculty_id }]
+            : [...owners.options, { value: group.faculty_id, label: ownerName ?? group.faculty_id }]
         }
         value={owner}
         onChange={setOwner}
@@ -110,9 +110,9 @@ export function GroupDetailPage() {
   const [deleting, deleter] = useDisclosure(false);
   const [removing, setRemoving] = useState<GroupMember | null>(null);
   const base = dataPath(institution.id, `/groups/${encodeURIComponent(groupId)}`);
-  const teacherName = useTeacherNames(institution.id);
-
   const group = useQuery({ queryKey: [...areaKey(institution.id, 'groups'), 'one', groupId], queryFn: () => api.get<GroupDetail>(base) });
+  // The owner by name, whoever it is (a picker's list may not reach every teacher).
+  const ownerName = useNames(institution.id, [group.data?.faculty_id]).get(group.data?.faculty_id ?? '')?.name;
   const remove = useApiMutation({
     mutationFn: (member: GroupMember) => api.del<Group>(`${base}/members/${member.id}`),
     invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
@@ -177,7 +177,7 @@ export function GroupDetailPage() {
             />
             <Facts>
               <Fact label="Owner">
-                <PersonLink institutionId={institution.id} id={row.faculty_id} label={teacherName.get(row.faculty_id)} />
+                <PersonLink institutionId={institution.id} id={row.faculty_id} label={ownerName} />
               </Fact>
               <Fact label="Students">{row.student_count}</Fact>
               <Fact label="Group id">
@@ -216,7 +216,7 @@ export function GroupDetailPage() {
                 />
               </Section>
             </Stack>
-            {editing ? <EditGroupModal group={row} onClose={edit.close} /> : null}
+            {editing ? <EditGroupModal group={row} ownerName={ownerName} onClose={edit.close} /> : null}
             {adding ? <AddMembersModal group={row} onClose={adder.close} /> : null}
             <ImportWizard
               kind={memberImport(row.id)}

@@ -10,6 +10,7 @@ import { OwnerFilter } from '../faculty/OwnerFilter';
 import { useFacultyOptions, useTeacherNames } from '../faculty/faculty';
 import { areaKey, dataPath, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
+import { NamedId } from '../shared/names';
 import { splitRefs, type Group as GroupRow, type GroupWrite } from './groups';
 
 /** Owner choices: active teachers (a suspended one is refused as owner). */
@@ -115,7 +116,7 @@ export function GroupsPage() {
         meta: { sort: 'name' },
         cell: ({ row }) => <NameCell name={row.original.name} detail={row.original.description} maw={420} />,
       },
-      { header: 'Owner', id: 'owner', cell: ({ row }) => teacherName.get(row.original.faculty_id) ?? row.original.faculty_id },
+      { header: 'Owner', id: 'owner', cell: ({ row }) => <NamedId id={row.original.faculty_id} name={teacherName.get(row.original.faculty_id)} /> },
       { header: 'Students', accessorKey: 'student_count' },
       { header: 'Created', id: 'created', meta: { sort: 'created_at' }, cell: ({ row }) => formatDate(row.original.created_at) },
     ],

@@ -20,7 +20,8 @@ import {
   WholeNumberInput,
 } from '../../components';
 import { useInstitution } from '../../session';
-import { PersonLink, useNames } from '../people/people';
+import { PersonLink } from '../people/people';
+import { useNames } from '../shared/names';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import type { License, Seat, SeatList } from './licenses';

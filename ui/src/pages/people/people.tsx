@@ -1,7 +1,6 @@
 import { Anchor } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import { useMemo } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { api, type Page } from '../../api/client';
 import { DataTable, formatDate, Section, StatusBadge, type EmptyState } from '../../components';
@@ -32,29 +31,6 @@ export function PersonLink({ institutionId, id, label }: { institutionId: string
       {label ?? id}
     </Anchor>
   );
-}
-
-/** A person's or group's name, as `GET …/names` answers it. */
-export interface NamedRef {
-  id: string;
-  kind: 'student' | 'faculty' | 'group';
-  name: string;
-  detail: string | null;
-}
-
-/**
- * The names of the people and groups a page shows, in one request for the whole page (not one
- * per row). Kept with the students' queries, so a change to students refreshes them.
- */
-export function useNames(institutionId: string, ids: ReadonlyArray<string | null | undefined>): Map<string, NamedRef> {
-  const wanted = [...new Set(ids.filter((id): id is string => Boolean(id)))].sort().join(',');
-  const names = useQuery({
-    queryKey: [...areaKey(institutionId, 'students'), 'names', wanted],
-    queryFn: () => api.get<{ items: NamedRef[] }>(dataPath(institutionId, '/names'), { ids: wanted }),
-    enabled: wanted.length > 0,
-    staleTime: 60_000,
-  });
-  return useMemo(() => new Map((names.data?.items ?? []).map((item) => [item.id, item])), [names.data]);
 }
 
 const licenseColumns: ColumnDef<License>[] = [

@@ -11,7 +11,8 @@ import type { Exam } from '../exams/exams';
 import { PersonLink } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
-import type { Student } from '../students/students';
+import { useNames } from '../shared/names';
+import { Answers } from './Answers';
 import { RESUBMISSION_SCORE, type FileLink, type ProctoringFeed, type Submission, type SubmissionDetail } from './submissions';
 
 function formatBytes(size: number): string {
@@ -168,12 +169,7 @@ export function SubmissionDetailPage() {
     queryFn: () => api.get<Exam>(dataPath(institution.id, `/exams/${examId}`)),
     enabled: Boolean(examId),
   });
-  const studentId = submission.data?.student_id;
-  const student = useQuery({
-    queryKey: [...areaKey(institution.id, 'students'), 'one', studentId],
-    queryFn: () => api.get<Student>(dataPath(institution.id, `/students/${studentId}`)),
-    enabled: Boolean(studentId),
-  });
+  const studentName = useNames(institution.id, [submission.data?.student_id]).get(submission.data?.student_id ?? '')?.name;
   const feed = useQuery({
     queryKey: [...areaKey(institution.id, 'submissions'), 'events', submissionId],
     queryFn: () => api.get<ProctoringFeed>(`${base}/events`),
@@ -214,10 +210,10 @@ export function SubmissionDetailPage() {
                 <StatusBadge status={row.status} />
               </Fact>
               <Fact label="Student">
-                <PersonLink institutionId={institution.id} id={row.student_id} label={student.data?.full_name} />
+                <PersonLink institutionId={institution.id} id={row.student_id} label={studentName} />
               </Fact>
               <Fact label="Exam">
-                <Anchor component={Link} to={`/i/${institution.id}/exams/${row.exam_id}`} size="sm">
+                <Anchor component={Link} to={`/i/${institution.id}/exams/${row.exam_id}`} size="sm" title={row.exam_id}>
                   {exam.data?.title ?? row.exam_id}
                 </Anchor>
               </Fact>
@@ -236,15 +232,7 @@ export function SubmissionDetailPage() {
                 </Stack>
               ) : null}
               <Section title="Answers">
-                {row.answers === null ? (
-                  <Text size="sm" c="dimmed">
-                    No answers were sent with this submission.
-                  </Text>
-                ) : (
-                  <Code block style={{ maxHeight: 360, overflow: 'auto' }}>
-                    {JSON.stringify(row.answers, null, 2)}
-                  </Code>
-                )}
+                <Answers answers={row.answers} attachments={row.attachments} />
               </Section>
               <Section title="Files">
                 <Files files={row.attachments} empty="No files were attached." />

@@ -5,7 +5,8 @@ import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { useExamOptions } from '../exams/exams';
-import { PersonLink, useNames } from '../people/people';
+import { PersonLink } from '../people/people';
+import { NamedId, useNames } from '../shared/names';
 import { usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import { SUBMISSION_STATUSES, type Submission } from './submissions';
@@ -19,14 +20,18 @@ export function SubmissionsPage() {
   const submissions = usePagedList<Submission>(institution.id, 'submissions', { ...filters, sort }, page);
   const names = useNames(
     institution.id,
-    (submissions.data?.items ?? []).map((submission) => submission.student_id),
+    (submissions.data?.items ?? []).flatMap((submission) => [submission.student_id, submission.exam_id]),
   );
   const exams = useExamOptions(institution.id);
   const examTitle = useMemo(() => new Map((exams.data?.items ?? []).map((exam) => [exam.id, exam.title])), [exams.data]);
 
   const columns = useMemo<ColumnDef<Submission>[]>(
     () => [
-      { header: 'Exam', id: 'exam', cell: ({ row }) => examTitle.get(row.original.exam_id) ?? row.original.exam_id },
+      {
+        header: 'Exam',
+        id: 'exam',
+        cell: ({ row }) => <NamedId id={row.original.exam_id} name={names.get(row.original.exam_id)?.name ?? examTitle.get(row.original.exam_id)} />,
+      },
       {
         header: 'Student',
         id: 'student',

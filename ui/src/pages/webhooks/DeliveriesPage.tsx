@@ -7,13 +7,17 @@ import { api, type Page } from '../../api/client';
 import { DataTable, FilterBar, formatDate, formatRelative, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { patternGroups } from './EventPatternPicker';
-import { deliveriesKey, DELIVERY_STATUSES, useEndpoints, useEventTypes, type Delivery } from './webhooks';
+import { deliveriesKey, DELIVERY_STATUSES, useEndpoints, useEventTypes, type Delivery, type WebhookEndpoint } from './webhooks';
 
 const PAGE_SIZE = 25;
 /** The log refreshes itself while open, so a delivery shows up (and settles) without a reload. */
 const REFRESH_MS = 5_000;
 
 const FILTERS = ['endpoint_id', 'status', 'event_type'] as const;
+
+/** On hover: the whole URL (the cell may cut it), the description, and the id. */
+const endpointTitle = (id: string, endpoint: WebhookEndpoint | undefined) =>
+  endpoint ? [endpoint.url, endpoint.description, id].filter(Boolean).join('\n') : id;
 
 export function DeliveriesPage() {
   const institution = useInstitution();
@@ -30,7 +34,8 @@ export function DeliveriesPage() {
     refetchInterval: REFRESH_MS,
   });
 
-  const urlOf = useMemo(() => new Map((endpoints.data ?? []).map((endpoint) => [endpoint.id, endpoint.url])), [endpoints.data]);
+  // The endpoint list (at most MAX_ENDPOINTS) names every row's endpoint: no names request needed.
+  const endpointOf = useMemo(() => new Map((endpoints.data ?? []).map((endpoint) => [endpoint.id, endpoint])), [endpoints.data]);
   const eventOptions = useMemo(
     () => (eventTypes.data ? patternGroups(eventTypes.data).map(({ group, options }) => ({ group, items: options.map((option) => option.value) })) : []),
     [eventTypes.data],
@@ -44,7 +49,7 @@ export function DeliveriesPage() {
         cell: ({ row }) => (
           <Stack gap={0}>
             <Group gap={6}>
-              <Text size="sm" ff="monospace" fw={500}>
+              <Text size="sm" ff="monospace" fw={500} title={row.original.event_id}>
                 {row.original.event_type}
               </Text>
               {row.original.replay_of ? (
@@ -63,8 +68,8 @@ export function DeliveriesPage() {
         header: 'Endpoint',
         id: 'endpoint',
         cell: ({ row }) => (
-          <Text size="sm" ff="monospace" maw={280} truncate="end" title={urlOf.get(row.original.endpoint_id) ?? row.original.endpoint_id}>
-            {urlOf.get(row.original.endpoint_id) ?? row.original.endpoint_id}
+          <Text size="sm" ff="monospace" maw={280} truncate="end" title={endpointTitle(row.original.endpoint_id, endpointOf.get(row.original.endpoint_id))}>
+            {endpointOf.get(row.original.endpoint_id)?.url ?? row.original.endpoint_id}
           </Text>
         ),
       },
@@ -101,7 +106,7 @@ export function DeliveriesPage() {
         cell: ({ row }) => <span title={formatDate(row.original.created_at)}>{formatRelative(row.original.created_at)}</span>,
       },
     ],
-    [urlOf],
+    [endpointOf],
   );
 
   return (

@@ -96,7 +96,7 @@ export function DeliveryDetailPage() {
         title={delivery.event_type}
         description={
           <>
-            Delivery <Code>{delivery.id}</Code> of event <Code>{delivery.event_id}</Code>
+            Delivery <Code>{delivery.id}</Code> of event <Code title={delivery.event_id}>{delivery.event_type}</Code>
           </>
         }
         actions={
@@ -124,9 +124,15 @@ export function DeliveryDetailPage() {
               size="sm"
               ff="monospace"
               style={{ wordBreak: 'break-all' }}
+              title={delivery.endpoint_id}
             >
               {endpoint?.url ?? delivery.endpoint_id}
             </Anchor>
+            {endpoint?.description ? (
+              <Text size="xs" c="dimmed">
+                {endpoint.description}
+              </Text>
+            ) : null}
           </Fact>
           <Fact label="Attempts">
             <Text size="sm">{delivery.attempt_count}</Text>
@@ -144,8 +150,8 @@ export function DeliveryDetailPage() {
           </Fact>
           <Fact label="Replay of">
             {delivery.replay_of ? (
-              <Anchor component={Link} to={`../${delivery.replay_of}`} relative="path" size="sm" ff="monospace">
-                {delivery.replay_of}
+              <Anchor component={Link} to={`../${delivery.replay_of}`} relative="path" size="sm" title={delivery.replay_of}>
+                the first delivery
               </Anchor>
             ) : (
               <Text size="sm">—</Text>

@@ -87,7 +87,8 @@ describe('planRows', () => {
   });
 
   it("puts the API's field names of a refusal in the portal's words", () => {
-    expect(inWords('Another student already has student_id "S-1".')).toBe('Another student already has student ID "S-1".');
-    expect(inWords('full_name: Too long')).toBe('Name: Too long');
+    expect(inWords('Another student already has student_id "S-1".')).toBe('Another student already has Student ID "S-1".');
+    expect(inWords('full_name: Too long')).toBe('Name: too long');
+    expect(inWords('personal_email: Invalid email address')).toBe('Personal e-mail: that is not an e-mail address');
   });
 });

@@ -183,6 +183,48 @@ describe.skipIf(!chromiumAvailable())('Names instead of ids in Chromium', () => 
     expect(errors).toEqual([]);
   });
 
+  it("a refused form says what is wrong under the field, with the field's label, and so do the browser's own checks", async () => {
+    const { page, errors, requests } = await openAs('admin');
+    await visit(page, requests, `/i/${demo.institution.id}/students`);
+    await page.getByRole('main').getByRole('button', { name: 'Add student' }).first().click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/^Full name/).fill('Refused Pupil');
+    // The browser takes "ada@localhost" as an e-mail address; the appliance does not.
+    await dialog.getByLabel('Personal email').fill('ada@localhost');
+    await dialog.getByRole('button', { name: 'Add student' }).click();
+    const words = 'Personal email: that is not an e-mail address';
+    await dialog.getByText(words, { exact: true }).waitFor();
+    // Under the field: the message is the input's own description, for screen readers too.
+    const describedBy = (await dialog.getByLabel('Personal email').getAttribute('aria-describedby')) ?? '';
+    const described = await Promise.all(
+      describedBy
+        .split(/\s+/)
+        .filter(Boolean)
+        .map((id) => page.locator(`[id="${id}"]`).textContent()),
+    );
+    expect(described).toContain(words);
+    await expect(dialog.getByLabel('Personal email').getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(dialog.textContent()).resolves.not.toMatch(/personal_email|Invalid email address/);
+    await shot(page, 'form-error');
+    await page.keyboard.press('Escape');
+
+    // A check made in the browser before anything is sent speaks the same way.
+    await visit(page, requests, '/account');
+    await page.getByLabel('Current password', { exact: false }).first().fill(demo.admin.password);
+    await page
+      .getByLabel(/^New password(?! again)/)
+      .and(page.locator('input'))
+      .fill('short');
+    await page
+      .getByLabel(/^New password again/)
+      .and(page.locator('input'))
+      .fill('short');
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('New password: use at least 10 characters', { exact: true }).waitFor();
+    expect(requests.filter((url) => url.includes('/account/password'))).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
   it('submission: student and exam by name, ids on hover; long answers whole, as text, and no sideways scroll at 390 px', async () => {
     const submission = (await tenant.submissions.findAll({ limit: 1 }))[0]!;
     await tenant.submissions.update(

@@ -1,5 +1,5 @@
 /** The portal's one typed client for its own API at /portal/api (session cookie + CSRF header). */
-import { ApiError } from './errors';
+import { ApiError, fieldProblems } from './errors';
 
 export { ApiError };
 
@@ -48,7 +48,7 @@ async function request<T>(method: string, path: string, body?: unknown, query?: 
   const code = envelope && !envelope.success ? envelope.error : 'internal_error';
   const message = envelope && !envelope.success ? envelope.message : `The appliance answered ${response.status}.`;
   if (response.status === 401 && path !== '/login') onSignedOut?.();
-  throw new ApiError(response.status, code, message);
+  throw new ApiError(response.status, code, message, envelope && !envelope.success ? fieldProblems(envelope.details) : []);
 }
 
 export const api = {

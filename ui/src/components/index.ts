@@ -6,7 +6,7 @@ export { formatDate, formatDateSeconds, formatRelative } from './format';
 export { FormModal } from './FormModal';
 export { useApiMutation } from './mutation';
 export { NameCell } from './NameCell';
-export { MIN_PASSWORD, newPasswordProblem, NewPasswordFields } from './NewPasswordFields';
+export { hasProblems, MIN_PASSWORD, newPasswordProblems, NewPasswordFields, type NewPasswordProblems } from './NewPasswordFields';
 export { notifyError, notifySuccess } from './notify';
 export { PageHeader } from './PageHeader';
 export { pagesOf } from './pagination';

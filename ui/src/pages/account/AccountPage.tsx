@@ -3,11 +3,15 @@ import { useState, type FormEvent } from 'react';
 import type { z } from 'zod';
 import type { passwordChangedSchema } from '../../../../server/routes/account/password';
 import { api } from '../../api/client';
-import { newPasswordProblem, NewPasswordFields, PageHeader, useApiMutation } from '../../components';
+import { errorInWords } from '../../api/fieldErrors';
+import { hasProblems, newPasswordProblems, NewPasswordFields, PageHeader, useApiMutation, type NewPasswordProblems } from '../../components';
 import { useSession } from '../../session';
 
 /** As POST /portal/api/account/password (type-only import of the server's schema). */
 type PasswordChanged = z.input<typeof passwordChangedSchema>;
+
+/** The form's labels by API field: shown on the inputs, and in a refusal's words. */
+const LABELS = { current_password: 'Current password', new_password: 'New password' } as const;
 
 /** The signed-in account: who it is, its roles, and changing its password. */
 export function AccountPage() {
@@ -15,7 +19,7 @@ export function AccountPage() {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problems, setProblems] = useState<NewPasswordProblems>({});
   const change = useApiMutation({
     mutationFn: () => api.post<PasswordChanged>('/account/password', { current_password: current, new_password: next }),
     success: (changed) =>
@@ -25,13 +29,16 @@ export function AccountPage() {
       setNext('');
       setConfirm('');
     },
+    labels: LABELS,
   });
+  // A refusal about no field of the form (too many attempts…) shows above it; the others under their fields.
+  const general = change.error && Object.keys(change.fieldErrors).length === 0 ? errorInWords(change.error, LABELS) : null;
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const why = newPasswordProblem(next, confirm);
-    setProblem(why);
-    if (!why) change.mutate();
+    const found = newPasswordProblems(next, confirm, LABELS.new_password);
+    setProblems(found);
+    if (!hasProblems(found)) change.mutate();
   };
 
   const roles = [
@@ -50,19 +57,27 @@ export function AccountPage() {
               <Text size="sm" c="dimmed">
                 Your other sessions (other browsers, the desktop app) are signed out; this one stays.
               </Text>
-              {problem || change.error ? (
+              {general ? (
                 <Alert color="red" role="alert">
-                  {problem ?? change.error?.message}
+                  {general}
                 </Alert>
               ) : null}
               <PasswordInput
-                label="Current password"
+                label={LABELS.current_password}
+                error={change.fieldErrors.current_password}
                 autoComplete="current-password"
                 required
                 value={current}
                 onChange={(event) => setCurrent(event.currentTarget.value)}
               />
-              <NewPasswordFields password={next} confirm={confirm} onPassword={setNext} onConfirm={setConfirm} />
+              <NewPasswordFields
+                label={LABELS.new_password}
+                password={next}
+                confirm={confirm}
+                onPassword={setNext}
+                onConfirm={setConfirm}
+                errors={{ password: problems.password ?? change.fieldErrors.new_password, confirm: problems.confirm }}
+              />
               <Group justify="flex-end">
                 <Button type="submit" loading={change.isPending}>
                   Change password

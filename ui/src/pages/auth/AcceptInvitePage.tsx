@@ -5,12 +5,16 @@ import { useNavigate, useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import type { acceptedInvitationSchema } from '../../../../server/routes/developers/developers';
 import { api, setCsrfToken } from '../../api/client';
+import { errorInWords, fieldErrors } from '../../api/fieldErrors';
 import { MIN_PASSWORD } from '../../components';
 import { fetchSession, sessionQueryKey } from '../../session';
 import { AuthFrame } from './AuthFrame';
 
 /** As POST /portal/api/invitations/accept (type-only import of the server's schema). */
 type Accepted = z.input<typeof acceptedInvitationSchema>;
+
+/** The form's label by API field: shown on the input, and in a refusal's words. */
+const LABELS = { password: 'Password' } as const;
 
 /** `#/accept-invite?token=…`, the link of an invitation mail. */
 export function AcceptInvitePage() {
@@ -31,6 +35,7 @@ export function AcceptInvitePage() {
     event.preventDefault();
     accept.mutate();
   };
+  const errors = fieldErrors(accept.error, LABELS);
 
   if (!token) {
     return (
@@ -48,13 +53,14 @@ export function AcceptInvitePage() {
           <Text size="sm" c="dimmed">
             New here? Choose a password (at least {MIN_PASSWORD} characters). Already have an account on this appliance? Enter its password.
           </Text>
-          {accept.error ? (
+          {accept.error && !errors.password ? (
             <Alert color="red" role="alert">
-              {accept.error.message}
+              {errorInWords(accept.error, LABELS)}
             </Alert>
           ) : null}
           <PasswordInput
-            label="Password"
+            label={LABELS.password}
+            error={errors.password}
             autoComplete="new-password"
             required
             value={password}

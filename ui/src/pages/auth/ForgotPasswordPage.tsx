@@ -4,6 +4,7 @@ import { useState, type FormEvent } from 'react';
 import type { z } from 'zod';
 import type { passwordResetStateSchema } from '../../../../server/routes/account/password';
 import { api } from '../../api/client';
+import { errorInWords, fieldErrors } from '../../api/fieldErrors';
 import { QueryError } from '../../components';
 import { AuthFrame } from './AuthFrame';
 
@@ -22,6 +23,9 @@ export function AskTheOperator() {
   );
 }
 
+/** The form's label by API field: shown on the input, and in a refusal's words. */
+const LABELS = { email: 'Email' } as const;
+
 /** `#/forgot-password`: asks for a link by mail when a mail server is set up; otherwise says whom to ask. */
 export function ForgotPasswordPage() {
   const state = useQuery({ queryKey: passwordResetStateKey, queryFn: () => api.get<ResetState>('/password-reset') });
@@ -31,6 +35,7 @@ export function ForgotPasswordPage() {
     event.preventDefault();
     request.mutate();
   };
+  const errors = fieldErrors(request.error, LABELS);
 
   let body;
   if (state.error) body = <QueryError error={state.error} />;
@@ -46,13 +51,14 @@ export function ForgotPasswordPage() {
     body = (
       <form onSubmit={submit} aria-label="Forgot password">
         <Stack>
-          {request.error ? (
+          {request.error && !errors.email ? (
             <Alert color="red" role="alert">
-              {request.error.message}
+              {errorInWords(request.error, LABELS)}
             </Alert>
           ) : null}
           <TextInput
-            label="Email"
+            label={LABELS.email}
+            error={errors.email}
             type="email"
             autoComplete="username"
             required

@@ -5,26 +5,31 @@ import { useSearchParams } from 'react-router';
 import type { z } from 'zod';
 import type { passwordResetDoneSchema } from '../../../../server/routes/account/password';
 import { api } from '../../api/client';
-import { newPasswordProblem, NewPasswordFields } from '../../components';
+import { errorInWords, fieldErrors } from '../../api/fieldErrors';
+import { hasProblems, newPasswordProblems, NewPasswordFields, type NewPasswordProblems } from '../../components';
 import { AuthFrame } from './AuthFrame';
 
 /** As POST /portal/api/password-reset/complete (type-only import of the server's schema). */
 type ResetDone = z.input<typeof passwordResetDoneSchema>;
 
 /** `#/reset-password?token=…`, the link of a "forgot password" mail. */
+/** The form's label by API field: shown on the input, and in a refusal's words. */
+const LABELS = { password: 'New password' } as const;
+
 export function ResetPasswordPage() {
   const [params] = useSearchParams();
   const token = params.get('token') ?? '';
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
-  const [problem, setProblem] = useState<string | null>(null);
+  const [problems, setProblems] = useState<NewPasswordProblems>({});
   const reset = useMutation({ mutationFn: () => api.post<ResetDone>('/password-reset/complete', { token, password }) });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const why = newPasswordProblem(password, confirm);
-    setProblem(why);
-    if (!why) reset.mutate();
+    const found = newPasswordProblems(password, confirm, LABELS.password);
+    setProblems(found);
+    if (!hasProblems(found)) reset.mutate();
   };
+  const serverErrors = fieldErrors(reset.error, LABELS);
 
   if (reset.isSuccess) {
     return (
@@ -43,12 +48,20 @@ export function ResetPasswordPage() {
       {token ? (
         <form onSubmit={submit} aria-label="Choose a new password">
           <Stack>
-            {problem || reset.error ? (
+            {reset.error && !serverErrors.password ? (
               <Alert color="red" role="alert">
-                {problem ?? reset.error?.message}
+                {errorInWords(reset.error, LABELS)}
               </Alert>
             ) : null}
-            <NewPasswordFields password={password} confirm={confirm} onPassword={setPassword} onConfirm={setConfirm} autoFocus />
+            <NewPasswordFields
+              label={LABELS.password}
+              password={password}
+              confirm={confirm}
+              onPassword={setPassword}
+              onConfirm={setConfirm}
+              errors={{ password: problems.password ?? serverErrors.password, confirm: problems.confirm }}
+              autoFocus
+            />
             <Button type="submit" loading={reset.isPending}>
               Set password
             </Button>

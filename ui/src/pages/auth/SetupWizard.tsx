@@ -2,10 +2,14 @@ import { Alert, Button, Group, List, Stack, Stepper, Text, TextInput } from '@ma
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, setCsrfToken } from '../../api/client';
-import { newPasswordProblem, NewPasswordFields, notifyError } from '../../components';
+import { errorInWords } from '../../api/fieldErrors';
+import { hasProblems, newPasswordProblems, NewPasswordFields, notifyError, type NewPasswordProblems } from '../../components';
 import { sessionQueryKey, type PortalSession } from '../../session';
 import { AuthFrame } from './AuthFrame';
 import { SetupAddressStep, type ChosenAddress } from './SetupAddressStep';
+
+/** The wizard's labels by API field: shown on the inputs, and in a refusal's words (the last step names the earlier steps' fields). */
+const LABELS = { admin_email: 'Email', admin_password: 'Password', institution: 'Institution name' } as const;
 
 /**
  * First run, as `cli setup`: the operator account (also the first institution's admin, as on a
@@ -19,7 +23,7 @@ export function SetupWizard() {
   const [confirm, setConfirm] = useState('');
   const [institution, setInstitution] = useState('');
   const [address, setAddress] = useState<ChosenAddress>(null);
-  const [accountError, setAccountError] = useState<string | null>(null);
+  const [accountProblems, setAccountProblems] = useState<NewPasswordProblems>({});
 
   const setup = useMutation({
     mutationFn: () => api.post<PortalSession>('/setup', { institution: institution.trim(), admin_email: email.trim(), admin_password: password }),
@@ -41,9 +45,9 @@ export function SetupWizard() {
 
   const nextFromAccount = (event: FormEvent) => {
     event.preventDefault();
-    const why = newPasswordProblem(password, confirm);
-    setAccountError(why);
-    if (!why) setStep(1);
+    const found = newPasswordProblems(password, confirm, LABELS.admin_password);
+    setAccountProblems(found);
+    if (!hasProblems(found)) setStep(1);
   };
   const nextFromInstitution = (event: FormEvent) => {
     event.preventDefault();
@@ -63,13 +67,8 @@ export function SetupWizard() {
               <Text size="sm" c="dimmed">
                 You run this appliance: you approve institutions and you are the first institution's admin.
               </Text>
-              {accountError ? (
-                <Alert color="red" role="alert">
-                  {accountError}
-                </Alert>
-              ) : null}
               <TextInput
-                label="Email"
+                label={LABELS.admin_email}
                 type="email"
                 autoComplete="username"
                 required
@@ -77,7 +76,14 @@ export function SetupWizard() {
                 onChange={(event) => setEmail(event.currentTarget.value)}
                 autoFocus
               />
-              <NewPasswordFields label="Password" password={password} confirm={confirm} onPassword={setPassword} onConfirm={setConfirm} />
+              <NewPasswordFields
+                label={LABELS.admin_password}
+                password={password}
+                confirm={confirm}
+                onPassword={setPassword}
+                onConfirm={setConfirm}
+                errors={accountProblems}
+              />
               <Group justify="flex-end">
                 <Button type="submit">Next</Button>
               </Group>
@@ -88,7 +94,7 @@ export function SetupWizard() {
           <form onSubmit={nextFromInstitution} aria-label="First institution">
             <Stack mt="md">
               <TextInput
-                label="Institution name"
+                label={LABELS.institution}
                 description="As students and guardians will see it."
                 required
                 maxLength={200}
@@ -130,7 +136,7 @@ export function SetupWizard() {
               </List>
               {setup.error ? (
                 <Alert color="red" role="alert">
-                  {setup.error.message}
+                  {errorInWords(setup.error, LABELS)}
                 </Alert>
               ) : null}
               <Group justify="space-between">

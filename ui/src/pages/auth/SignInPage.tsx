@@ -2,9 +2,13 @@ import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
+import { errorInWords, fieldErrors } from '../../api/fieldErrors';
 import { sessionQueryKey, type PortalSession } from '../../session';
 import { AuthFrame } from './AuthFrame';
 import { AskTheOperator, passwordResetStateKey } from './ForgotPasswordPage';
+
+/** The form's labels by API field: shown on the inputs, and in a refusal's words. */
+const LABELS = { email: 'Email', password: 'Password' } as const;
 
 export function SignInPage() {
   const queryClient = useQueryClient();
@@ -22,18 +26,20 @@ export function SignInPage() {
     event.preventDefault();
     signIn.mutate();
   };
+  const errors = fieldErrors(signIn.error, LABELS);
 
   return (
     <AuthFrame title="Sign in" subtitle="Manage your institution's API keys, developers and webhooks.">
       <form onSubmit={submit} aria-label="Sign in">
         <Stack>
-          {signIn.error ? (
+          {signIn.error && Object.keys(errors).length === 0 ? (
             <Alert color="red" role="alert">
-              {signIn.error.message}
+              {errorInWords(signIn.error, LABELS)}
             </Alert>
           ) : null}
           <TextInput
-            label="Email"
+            label={LABELS.email}
+            error={errors.email}
             type="email"
             autoComplete="username"
             required
@@ -42,7 +48,8 @@ export function SignInPage() {
             autoFocus
           />
           <PasswordInput
-            label="Password"
+            label={LABELS.password}
+            error={errors.password}
             autoComplete="current-password"
             required
             value={password}

@@ -7,6 +7,9 @@ import { InvitationOutcome, invitationMailState, type SentInvitation } from './I
 
 export const teamKey = (institutionId: string) => ['institution', institutionId, 'developers'] as const;
 
+/** The form's labels by API field: shown on the inputs, and in a refusal's words. */
+const LABELS = { email: 'Email', role: 'Role' } as const;
+
 /** Invite an admin or a developer; the role is chosen here. Without a mail server the answer's link is shown to copy. */
 export function InviteModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institution = useInstitution();
@@ -22,6 +25,7 @@ export function InviteModal({ opened, onClose }: { opened: boolean; onClose(): v
       if (answer.invite_url) setSent(answer);
       else onClose();
     },
+    labels: LABELS,
   });
   const close = () => {
     setSent(null);
@@ -37,8 +41,16 @@ export function InviteModal({ opened, onClose }: { opened: boolean; onClose(): v
       onClose={close}
       outcome={sent ? <InvitationOutcome sent={sent} /> : undefined}
     >
-      <TextInput label="Email" type="email" required value={email} onChange={(event) => setEmail(event.currentTarget.value)} data-autofocus />
-      <Radio.Group label="Role" value={role} onChange={(value) => setRole(value === 'admin' ? 'admin' : 'developer')}>
+      <TextInput
+        label={LABELS.email}
+        type="email"
+        required
+        value={email}
+        onChange={(event) => setEmail(event.currentTarget.value)}
+        error={invite.fieldErrors.email}
+        data-autofocus
+      />
+      <Radio.Group label={LABELS.role} error={invite.fieldErrors.role} value={role} onChange={(value) => setRole(value === 'admin' ? 'admin' : 'developer')}>
         <Stack gap="xs" mt={4}>
           <Radio value="developer" label="Developer" description="Manages API keys, webhooks and deliveries; cannot see students, licenses or settings." />
           <Radio value="admin" label="Admin" description={`Manages everything in ${institution.name}, the team included.`} />

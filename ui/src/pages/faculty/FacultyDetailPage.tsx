@@ -14,6 +14,9 @@ import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import type { Faculty } from './faculty';
 
+/** The edit form's labels by API field: shown on the inputs, and in a refusal's words. */
+const EDIT_LABELS = { full_name: 'Full name', faculty_id: 'Faculty ID', status: 'Status' } as const;
+
 function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): void }) {
   const institution = useInstitution();
   const [fullName, setFullName] = useState(teacher.full_name);
@@ -25,6 +28,7 @@ function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): v
     invalidate: [areaKey(institution.id, 'faculty')],
     success: 'Faculty member updated.',
     onSuccess: onClose,
+    labels: EDIT_LABELS,
   });
   return (
     <FormModal
@@ -36,16 +40,26 @@ function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): v
       onSubmit={() => update.mutate()}
       onClose={onClose}
     >
-      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
       <TextInput
-        label="Faculty ID"
+        label={EDIT_LABELS.full_name}
+        required
+        maxLength={200}
+        value={fullName}
+        onChange={(event) => setFullName(event.currentTarget.value)}
+        error={update.fieldErrors.full_name}
+        data-autofocus
+      />
+      <TextInput
+        label={EDIT_LABELS.faculty_id}
+        error={update.fieldErrors.faculty_id}
         description="Empty removes it."
         maxLength={100}
         value={facultyId}
         onChange={(event) => setFacultyId(event.currentTarget.value)}
       />
       <Select
-        label="Status"
+        label={EDIT_LABELS.status}
+        error={update.fieldErrors.status}
         description="A suspended teacher cannot sign in, nor be named as the owner of a new group or exam."
         data={['active', 'suspended']}
         value={status}

@@ -14,7 +14,7 @@ import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { useNames } from '../shared/names';
 import { rejectedNote, useOwnerOptions } from './GroupsPage';
-import { splitRefs, type Group, type GroupDeleted, type GroupDetail, type GroupMember, type GroupMembersAdded, type GroupWrite } from './groups';
+import { GROUP_LABELS, splitRefs, type Group, type GroupDeleted, type GroupDetail, type GroupMember, type GroupMembersAdded, type GroupWrite } from './groups';
 
 type Exam = GroupDetail['exams'][number];
 
@@ -35,6 +35,7 @@ function EditGroupModal({ group, ownerName, onClose }: { group: GroupDetail; own
     invalidate: [areaKey(institution.id, 'groups')],
     success: 'Group updated.',
     onSuccess: onClose,
+    labels: GROUP_LABELS,
   });
   return (
     <FormModal
@@ -47,10 +48,27 @@ function EditGroupModal({ group, ownerName, onClose }: { group: GroupDetail; own
       onSubmit={() => update.mutate()}
       onClose={onClose}
     >
-      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
-      <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+      <TextInput
+        label={GROUP_LABELS.name}
+        required
+        maxLength={200}
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        error={update.fieldErrors.name}
+        data-autofocus
+      />
+      <Textarea
+        label={GROUP_LABELS.description}
+        maxLength={2000}
+        autosize
+        minRows={2}
+        value={description}
+        onChange={(event) => setDescription(event.currentTarget.value)}
+        error={update.fieldErrors.description}
+      />
       <Select
-        label="Owning teacher"
+        label={GROUP_LABELS.faculty_id}
+        error={update.fieldErrors.faculty_id}
         required
         data={
           owners.options.some((option) => option.value === group.faculty_id)
@@ -74,6 +92,7 @@ function AddMembersModal({ group, onClose }: { group: GroupDetail; onClose(): vo
     invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
     success: (result) => `${result.added.length} added.${rejectedNote(result.rejected_student_ids)}`,
     onSuccess: onClose,
+    labels: GROUP_LABELS,
   });
   return (
     <FormModal
@@ -87,8 +106,9 @@ function AddMembersModal({ group, onClose }: { group: GroupDetail; onClose(): vo
       onClose={onClose}
     >
       <Textarea
-        label="Students"
+        label={GROUP_LABELS.student_ids}
         description="Student ids or login emails, separated by commas, spaces or new lines. Students already in the group are left as they are."
+        error={add.fieldErrors.student_ids}
         autosize
         minRows={3}
         maxRows={10}

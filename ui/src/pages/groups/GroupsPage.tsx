@@ -11,7 +11,7 @@ import { useFacultyOptions, useTeacherNames } from '../faculty/faculty';
 import { areaKey, dataPath, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import { NamedId } from '../shared/names';
-import { splitRefs, type Group as GroupRow, type GroupWrite } from './groups';
+import { GROUP_LABELS, splitRefs, type Group as GroupRow, type GroupWrite } from './groups';
 
 /** Owner choices: active teachers (a suspended one is refused as owner). */
 export function useOwnerOptions(institutionId: string) {
@@ -53,6 +53,7 @@ function CreateGroupModal({ opened, onClose }: { opened: boolean; onClose(): voi
       close();
       navigate(group.id);
     },
+    labels: GROUP_LABELS,
   });
   return (
     <FormModal
@@ -66,17 +67,27 @@ function CreateGroupModal({ opened, onClose }: { opened: boolean; onClose(): voi
       onClose={close}
     >
       <TextInput
-        label="Name"
+        label={GROUP_LABELS.name}
         required
         maxLength={200}
         placeholder="Physics 101 – Section B"
         value={name}
         onChange={(event) => setName(event.currentTarget.value)}
+        error={create.fieldErrors.name}
         data-autofocus
       />
-      <Textarea label="Description" maxLength={2000} autosize minRows={2} value={description} onChange={(event) => setDescription(event.currentTarget.value)} />
+      <Textarea
+        label={GROUP_LABELS.description}
+        maxLength={2000}
+        autosize
+        minRows={2}
+        value={description}
+        onChange={(event) => setDescription(event.currentTarget.value)}
+        error={create.fieldErrors.description}
+      />
       <Select
-        label="Owning teacher"
+        label={GROUP_LABELS.faculty_id}
+        error={create.fieldErrors.faculty_id}
         required
         placeholder={owners.isLoading ? 'Loading faculty…' : 'Choose a teacher'}
         data={owners.options}
@@ -86,8 +97,9 @@ function CreateGroupModal({ opened, onClose }: { opened: boolean; onClose(): voi
         nothingFoundMessage="No active faculty member by that name"
       />
       <Textarea
-        label="Students (optional)"
-        description="Student ids or login emails, separated by commas, spaces or new lines. Members can also be added later."
+        label={GROUP_LABELS.student_ids}
+        description="Optional: student ids or login emails, separated by commas, spaces or new lines. Members can also be added later."
+        error={create.fieldErrors.student_ids}
         autosize
         minRows={2}
         maxRows={8}

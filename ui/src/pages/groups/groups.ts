@@ -16,6 +16,9 @@ export type GroupDetail = z.input<typeof groupDetailSchema>;
 export type GroupMembersAdded = z.input<typeof addMembersResponse>;
 export type GroupDeleted = z.input<typeof deleteGroupResponse>;
 
+/** The group forms' labels by API field: shown on the inputs, and in a refusal's words. */
+export const GROUP_LABELS = { name: 'Name', description: 'Description', faculty_id: 'Owning teacher', student_ids: 'Students' } as const;
+
 /** Splits pasted ids or emails on commas, spaces and new lines. */
 export const splitRefs = (text: string) =>
   text

@@ -1,5 +1,6 @@
 import { api } from '../../api/client';
 import { ApiError } from '../../api/errors';
+import { messageInWords } from '../../api/fieldErrors';
 import { MAX_BULK, type BulkResult } from '../students/students';
 import { dataPath } from '../shared/areas';
 import type { ImportField } from './table';
@@ -35,14 +36,12 @@ export interface ImportKind {
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
-/** The API's field names, in a server message, as the portal labels them. */
+/** The API's fields as the import's columns are labelled, for its refusals' words. */
+const IMPORT_LABELS = { full_name: 'Name', student_id: 'Student ID', faculty_id: 'Faculty ID', personal_email: 'Personal e-mail' } as const;
+
+/** A refused row's message in words, its fields by their labels (as every form's: ui/src/api/fieldErrors.ts). */
 export function inWords(message: string): string {
-  return message
-    .replaceAll('student_id', 'student ID')
-    .replaceAll('faculty_id', 'faculty ID')
-    .replaceAll('personal_email', 'personal e-mail')
-    .replaceAll('full_name', 'name')
-    .replace(/^name: /, 'Name: ');
+  return messageInWords(message, IMPORT_LABELS);
 }
 
 function personProblem(values: Record<string, string>, earlier: Map<string, number>, line: number, idLabel: string): string | null {

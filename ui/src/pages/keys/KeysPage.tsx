@@ -22,6 +22,9 @@ import { useInstitution } from '../../session';
 import { keysQueryKey, MAX_ACTIVE_KEYS, RATE_LIMIT, type ApiKey, type CreatedApiKey } from './keys';
 import { ScopePicker } from './ScopePicker';
 
+/** The key forms' labels by API field: shown on the inputs, and in a refusal's words. */
+const KEY_LABELS = { name: 'Name', rate_limit_per_min: 'Rate limit (requests per minute)', scopes: 'Scopes' } as const;
+
 function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institution = useInstitution();
   const [name, setName] = useState('');
@@ -32,6 +35,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
     mutationFn: () => api.post<CreatedApiKey>(`/institutions/${institution.id}/keys`, { name: name.trim(), scopes, rate_limit_per_min: rateLimit }),
     invalidate: [keysQueryKey(institution.id)],
     onSuccess: setCreated,
+    labels: KEY_LABELS,
   });
   const close = () => {
     setName('');
@@ -70,16 +74,17 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
         </Alert>
       ) : null}
       <TextInput
-        label="Name"
+        label={KEY_LABELS.name}
         description="Who uses it, e.g. “Moodle production”."
         required
         maxLength={200}
         value={name}
         onChange={(event) => setName(event.currentTarget.value)}
+        error={create.fieldErrors.name}
         data-autofocus
       />
       <WholeNumberInput
-        label="Rate limit (requests per minute)"
+        label={KEY_LABELS.rate_limit_per_min}
         description={`From ${RATE_LIMIT.min} to ${RATE_LIMIT.max}.`}
         min={RATE_LIMIT.min}
         max={RATE_LIMIT.max}
@@ -87,8 +92,9 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
         value={rateLimit}
         onChange={setRateLimit}
         fallback={RATE_LIMIT.min}
+        error={create.fieldErrors.rate_limit_per_min}
       />
-      <ScopePicker value={scopes} onChange={setScopes} role={institution.role} />
+      <ScopePicker value={scopes} onChange={setScopes} role={institution.role} error={create.fieldErrors.scopes} />
     </FormModal>
   );
 }
@@ -102,17 +108,27 @@ function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): v
     invalidate: [keysQueryKey(institution.id)],
     success: 'Key updated.',
     onSuccess: onClose,
+    labels: KEY_LABELS,
   });
   return (
     <FormModal opened={apiKey !== null} title="Edit key" submitLabel="Save" loading={update.isPending} onSubmit={() => update.mutate()} onClose={onClose}>
-      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <TextInput
+        label={KEY_LABELS.name}
+        required
+        maxLength={200}
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        error={update.fieldErrors.name}
+        data-autofocus
+      />
       <WholeNumberInput
-        label="Rate limit (requests per minute)"
+        label={KEY_LABELS.rate_limit_per_min}
         min={RATE_LIMIT.min}
         max={RATE_LIMIT.max}
         value={rateLimit}
         onChange={setRateLimit}
         fallback={RATE_LIMIT.min}
+        error={update.fieldErrors.rate_limit_per_min}
       />
       <Text size="xs" c="dimmed">
         Scopes are fixed when a key is made; create a new key for different scopes.

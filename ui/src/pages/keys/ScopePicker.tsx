@@ -7,7 +7,18 @@ import { groupByArea, useScopes, type ScopeInfo } from '../scopes/scopes';
  * Scopes grouped by area, read and write side by side, each with what it grants. A developer
  * sees the admin-only scopes but cannot pick them: the server refuses them too (403).
  */
-export function ScopePicker({ value, onChange, role }: { value: string[]; onChange(scopes: string[]): void; role: MembershipRole }) {
+export function ScopePicker({
+  value,
+  onChange,
+  role,
+  error,
+}: {
+  value: string[];
+  onChange(scopes: string[]): void;
+  role: MembershipRole;
+  /** A refusal of the scopes, in words, shown under them. */
+  error?: string | undefined;
+}) {
   const scopes = useScopes();
   if (scopes.error) return <QueryError error={scopes.error} />;
   if (!scopes.data) return <Skeleton height={200} />;
@@ -54,6 +65,11 @@ export function ScopePicker({ value, onChange, role }: { value: string[]; onChan
           </Fieldset>
         ))}
       </SimpleGrid>
+      {error ? (
+        <Text size="sm" c="red" mt="xs" role="alert">
+          {error}
+        </Text>
+      ) : null}
     </Fieldset>
   );
 }

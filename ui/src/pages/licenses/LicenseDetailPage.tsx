@@ -28,6 +28,10 @@ import type { License, Seat, SeatList } from './licenses';
 
 const MAX_DAYS = 3650;
 
+/** The forms' labels by API field: shown on the inputs, and in a refusal's words. */
+const EXTEND_LABELS = { days: 'Days to add', expires_at: 'New expiry date' } as const;
+const REVOKE_LABELS = { reason: 'Reason' } as const;
+
 function ExtendModal({ license, onClose }: { license: License; onClose(): void }) {
   const institution = useInstitution();
   const [mode, setMode] = useState<'days' | 'date'>('days');
@@ -43,6 +47,7 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
     invalidate: [areaKey(institution.id, 'licenses')],
     success: (row) => `License now expires ${formatDate(row.expires_at)}.`,
     onSuccess: onClose,
+    labels: EXTEND_LABELS,
   });
   return (
     <FormModal
@@ -65,7 +70,8 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
       />
       {mode === 'days' ? (
         <WholeNumberInput
-          label="Days to add"
+          label={EXTEND_LABELS.days}
+          error={extend.fieldErrors.days}
           description={
             license.status === 'expired' ? 'Counted from now: the license has expired.' : `Added to the current expiry, ${formatDate(license.expires_at)}.`
           }
@@ -79,7 +85,8 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
         />
       ) : (
         <TextInput
-          label="New expiry date"
+          label={EXTEND_LABELS.expires_at}
+          error={extend.fieldErrors.expires_at}
           description="The license holds through the end of that day; it must be in the future."
           type="date"
           required
@@ -99,6 +106,7 @@ function RevokeModal({ license, onClose }: { license: License; onClose(): void }
     invalidate: [areaKey(institution.id, 'licenses')],
     success: 'License revoked.',
     onSuccess: onClose,
+    labels: REVOKE_LABELS,
   });
   return (
     <FormModal
@@ -112,8 +120,9 @@ function RevokeModal({ license, onClose }: { license: License; onClose(): void }
     >
       <Text size="sm">The holder loses access to the apps at once and every device seat is freed. A revoked license cannot be extended or restored.</Text>
       <Textarea
-        label="Reason (optional)"
-        description="Kept for your records; never sent to integrations."
+        label={REVOKE_LABELS.reason}
+        description="Optional: kept for your records; never sent to integrations."
+        error={revoke.fieldErrors.reason}
         maxLength={500}
         autosize
         minRows={2}

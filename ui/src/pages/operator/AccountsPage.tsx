@@ -13,6 +13,9 @@ type AccountLine = z.input<typeof accountLineSchema>;
 type AccountList = z.input<typeof accountListSchema>;
 
 const accountsKey = ['operator', 'accounts'] as const;
+/** The form's label by API field: shown on the input, and in a refusal's words. */
+const PASSWORD_LABELS = { password: 'New password' } as const;
+
 function SetPasswordModal({ line, onClose }: { line: AccountLine | null; onClose(): void }) {
   const [password, setPassword] = useState('');
   const set = useApiMutation({
@@ -22,6 +25,7 @@ function SetPasswordModal({ line, onClose }: { line: AccountLine | null; onClose
       setPassword('');
       onClose();
     },
+    labels: PASSWORD_LABELS,
   });
   return (
     <FormModal
@@ -35,8 +39,9 @@ function SetPasswordModal({ line, onClose }: { line: AccountLine | null; onClose
     >
       <Text size="sm">For someone locked out. Every session of the account ends; they sign in with this password and can change it on their account page.</Text>
       <PasswordInput
-        label="New password"
+        label={PASSWORD_LABELS.password}
         description={`At least ${MIN_PASSWORD} characters.`}
+        error={set.fieldErrors.password}
         autoComplete="new-password"
         required
         value={password}

@@ -11,6 +11,9 @@ const allowancesKey = operatorKey('allowances');
 /** The server's ceiling; its constant is in a command module (database code), so the value is repeated and its type pins it. */
 const MAX_ALLOWANCE_CENTS: typeof SERVER_MAX_ALLOWANCE_CENTS = 1_000_000_000_000;
 
+/** The form's label by API field: shown on the input, and in every problem's words. */
+const LABELS = { total_cents: 'Total allowance (cents)' } as const;
+
 function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowance | null; onClose(): void }) {
   const [total, setTotal] = useState<number | string>(allowance?.total_cents ?? 0);
   const save = useApiMutation({
@@ -19,6 +22,7 @@ function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowanc
     success: (saved) =>
       `${saved.institution.name} may now credit ${formatCents(saved.total_cents)} cents in total (${formatCents(saved.remaining_cents)} remaining).`,
     onSuccess: onClose,
+    labels: LABELS,
   });
   const used = allowance?.used_cents ?? 0;
   const tooLow = typeof total === 'number' && total < used;
@@ -38,7 +42,7 @@ function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowanc
         total cannot be set below that.
       </Text>
       <NumberInput
-        label="Total allowance (cents)"
+        label={LABELS.total_cents}
         required
         min={used}
         max={MAX_ALLOWANCE_CENTS}
@@ -47,7 +51,7 @@ function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowanc
         thousandSeparator=","
         value={total}
         onChange={setTotal}
-        error={tooLow ? `At least ${formatCents(used)}: that much is already credited.` : undefined}
+        error={tooLow ? `${LABELS.total_cents}: at least ${formatCents(used)}, as that much is already credited` : save.fieldErrors.total_cents}
         data-autofocus
       />
     </FormModal>

@@ -16,6 +16,8 @@ type RecoveryKit = z.input<typeof recoveryKitSchema>;
 
 const backupsKey = ['operator', 'backups'] as const;
 const MIN_PASSPHRASE = 12;
+/** The recovery kit form's label by API field: shown on the input, and in every problem's words. */
+const KIT_LABELS = { passphrase: 'Passphrase' } as const;
 
 const REASONS: Record<Backup['reason'], string> = {
   manual: 'Backed up now',
@@ -100,6 +102,7 @@ function RecoveryKitModal({ opened, onClose }: { opened: boolean; onClose(): voi
       saveFile(kit.file_name, kit.content);
       close();
     },
+    labels: KIT_LABELS,
   });
   const mismatch = repeat.length > 0 && repeat !== passphrase;
   return (
@@ -117,8 +120,9 @@ function RecoveryKitModal({ opened, onClose }: { opened: boolean; onClose(): voi
         With a backup, it moves CampusBridge to another computer. Without it, a backup&apos;s encrypted fields cannot be read anywhere else.
       </Text>
       <PasswordInput
-        label="Passphrase"
+        label={KIT_LABELS.passphrase}
         description={`At least ${MIN_PASSPHRASE} characters. Nobody can recover it: write it down and keep it apart from the kit.`}
+        error={download.fieldErrors.passphrase}
         required
         minLength={MIN_PASSPHRASE}
         maxLength={1024}
@@ -127,10 +131,10 @@ function RecoveryKitModal({ opened, onClose }: { opened: boolean; onClose(): voi
         data-autofocus
       />
       <PasswordInput
-        label="Passphrase again"
+        label={`${KIT_LABELS.passphrase} again`}
         required
         value={repeat}
-        error={mismatch ? 'The two passphrases differ.' : undefined}
+        error={mismatch ? `${KIT_LABELS.passphrase} again: the two passphrases differ` : undefined}
         onChange={(event) => setRepeat(event.currentTarget.value)}
       />
     </FormModal>

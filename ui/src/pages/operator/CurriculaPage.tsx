@@ -11,6 +11,9 @@ const curriculaKey = operatorKey('curricula');
 /** The Select's value for "no institution" (ids start with inst_, so it cannot collide). */
 const SHARED = 'shared';
 
+/** The form's labels by API field: shown on the inputs, and in a refusal's words. */
+const CURRICULUM_LABELS = { name: 'Name', description: 'Description', concepts: 'Concepts', institution_id: 'Available to', publish: 'Publish now' } as const;
+
 function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institutions = useQuery({
     queryKey: operatorKey('institutions'),
@@ -33,6 +36,7 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
       }),
     invalidate: [curriculaKey],
     success: (created) => `${created.name} created as ${created.status === 'published' ? 'published' : 'a draft'}.`,
+    labels: CURRICULUM_LABELS,
     onSuccess: () => {
       setName('');
       setDescription('');
@@ -54,9 +58,18 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
       onSubmit={() => create.mutate()}
       onClose={onClose}
     >
-      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <TextInput
+        label={CURRICULUM_LABELS.name}
+        required
+        maxLength={200}
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        error={create.fieldErrors.name}
+        data-autofocus
+      />
       <Textarea
-        label="Description"
+        label={CURRICULUM_LABELS.description}
+        error={create.fieldErrors.description}
         maxLength={2000}
         autosize
         minRows={2}
@@ -65,7 +78,8 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
         onChange={(event) => setDescription(event.currentTarget.value)}
       />
       <TagsInput
-        label="Concepts"
+        label={CURRICULUM_LABELS.concepts}
+        error={create.fieldErrors.concepts}
         description="In teaching order. Press Enter after each one; names must differ."
         required
         value={concepts}
@@ -74,9 +88,18 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
         allowDuplicates={false}
         clearable
       />
-      <Select label="Available to" data={options} value={owner} onChange={(value) => setOwner(value ?? SHARED)} allowDeselect={false} searchable />
+      <Select
+        label={CURRICULUM_LABELS.institution_id}
+        error={create.fieldErrors.institution_id}
+        data={options}
+        value={owner}
+        onChange={(value) => setOwner(value ?? SHARED)}
+        allowDeselect={false}
+        searchable
+      />
       <Checkbox
-        label="Publish now"
+        label={CURRICULUM_LABELS.publish}
+        error={create.fieldErrors.publish}
         description="Only published curricula are listed by the API and can be enrolled in. A draft can be published later."
         checked={publish}
         onChange={(event) => setPublish(event.currentTarget.checked)}

@@ -13,6 +13,9 @@ type InstitutionAdmins = z.input<typeof institutionAdminsSchema>;
 
 const adminsKey = (institutionId: string) => ['operator', 'institutions', institutionId, 'admins'] as const;
 
+/** The form's label by API field: shown on the input, and in a refusal's words. */
+const INVITE_LABELS = { email: 'Invite an admin by email' } as const;
+
 function AdminsOf({ institution }: { institution: OperatorInstitution }) {
   const [email, setEmail] = useState('');
   const [sent, setSent] = useState<SentInvitation | null>(null);
@@ -27,6 +30,7 @@ function AdminsOf({ institution }: { institution: OperatorInstitution }) {
       setEmail('');
       setSent(answer);
     },
+    labels: INVITE_LABELS,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -60,7 +64,8 @@ function AdminsOf({ institution }: { institution: OperatorInstitution }) {
       <form onSubmit={submit} aria-label="Invite an admin">
         <Group align="flex-end">
           <TextInput
-            label="Invite an admin by email"
+            label={INVITE_LABELS.email}
+            error={invite.fieldErrors.email}
             description="The link, valid 7 days, makes the account; an existing account joins with its own password."
             type="email"
             required

@@ -11,6 +11,9 @@ import { operatorKey, type OperatorInstitution } from './operator';
 
 const institutionsKey = operatorKey('institutions');
 
+/** The form's labels by API field: shown on the inputs, and in a refusal's words. */
+const CREATE_LABELS = { name: 'Name', approve: 'Approve now' } as const;
+
 function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const [name, setName] = useState('');
   const [approve, setApprove] = useState(true);
@@ -18,6 +21,7 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
     mutationFn: () => api.post<OperatorInstitution>('/operator/institutions', { name: name.trim(), approve }),
     invalidate: [institutionsKey, operatorKey('allowances')],
     success: (created) => `${created.name} created (${created.status}).`,
+    labels: CREATE_LABELS,
     onSuccess: () => {
       setName('');
       onClose();
@@ -25,9 +29,18 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
   });
   return (
     <FormModal opened={opened} title="New institution" submitLabel="Create" loading={create.isPending} onSubmit={() => create.mutate()} onClose={onClose}>
-      <TextInput label="Name" required maxLength={200} value={name} onChange={(event) => setName(event.currentTarget.value)} data-autofocus />
+      <TextInput
+        label={CREATE_LABELS.name}
+        required
+        maxLength={200}
+        value={name}
+        onChange={(event) => setName(event.currentTarget.value)}
+        error={create.fieldErrors.name}
+        data-autofocus
+      />
       <Checkbox
-        label="Approve now"
+        label={CREATE_LABELS.approve}
+        error={create.fieldErrors.approve}
         description="A pending institution can be set up, but its API keys are refused until you approve it."
         checked={approve}
         onChange={(event) => setApprove(event.currentTarget.checked)}

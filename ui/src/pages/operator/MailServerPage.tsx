@@ -8,6 +8,9 @@ import { useSession } from '../../session';
 import { operatorKey, type SmtpSettings, type TestMailResult } from './operator';
 
 const smtpKey = operatorKey('smtp');
+/** The forms' labels by API field: shown on the inputs, and in a refusal's words. */
+const SMTP_LABELS = { host: 'Host', port: 'Port', secure: 'TLS from the start (port 465)', user: 'User', password: 'Password', from: 'From' } as const;
+const TEST_LABELS = { to: 'To' } as const;
 
 function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
   const [host, setHost] = useState(saved?.host ?? '');
@@ -23,6 +26,7 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
     invalidate: [smtpKey],
     success:
       'Mail server saved. Mail waiting in the outboxes goes out now; what went stale meanwhile (expired invitations, closed exams) is dropped, not sent.',
+    labels: SMTP_LABELS,
   });
   const sameUser = Boolean(saved?.password_set) && user.trim() === (saved?.user ?? '');
   const submit = (event: FormEvent) => {
@@ -44,7 +48,8 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
       <Stack>
         <Group grow align="flex-start">
           <TextInput
-            label="Host"
+            label={SMTP_LABELS.host}
+            error={save.fieldErrors.host}
             description="Name or IP address of the SMTP server"
             required
             maxLength={255}
@@ -52,7 +57,8 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
             onChange={(event) => setHost(event.currentTarget.value)}
           />
           <NumberInput
-            label="Port"
+            label={SMTP_LABELS.port}
+            error={save.fieldErrors.port}
             description="Usually 587 (STARTTLS) or 465 (TLS)"
             required
             min={1}
@@ -64,14 +70,16 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
           />
         </Group>
         <Switch
-          label="TLS from the start (port 465)"
+          label={SMTP_LABELS.secure}
+          error={save.fieldErrors.secure}
           description="Off: a plain connection upgraded with STARTTLS whenever the server offers it."
           checked={secure}
           onChange={(event) => setSecure(event.currentTarget.checked)}
         />
         <Group grow align="flex-start">
           <TextInput
-            label="User"
+            label={SMTP_LABELS.user}
+            error={save.fieldErrors.user}
             description="Leave empty if the server needs no sign-in"
             maxLength={320}
             value={user}
@@ -79,7 +87,8 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
             autoComplete="off"
           />
           <PasswordInput
-            label="Password"
+            label={SMTP_LABELS.password}
+            error={save.fieldErrors.password}
             description={sameUser ? 'A password is saved; leave empty to keep it.' : 'Needs a user.'}
             maxLength={500}
             value={password}
@@ -92,7 +101,8 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
           <Checkbox label="Remove the saved password" checked={removePassword} onChange={(event) => setRemovePassword(event.currentTarget.checked)} />
         ) : null}
         <TextInput
-          label="From"
+          label={SMTP_LABELS.from}
+          error={save.fieldErrors.from}
           description='The sender of every message, such as "Riverside High <noreply@riverside.example>"'
           required
           maxLength={320}
@@ -119,6 +129,7 @@ function TestMailCard({ configured }: { configured: boolean }) {
   const send = useApiMutation({
     mutationFn: (address: string) => api.post<TestMailResult>('/operator/smtp/test', { to: address }),
     onSuccess: setResult,
+    labels: TEST_LABELS,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -132,7 +143,8 @@ function TestMailCard({ configured }: { configured: boolean }) {
           <Title order={4}>Send a test message</Title>
           <Group align="flex-end">
             <TextInput
-              label="To"
+              label={TEST_LABELS.to}
+              error={send.fieldErrors.to}
               type="email"
               required
               maxLength={320}

@@ -31,11 +31,15 @@ function SourceBadge({ setting, variable }: { setting: ResolvedSetting; variable
   );
 }
 
+/** Each setting's form names its one field, `value`, by the label of its input. */
+const VALUE_LABEL = { public_url: 'Address', webhook_private_hosts: 'Hosts and networks' } as const;
+
 function useSaveSetting(name: 'public_url' | 'webhook_private_hosts', success: string) {
   return useApiMutation({
     mutationFn: (value: string) => api.put<ResolvedSetting>(`/operator/settings/${name}`, { value }),
     invalidate: [settingsKey, ['appliance']],
     success,
+    labels: { value: VALUE_LABEL[name] },
   });
 }
 
@@ -70,7 +74,8 @@ function AddressCard({ data }: { data: ApplianceSettings }) {
             </Alert>
           ) : null}
           <Autocomplete
-            label="Address"
+            label={VALUE_LABEL.public_url}
+            error={save.fieldErrors.value}
             description={`CampusBridge listens on ${data.listening.host}, port ${data.listening.port}.`}
             required
             maxLength={2000}
@@ -126,7 +131,8 @@ function WebhookTargetsCard({ data }: { data: ApplianceSettings }) {
           </Radio.Group>
           {choice === 'list' ? (
             <Textarea
-              label="Hosts and networks"
+              label={VALUE_LABEL.webhook_private_hosts}
+              error={save.fieldErrors.value}
               description="Host names, IP addresses and CIDR ranges, separated by commas: moodle.campus.lan, 10.20.0.0/16, 127.0.0.1"
               required
               autosize

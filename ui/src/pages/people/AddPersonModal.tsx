@@ -32,17 +32,21 @@ type Created = Student | Faculty;
 
 const LICENSE_DAYS = { min: 1, max: 3650, default: 365 };
 
+/** The form's labels by the API field each input sends: the inputs show them, a refusal speaks with them (with the role's ID field). */
+const LABELS = { full_name: 'Full name', personal_email: 'Personal email', license_days: 'License length (days)' } as const;
+
 /** The length of the license a new student or teacher starts with. */
-function LicenseDaysInput({ value, onChange }: { value: number; onChange(days: number): void }) {
+function LicenseDaysInput({ value, onChange, error }: { value: number; onChange(days: number): void; error: string | undefined }) {
   return (
     <WholeNumberInput
-      label="License length (days)"
+      label={LABELS.license_days}
       min={LICENSE_DAYS.min}
       max={LICENSE_DAYS.max}
       required
       value={value}
       onChange={onChange}
       fallback={LICENSE_DAYS.default}
+      error={error}
     />
   );
 }
@@ -51,6 +55,7 @@ function LicenseDaysInput({ value, onChange }: { value: number; onChange(days: n
 export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof ROLES; opened: boolean; onClose(): void }) {
   const institution = useInstitution();
   const role = ROLES[area];
+  const labels = { ...LABELS, [role.idField]: role.idLabel };
   const [fullName, setFullName] = useState('');
   const [externalId, setExternalId] = useState('');
   const [personalEmail, setPersonalEmail] = useState('');
@@ -73,7 +78,9 @@ export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof R
     invalidate: [areaKey(institution.id, area), areaKey(institution.id, 'licenses')],
     success: (person) => `${person.full_name} can sign in as ${person.login_email}.`,
     onSuccess: close,
+    labels,
   });
+  const errors = create.fieldErrors;
   return (
     <FormModal
       opened={opened}
@@ -84,9 +91,18 @@ export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof R
       onSubmit={() => create.mutate()}
       onClose={close}
     >
-      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
+      <TextInput
+        label={labels.full_name}
+        required
+        maxLength={200}
+        value={fullName}
+        onChange={(event) => setFullName(event.currentTarget.value)}
+        error={errors.full_name}
+        data-autofocus
+      />
       <TextInput
         label={role.idLabel}
+        error={errors[role.idField]}
         description="Your school's own identifier; optional, unique."
         maxLength={100}
         value={externalId}
@@ -94,7 +110,8 @@ export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof R
       />
       {role.personalEmail ? (
         <TextInput
-          label="Personal email"
+          label={labels.personal_email}
+          error={errors.personal_email}
           description="Guardian-facing; used for mail, stored sealed and never shown again."
           type="email"
           maxLength={320}
@@ -102,7 +119,7 @@ export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof R
           onChange={(event) => setPersonalEmail(event.currentTarget.value)}
         />
       ) : null}
-      <LicenseDaysInput value={licenseDays} onChange={setLicenseDays} />
+      <LicenseDaysInput value={licenseDays} onChange={setLicenseDays} error={errors.license_days} />
       <Text size="xs" c="dimmed">
         {role.note}
       </Text>

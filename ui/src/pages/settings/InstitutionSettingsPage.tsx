@@ -58,6 +58,18 @@ function ProfileCard() {
   );
 }
 
+/** The config form's labels by API field (nested ones by their path): shown on the inputs, and in every problem's words. */
+const LABELS = {
+  'default_ai_policy.allowed': 'AI assistance allowed',
+  'default_ai_policy.model_tier': 'Model tier',
+  'default_ai_policy.max_interactions': 'Max interactions per attempt',
+  'default_proctoring.camera': 'Camera',
+  'default_proctoring.screen': 'Screen recording',
+  allowed_toolchains: 'Allowed toolchains',
+  toolchain_mirror: 'Toolchain mirror',
+  lms: 'LMS settings',
+} as const;
+
 /** `{…}` as typed, `null` when empty (only where null is allowed), or a message saying what is wrong. */
 function parseObject(text: string, allowEmpty: boolean): { value: Record<string, unknown> | null } | { error: string } {
   if (!text.trim()) return allowEmpty ? { value: null } : { value: {} };
@@ -66,9 +78,9 @@ function parseObject(text: string, allowEmpty: boolean): { value: Record<string,
     if (value && typeof value === 'object' && !Array.isArray(value)) return { value: value as Record<string, unknown> };
     if (value === null && allowEmpty) return { value: null };
   } catch {
-    return { error: 'Not valid JSON.' };
+    return { error: 'that is not valid JSON' };
   }
-  return { error: 'Must be a JSON object, such as {"url": "https://…"}.' };
+  return { error: 'must be a JSON object, such as {"url": "https://…"}' };
 }
 
 const pretty = (value: unknown) => (value === null || value === undefined ? '' : JSON.stringify(value, null, 2));
@@ -83,20 +95,25 @@ function ConfigForm({ config }: { config: IntegrationConfig }) {
   const [toolchains, setToolchains] = useState<string[]>(config.allowed_toolchains);
   const [mirror, setMirror] = useState(pretty(config.toolchain_mirror));
   const [lms, setLms] = useState(pretty(config.lms));
-  const [errors, setErrors] = useState<{ mirror?: string; lms?: string }>({});
+  /** What the browser found wrong before sending, by API field. */
+  const [problems, setProblems] = useState<{ toolchain_mirror?: string; lms?: string }>({});
 
   const save = useApiMutation({
     mutationFn: (next: IntegrationConfig) => api.put<IntegrationConfig>(`/institutions/${institution.id}/institution/config`, next),
     invalidate: [configKey(institution.id)],
     success: 'Integration config saved. The API answers with it from now on.',
+    labels: LABELS,
   });
+  const errors: Partial<Record<string, string>> = { ...save.fieldErrors, ...problems };
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const mirrorValue = parseObject(mirror, true);
     const lmsValue = parseObject(lms, false);
-    const nextErrors = { mirror: 'error' in mirrorValue ? mirrorValue.error : undefined, lms: 'error' in lmsValue ? lmsValue.error : undefined };
-    setErrors(nextErrors);
+    setProblems({
+      ...('error' in mirrorValue ? { toolchain_mirror: `${LABELS.toolchain_mirror}: ${mirrorValue.error}` } : {}),
+      ...('error' in lmsValue ? { lms: `${LABELS.lms}: ${lmsValue.error}` } : {}),
+    });
     if ('error' in mirrorValue || 'error' in lmsValue) return;
     save.mutate({
       default_ai_policy: { allowed: aiAllowed, model_tier: modelTier.trim(), max_interactions: Number(maxInteractions) || 0 },
@@ -112,11 +129,24 @@ function ConfigForm({ config }: { config: IntegrationConfig }) {
       <Stack gap="lg">
         <Fieldset legend="Default AI policy for new exams">
           <Stack gap="sm">
-            <Switch label="AI assistance allowed" checked={aiAllowed} onChange={(event) => setAiAllowed(event.currentTarget.checked)} />
+            <Switch
+              label={LABELS['default_ai_policy.allowed']}
+              checked={aiAllowed}
+              onChange={(event) => setAiAllowed(event.currentTarget.checked)}
+              error={errors['default_ai_policy.allowed']}
+            />
             <Group grow align="flex-start">
-              <TextInput label="Model tier" required maxLength={50} value={modelTier} onChange={(event) => setModelTier(event.currentTarget.value)} />
+              <TextInput
+                label={LABELS['default_ai_policy.model_tier']}
+                required
+                maxLength={50}
+                value={modelTier}
+                onChange={(event) => setModelTier(event.currentTarget.value)}
+                error={errors['default_ai_policy.model_tier']}
+              />
               <NumberInput
-                label="Max interactions per attempt"
+                label={LABELS['default_ai_policy.max_interactions']}
+                error={errors['default_ai_policy.max_interactions']}
                 description="0 means none"
                 min={0}
                 max={100_000}
@@ -130,14 +160,25 @@ function ConfigForm({ config }: { config: IntegrationConfig }) {
         </Fieldset>
         <Fieldset legend="Default proctoring for new exams">
           <Group>
-            <Switch label="Camera" checked={camera} onChange={(event) => setCamera(event.currentTarget.checked)} />
-            <Switch label="Screen recording" checked={screen} onChange={(event) => setScreen(event.currentTarget.checked)} />
+            <Switch
+              label={LABELS['default_proctoring.camera']}
+              checked={camera}
+              onChange={(event) => setCamera(event.currentTarget.checked)}
+              error={errors['default_proctoring.camera']}
+            />
+            <Switch
+              label={LABELS['default_proctoring.screen']}
+              checked={screen}
+              onChange={(event) => setScreen(event.currentTarget.checked)}
+              error={errors['default_proctoring.screen']}
+            />
           </Group>
         </Fieldset>
         <Fieldset legend="Coding exams">
           <Stack gap="sm">
             <TagsInput
-              label="Allowed toolchains"
+              label={LABELS.allowed_toolchains}
+              error={errors.allowed_toolchains}
               description="Press Enter after each name, for example python-3.12. Up to 100, each once."
               value={toolchains}
               onChange={setToolchains}
@@ -146,11 +187,11 @@ function ConfigForm({ config }: { config: IntegrationConfig }) {
               clearable
             />
             <JsonInput
-              label="Toolchain mirror"
+              label={LABELS.toolchain_mirror}
               description='A JSON object, such as {"url": "https://mirror.school.example/toolchains"}; leave empty for none.'
               value={mirror}
               onChange={setMirror}
-              error={errors.mirror}
+              error={errors.toolchain_mirror}
               formatOnBlur
               autosize
               minRows={2}
@@ -160,7 +201,7 @@ function ConfigForm({ config }: { config: IntegrationConfig }) {
         </Fieldset>
         <Fieldset legend="Learning management system">
           <JsonInput
-            label="LMS settings"
+            label={LABELS.lms}
             description="Your learning management system's own settings, as a JSON object. Empty means {}."
             value={lms}
             onChange={setLms}

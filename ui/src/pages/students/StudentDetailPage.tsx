@@ -12,6 +12,9 @@ import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import type { Student, StudentExam } from './students';
 
+/** The edit form's labels by API field: shown on the inputs, and in a refusal's words. */
+const EDIT_LABELS = { full_name: 'Full name', student_id: 'Student ID', personal_email: 'New personal email' } as const;
+
 function EditStudentModal({ student, opened, onClose }: { student: Student; opened: boolean; onClose(): void }) {
   const institution = useInstitution();
   const [fullName, setFullName] = useState(student.full_name);
@@ -29,6 +32,7 @@ function EditStudentModal({ student, opened, onClose }: { student: Student; open
     invalidate: [areaKey(institution.id, 'students')],
     success: 'Student updated.',
     onSuccess: onClose,
+    labels: EDIT_LABELS,
   });
   return (
     <FormModal
@@ -40,16 +44,26 @@ function EditStudentModal({ student, opened, onClose }: { student: Student; open
       onSubmit={() => update.mutate()}
       onClose={onClose}
     >
-      <TextInput label="Full name" required maxLength={200} value={fullName} onChange={(event) => setFullName(event.currentTarget.value)} data-autofocus />
       <TextInput
-        label="Student ID"
+        label={EDIT_LABELS.full_name}
+        required
+        maxLength={200}
+        value={fullName}
+        onChange={(event) => setFullName(event.currentTarget.value)}
+        error={update.fieldErrors.full_name}
+        data-autofocus
+      />
+      <TextInput
+        label={EDIT_LABELS.student_id}
+        error={update.fieldErrors.student_id}
         description="Empty removes it."
         maxLength={100}
         value={studentId}
         onChange={(event) => setStudentId(event.currentTarget.value)}
       />
       <TextInput
-        label="New personal email"
+        label={EDIT_LABELS.personal_email}
+        error={update.fieldErrors.personal_email}
         description="The current one is sealed and never shown; leave empty to keep it."
         type="email"
         maxLength={320}

@@ -46,6 +46,10 @@ function Files({ files, empty }: { files: FileLink[]; empty: string }) {
   );
 }
 
+/** The forms' labels by API field: shown on the inputs, and in a refusal's words. */
+const GRADE_LABELS = { score: 'Score', feedback: 'Feedback', graded_by: 'Graded by' } as const;
+const VOID_LABELS = { reason: 'Reason' } as const;
+
 function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; maxScore: number | null | undefined }) {
   const institution = useInstitution();
   const session = useSession();
@@ -63,6 +67,7 @@ function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; max
     invalidate: [areaKey(institution.id, 'submissions')],
     success: (row) => (row.status === 'graded' ? `Graded: ${row.score}.` : 'Resubmission requested.'),
     onSuccess: ask.close,
+    labels: GRADE_LABELS,
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -74,7 +79,8 @@ function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; max
         <Stack>
           <Title order={4}>{submission.status === 'graded' ? 'Change the grade' : 'Grade'}</Title>
           <NumberInput
-            label="Score"
+            label={GRADE_LABELS.score}
+            error={grade.fieldErrors.score}
             description={maxScore === null || maxScore === undefined ? 'Any score from 0.' : `From 0 to ${maxScore}.`}
             min={0}
             max={maxScore ?? undefined}
@@ -86,7 +92,8 @@ function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; max
             w={200}
           />
           <Textarea
-            label="Feedback"
+            label={GRADE_LABELS.feedback}
+            error={grade.fieldErrors.feedback}
             description="Shown to the student; replaces any earlier feedback."
             maxLength={10_000}
             autosize
@@ -94,7 +101,14 @@ function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; max
             value={feedback}
             onChange={(event) => setFeedback(event.currentTarget.value)}
           />
-          <TextInput label="Graded by" maxLength={200} value={gradedBy} onChange={(event) => setGradedBy(event.currentTarget.value)} w={360} />
+          <TextInput
+            label={GRADE_LABELS.graded_by}
+            maxLength={200}
+            value={gradedBy}
+            onChange={(event) => setGradedBy(event.currentTarget.value)}
+            error={grade.fieldErrors.graded_by}
+            w={360}
+          />
           <Group justify="space-between">
             <Button variant="default" onClick={ask.open}>
               Request resubmission
@@ -128,6 +142,7 @@ function VoidModal({ submission, opened, onClose }: { submission: SubmissionDeta
     invalidate: [areaKey(institution.id, 'submissions'), areaKey(institution.id, 'exams')],
     success: 'Submission voided.',
     onSuccess: onClose,
+    labels: VOID_LABELS,
   });
   return (
     <FormModal
@@ -143,8 +158,9 @@ function VoidModal({ submission, opened, onClose }: { submission: SubmissionDeta
         A voided submission no longer counts: it leaves the scores and analytics, and cannot be graded. Its score and feedback are kept. This cannot be undone.
       </Text>
       <Textarea
-        label="Reason (optional)"
-        description="Kept for your records; never shown to the student or sent to integrations."
+        label={VOID_LABELS.reason}
+        description="Optional: kept for your records; never shown to the student or sent to integrations."
+        error={voidIt.fieldErrors.reason}
         maxLength={500}
         autosize
         minRows={2}

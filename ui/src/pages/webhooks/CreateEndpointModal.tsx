@@ -4,7 +4,7 @@ import { api, ApiError } from '../../api/client';
 import { FormModal, SecretOnce, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { EMPTY_FORM, EndpointFields, type EndpointFormValues } from './EndpointFields';
-import { endpointsKey, MAX_ENDPOINTS, type CreatedEndpoint } from './webhooks';
+import { ENDPOINT_LABELS, endpointsKey, MAX_ENDPOINTS, type CreatedEndpoint } from './webhooks';
 
 /** Adds an endpoint, then shows its signing secret, once. */
 export function CreateEndpointModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
@@ -21,6 +21,7 @@ export function CreateEndpointModal({ opened, onClose }: { opened: boolean; onCl
     invalidate: [endpointsKey(institution.id)],
     success: 'Endpoint added.',
     onSuccess: setCreated,
+    labels: ENDPOINT_LABELS,
   });
   const close = () => {
     setValues(EMPTY_FORM);
@@ -60,7 +61,7 @@ export function CreateEndpointModal({ opened, onClose }: { opened: boolean; onCl
           This institution already has {MAX_ENDPOINTS} webhook endpoints. Delete one you no longer use, then add this one.
         </Alert>
       ) : null}
-      <EndpointFields values={values} onChange={setValues} error={create.error} />
+      <EndpointFields values={values} onChange={setValues} errors={create.fieldErrors} />
     </FormModal>
   );
 }

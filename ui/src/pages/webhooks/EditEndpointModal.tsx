@@ -3,7 +3,7 @@ import { api } from '../../api/client';
 import { FormModal, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { EndpointFields, type EndpointFormValues } from './EndpointFields';
-import { endpointsKey, type WebhookEndpoint } from './webhooks';
+import { ENDPOINT_LABELS, endpointsKey, type WebhookEndpoint } from './webhooks';
 
 /** Changes an endpoint's URL, description and event patterns. */
 export function EditEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose(): void }) {
@@ -19,6 +19,7 @@ export function EditEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndp
     invalidate: [endpointsKey(institution.id)],
     success: 'Endpoint updated.',
     onSuccess: onClose,
+    labels: ENDPOINT_LABELS,
   });
   return (
     <FormModal
@@ -31,7 +32,7 @@ export function EditEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndp
       onSubmit={() => update.mutate()}
       onClose={onClose}
     >
-      <EndpointFields values={values} onChange={setValues} error={update.error} />
+      <EndpointFields values={values} onChange={setValues} errors={update.fieldErrors} />
     </FormModal>
   );
 }

@@ -1,14 +1,6 @@
 import { Textarea, TextInput } from '@mantine/core';
-import { ApiError } from '../../api/client';
 import { EventPatternPicker } from './EventPatternPicker';
-
-/** The field an API refusal is about, so the form can show it under that field. */
-function fieldErrors(error: unknown): { url?: string; events?: string } {
-  if (!(error instanceof ApiError)) return {};
-  if (error.code === 'https_required' || error.code === 'private_host') return { url: error.message };
-  if (error.code === 'events_required') return { events: error.message };
-  return {};
-}
+import { ENDPOINT_LABELS } from './webhooks';
 
 export interface EndpointFormValues {
   url: string;
@@ -16,13 +8,20 @@ export interface EndpointFormValues {
   events: string[];
 }
 
-/** URL, description and event patterns: the same fields to add an endpoint and to edit one. */
-export function EndpointFields({ values, onChange, error }: { values: EndpointFormValues; onChange(values: EndpointFormValues): void; error: unknown }) {
-  const errors = fieldErrors(error);
+/** URL, description and event patterns: the same fields to add an endpoint and to edit one; `errors` from the mutation's `fieldErrors`. */
+export function EndpointFields({
+  values,
+  onChange,
+  errors,
+}: {
+  values: EndpointFormValues;
+  onChange(values: EndpointFormValues): void;
+  errors: Partial<Record<string, string>>;
+}) {
   return (
     <>
       <TextInput
-        label="URL"
+        label={ENDPOINT_LABELS.url}
         description="Where deliveries are POSTed: https, on a public host. An LMS on this computer or the campus network (http allowed) must first be allowed by the appliance operator in Appliance → Settings."
         placeholder="https://lms.example.edu/hooks/campusbridge"
         type="url"
@@ -34,7 +33,8 @@ export function EndpointFields({ values, onChange, error }: { values: EndpointFo
         data-autofocus
       />
       <Textarea
-        label="Description"
+        label={ENDPOINT_LABELS.description}
+        error={errors.description}
         description="Optional: what this endpoint is for."
         maxLength={500}
         autosize

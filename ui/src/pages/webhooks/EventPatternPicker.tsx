@@ -2,7 +2,7 @@ import { MultiSelect, Skeleton, Stack, Text } from '@mantine/core';
 import { useMemo } from 'react';
 import { QueryError } from '../../components';
 import { useInstitution } from '../../session';
-import { useEventTypes, type EventType } from './webhooks';
+import { ENDPOINT_LABELS, useEventTypes, type EventType } from './webhooks';
 
 interface PatternOption {
   value: string;
@@ -44,7 +44,7 @@ export function EventPatternPicker({ value, onChange, error }: { value: string[]
   if (!types.data) return <Skeleton height={60} />;
   return (
     <MultiSelect
-      label="Events"
+      label={ENDPOINT_LABELS.events}
       description="Which events this endpoint receives: * for all, a family such as student.*, or exact types."
       placeholder={value.length === 0 ? 'Pick event types or patterns' : undefined}
       data={data}

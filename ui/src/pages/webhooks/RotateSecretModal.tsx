@@ -5,6 +5,9 @@ import { formatDate, FormModal, SecretOnce, useApiMutation, WholeNumberInput } f
 import { useInstitution } from '../../session';
 import { endpointsKey, GRACE_HOURS, type RotatedEndpoint, type WebhookEndpoint } from './webhooks';
 
+/** The form's label by API field: shown on the input, and in a refusal's words. */
+const LABELS = { grace_hours: 'Grace period (hours)' } as const;
+
 /** Replaces an endpoint's signing secret; the current one may keep signing for a grace period. */
 export function RotateSecretModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose(): void }) {
   const institution = useInstitution();
@@ -15,6 +18,7 @@ export function RotateSecretModal({ endpoint, onClose }: { endpoint: WebhookEndp
     invalidate: [endpointsKey(institution.id)],
     success: 'Secret rotated.',
     onSuccess: setRotated,
+    labels: LABELS,
   });
   return (
     <FormModal
@@ -42,7 +46,8 @@ export function RotateSecretModal({ endpoint, onClose }: { endpoint: WebhookEndp
         A new secret signs deliveries to <Code>{endpoint.url}</Code> from now on. During the grace period the current secret signs them too.
       </Text>
       <WholeNumberInput
-        label="Grace period (hours)"
+        label={LABELS.grace_hours}
+        error={rotate.fieldErrors.grace_hours}
         description={`From ${GRACE_HOURS.min} to ${GRACE_HOURS.max}; 0 retires the current secret at once.`}
         min={GRACE_HOURS.min}
         max={GRACE_HOURS.max}

@@ -50,6 +50,12 @@ export const MAX_ENDPOINTS: typeof MAX_WEBHOOK_ENDPOINTS = 20;
 /** Failed attempts in a row that disable an endpoint. */
 export const MAX_CONSECUTIVE_FAILURES: typeof SERVER_MAX_CONSECUTIVE_FAILURES = 30;
 
+/**
+ * The endpoint forms' labels by API field: shown on the inputs, and in a refusal's words (a refused
+ * address, `https_required` or `private_host`, shows under URL; `events_required` under Events).
+ */
+export const ENDPOINT_LABELS = { url: 'URL', description: 'Description', events: 'Events' } as const;
+
 /** Why an endpoint is disabled, in words. */
 export const DISABLED_REASONS: Record<string, string> = {
   too_many_failures: `${MAX_CONSECUTIVE_FAILURES} failed attempts in a row`,

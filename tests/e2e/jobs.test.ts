@@ -35,14 +35,14 @@ describe.skipIf(!chromiumAvailable())('The Jobs page in Chromium', () => {
     const { page, errors } = await signedIn();
     await page.goto(`${app.origin}/#/operator/jobs`);
     await page.getByRole('main').getByRole('heading', { name: 'Jobs' }).waitFor();
-    await page.getByRole('button', { name: 'Run prune-events now' }).waitFor();
+    await page.getByRole('button', { name: 'Run now: prune-events' }).waitFor();
     for (const job of jobs) await expect(page.getByRole('main').getByText(job.name, { exact: true }).count()).resolves.toBe(1);
 
     const row = page.getByRole('row').filter({ hasText: 'prune-events' });
     await expect(row.textContent()).resolves.toContain('17 3 * * *');
     await expect(row.textContent()).resolves.toContain('Not run yet');
 
-    await page.getByRole('button', { name: 'Run prune-events now' }).click();
+    await page.getByRole('button', { name: 'Run now: prune-events' }).click();
     await row.getByText('OK', { exact: true }).waitFor();
     await expect(row.textContent()).resolves.not.toContain('Not run yet');
     await shot(page, 'ran');

@@ -54,6 +54,9 @@ interface DataTableProps<T> {
 
 type Direction = 'ascending' | 'descending' | 'none';
 
+/** Names for the pager's arrow buttons, which show only an icon. */
+const CONTROL_LABELS = { first: 'First page', previous: 'Previous page', next: 'Next page', last: 'Last page' } as const;
+
 /** A column header that sorts: a button saying what a press does, the direction in `aria-sort` on the cell. */
 function SortHeader({ label, direction, onSort }: { label: ReactNode; direction: Direction; onSort(): void }) {
   const arrow = direction === 'ascending' ? '▲' : direction === 'descending' ? '▼' : '↕';
@@ -176,7 +179,16 @@ export function DataTable<T>({ columns, data, isLoading, error, empty, onRowClic
           <Text size="sm" c="dimmed">
             {pagination.total !== undefined ? `${pagination.total} in all` : ''}
           </Text>
-          <Pagination value={pagination.page} total={pagination.totalPages} onChange={pagination.onChange} size="sm" />
+          <nav aria-label="Pages">
+            <Pagination
+              value={pagination.page}
+              total={pagination.totalPages}
+              onChange={pagination.onChange}
+              size="sm"
+              getItemProps={(page) => ({ 'aria-label': `Page ${page}` })}
+              getControlProps={(control) => ({ 'aria-label': CONTROL_LABELS[control] })}
+            />
+          </nav>
         </Group>
       ) : null}
     </Stack>

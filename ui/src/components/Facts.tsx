@@ -1,10 +1,10 @@
 import { SimpleGrid, Stack, Text, type MantineSpacing } from '@mantine/core';
 import type { ReactNode } from 'react';
 
-/** A labelled value on a detail page; a dash when there is none. */
+/** A labelled value on a detail page; a dash when there is none. Long unbroken values (e-mails, ids) wrap inside their cell. */
 export function Fact({ label, children }: { label: string; children: ReactNode }) {
   return (
-    <Stack gap={2}>
+    <Stack gap={2} miw={0} style={{ overflowWrap: 'anywhere' }}>
       <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
         {label}
       </Text>

@@ -67,7 +67,7 @@ export function NotFound() {
   return (
     <Center py="xl">
       <Stack align="center" gap="xs">
-        <Title order={3}>Page not found</Title>
+        <Title order={2}>Page not found</Title>
         <Text c="dimmed">There is nothing at this address.</Text>
         <Button component={Link} to="/" variant="light">
           Go to the overview

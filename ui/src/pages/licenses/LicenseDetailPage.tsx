@@ -172,7 +172,7 @@ export function LicenseDetailPage() {
             variant="subtle"
             color="red"
             onClick={() => setFreeing(row.original)}
-            aria-label={`Free the seat of ${row.original.device_name ?? row.original.seat_id}`}
+            aria-label={`Free seat of ${row.original.device_name ?? row.original.seat_id}`}
           >
             Free seat
           </Button>

@@ -73,7 +73,7 @@ export function AccountsPage() {
         id: 'actions',
         cell: ({ row }) =>
           row.original.account_id === session.account.id ? null : (
-            <Button size="compact-xs" variant="subtle" onClick={() => setTarget(row.original)} aria-label={`Set a new password for ${row.original.email}`}>
+            <Button size="compact-xs" variant="subtle" onClick={() => setTarget(row.original)} aria-label={`Set password for ${row.original.email}`}>
               Set password
             </Button>
           ),

@@ -93,12 +93,7 @@ export function AllowancesPage() {
         header: '',
         id: 'actions',
         cell: ({ row }) => (
-          <Button
-            size="compact-xs"
-            variant="subtle"
-            onClick={() => setEditing(row.original)}
-            aria-label={`Set the allowance of ${row.original.institution.name}`}
-          >
+          <Button size="compact-xs" variant="subtle" onClick={() => setEditing(row.original)} aria-label={`Set allowance for ${row.original.institution.name}`}>
             Set allowance
           </Button>
         ),

@@ -123,7 +123,7 @@ export function InstitutionsPage() {
                 size="compact-xs"
                 variant="light"
                 onClick={() => setChange({ institution, action: 'approve' })}
-                aria-label={`Approve ${institution.name}`}
+                aria-label={`${institution.status === 'suspended' ? 'Lift suspension of' : 'Approve'} ${institution.name}`}
               >
                 {institution.status === 'suspended' ? 'Lift suspension' : 'Approve'}
               </Button>

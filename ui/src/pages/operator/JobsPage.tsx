@@ -57,7 +57,7 @@ export function JobsPage() {
             variant="subtle"
             onClick={() => runNow.mutate(row.original.name)}
             loading={runNow.isPending && runNow.variables === row.original.name}
-            aria-label={`Run ${row.original.name} now`}
+            aria-label={`Run now: ${row.original.name}`}
           >
             Run now
           </Button>

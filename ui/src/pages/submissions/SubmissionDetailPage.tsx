@@ -107,7 +107,7 @@ function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; max
             value={gradedBy}
             onChange={(event) => setGradedBy(event.currentTarget.value)}
             error={grade.fieldErrors.graded_by}
-            w={360}
+            maw={360}
           />
           <Group justify="space-between">
             <Button variant="default" onClick={ask.open}>

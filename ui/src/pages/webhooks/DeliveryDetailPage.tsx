@@ -36,7 +36,14 @@ const attemptColumns: ColumnDef<DeliveryAttempt>[] = [
     id: 'body',
     cell: ({ row }) =>
       row.original.response_body ? (
-        <Code block style={{ maxHeight: 160, maxWidth: 480, overflow: 'auto', whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+        // Scrolls within its box: focusable and named, so a keyboard can scroll it.
+        <Code
+          block
+          tabIndex={0}
+          role="region"
+          aria-label="Response body"
+          style={{ maxHeight: 160, maxWidth: 480, overflow: 'auto', whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
+        >
           {row.original.response_body}
         </Code>
       ) : (
@@ -196,7 +203,7 @@ export function DeliveryDetailPage() {
           </Text>
         </Section>
         <Section title="Payload">
-          <Code block aria-label="Payload" style={{ maxHeight: 420, overflow: 'auto' }}>
+          <Code block tabIndex={0} role="region" aria-label="Payload" style={{ maxHeight: 420, overflow: 'auto' }}>
             {JSON.stringify(delivery.payload, null, 2)}
           </Code>
         </Section>

@@ -18,7 +18,7 @@ export function PingResultModal({ endpoint, result, onClose }: { endpoint: Webho
             <Text size="sm" fw={500}>
               Response body
             </Text>
-            <Code block style={{ maxHeight: 240, overflow: 'auto' }}>
+            <Code block tabIndex={0} role="region" aria-label="Response body" style={{ maxHeight: 240, overflow: 'auto' }}>
               {result.response_body}
             </Code>
           </Stack>

@@ -10,6 +10,7 @@ import { licenseExpiry } from '../server/commands/stats/licenses.js';
 import { overviewStats } from '../server/commands/stats/overview.js';
 import { createStudent } from '../server/commands/students.js';
 import { createEndpoint } from '../server/commands/webhook-endpoints.js';
+import { EXPIRY_MONTHS } from '../server/routes/stats/schema.js';
 import type { Tenant } from '../server/db/tenant.js';
 import { newId } from '../server/ids.js';
 import type { DeliveryStatus } from '../server/models/webhook.js';
@@ -232,9 +233,9 @@ describe('GET /portal/api/institutions/{id}/stats/webhook-endpoints/{endpointId}
 describe('GET /portal/api/institutions/{id}/stats/licenses', () => {
   it('counts active licenses by type and UTC expiry month, this month first, and those expiring later', async () => {
     const data = ok(await get(admin, school.id, '/licenses'));
-    expect(data.months).toHaveLength(12);
+    expect(data.months).toHaveLength(EXPIRY_MONTHS);
     expect(data.months[0].month).toBe(now.toISOString().slice(0, 7));
-    const expected = Array.from({ length: 12 }, () => ({ student: 0, faculty: 0 }));
+    const expected = Array.from({ length: EXPIRY_MONTHS }, () => ({ student: 0, faculty: 0 }));
     expected[expiryMonth.soon!]!.student += 1;
     expected[expiryMonth.in40!]!.student += 1;
     expected[expiryMonth.in200!]!.faculty += 1;

@@ -3,8 +3,8 @@ import { z } from '../../validation/zod.js';
 
 /** The longest window of the daily charts (a query per day): a month. */
 export const MAX_STAT_DAYS = 31;
-/** Months of license expiry shown, this one first. */
-export const EXPIRY_MONTHS = 12;
+/** Months of license expiry shown: this one and the twelve after, so a year's license granted today is on the chart. */
+export const EXPIRY_MONTHS = 13;
 
 const institutionId = z.string().min(1).max(40).openapi({ description: 'Institution id.', example: 'ins_4Jd8sKq2Lm7Np3Rt9Vb1Xc6Z' });
 
@@ -84,7 +84,7 @@ export const licenseExpirySchema = z
     to: timestamp.openapi({ description: 'Start of the month after the last one (UTC).' }),
     months: z
       .array(z.object({ month: z.string().openapi({ example: '2026-11' }), ...byType }))
-      .openapi({ description: `Active licenses by the UTC month they expire in, ${EXPIRY_MONTHS} months from this one.` }),
+      .openapi({ description: `Active licenses by the UTC month they expire in: this month and the ${EXPIRY_MONTHS - 1} after it.` }),
     later: z.object(byType).openapi({ description: 'Active licenses expiring after the last month.' }),
   })
   .openapi('LicenseExpiryStats');

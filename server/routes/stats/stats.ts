@@ -60,7 +60,7 @@ export const statsRoutes: AnyPortalRoute[] = [
     path: '/institutions/{id}/stats/licenses',
     operationId: 'statsLicenseExpiry',
     tag: 'Institution data',
-    summary: `Active licenses by type and expiry month, for the next ${EXPIRY_MONTHS} months`,
+    summary: `Active licenses by type and expiry month, this month and the ${EXPIRY_MONTHS - 1} after it`,
     access: 'member',
     roles: rolesReading('licenses:read'),
     params: institutionParams,

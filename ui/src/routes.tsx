@@ -28,6 +28,7 @@ import { InstitutionSettingsPage } from './pages/settings/InstitutionSettingsPag
 import { MailOutboxPage } from './pages/settings/MailOutboxPage';
 import { DeliveriesPage } from './pages/webhooks/DeliveriesPage';
 import { DeliveryDetailPage } from './pages/webhooks/DeliveryDetailPage';
+import { EndpointDetailPage } from './pages/webhooks/EndpointDetailPage';
 import { WebhooksPage } from './pages/webhooks/WebhooksPage';
 import type { MembershipRole } from './session';
 
@@ -66,6 +67,7 @@ export const institutionPages: InstitutionPage[] = [
   { path: 'webhooks', label: 'Webhooks', section: 'Developers', roles: EVERY_MEMBER, element: <WebhooksPage /> },
   { path: 'webhooks/deliveries', label: 'Deliveries', section: 'Developers', roles: EVERY_MEMBER, element: <DeliveriesPage /> },
   { path: 'webhooks/deliveries/:deliveryId', label: 'Delivery', section: 'Developers', roles: EVERY_MEMBER, element: <DeliveryDetailPage />, hidden: true },
+  { path: 'webhooks/endpoints/:endpointId', label: 'Endpoint', section: 'Developers', roles: EVERY_MEMBER, element: <EndpointDetailPage />, hidden: true },
   { path: 'students', label: 'Students', section: 'Institution', roles: ADMINS, element: <StudentsPage /> },
   { path: 'students/:studentId', label: 'Student', section: 'Institution', roles: ADMINS, element: <StudentDetailPage />, hidden: true },
   { path: 'faculty', label: 'Faculty', section: 'Institution', roles: ADMINS, element: <FacultyPage /> },

@@ -9,6 +9,7 @@ import { useTeacherNames } from '../faculty/faculty';
 import { PersonLink } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
+import { ExamCharts } from './ExamCharts';
 import type { ExamDetail, ScoreList, ScoreRow } from './exams';
 
 type ExamGroup = ExamDetail['groups'][number];
@@ -125,6 +126,7 @@ export function ExamDetailPage() {
                 </Card>
               ))}
             </SimpleGrid>
+            <ExamCharts institutionId={institution.id} examId={row.id} scores={scores} />
             <Stack gap="xl">
               <Section title="Groups">
                 <DataTable

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { examDetailSchema, examSchema, scoreList, scoreRowSchema } from '../../../../server/routes/exams/schema';
+import type { analyticsSchema, examDetailSchema, examSchema, scoreList, scoreRowSchema } from '../../../../server/routes/exams/schema';
 import { api, type Page } from '../../api/client';
 import { areaKey, dataPath, PICKER_LIMIT } from '../shared/areas';
 
@@ -9,6 +9,7 @@ export type Exam = z.input<typeof examSchema>;
 export type ExamDetail = z.input<typeof examDetailSchema>;
 export type ScoreRow = z.input<typeof scoreRowSchema>;
 export type ScoreList = z.input<typeof scoreList>;
+export type ExamAnalytics = z.input<typeof analyticsSchema>;
 
 /** The filter's choices; the type keeps them to the server's `examType` values. */
 export const EXAM_TYPES = ['exam', 'homework', 'assignment', 'quiz', 'project'] as const satisfies readonly Exam['exam_type'][];

@@ -1,22 +1,18 @@
 import { Card, Group, Select, SimpleGrid, Skeleton, Stack, Text, TextInput } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
-import { api } from '../../api/client';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, QueryError, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { PersonLink } from '../people/people';
 import { useNames } from '../shared/names';
-import { areaKey, dataPath, usePagedList } from '../shared/areas';
+import { usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
-import type { License, LicenseSummary } from './licenses';
+import { LicenseCharts } from './LicenseCharts';
+import { useLicenseSummary, type License } from './licenses';
 
 function SummaryCards({ institutionId }: { institutionId: string }) {
-  const summary = useQuery({
-    queryKey: [...areaKey(institutionId, 'licenses'), 'summary'],
-    queryFn: () => api.get<LicenseSummary>(dataPath(institutionId, '/licenses/summary')),
-  });
+  const summary = useLicenseSummary(institutionId);
   if (summary.error) return <QueryError error={summary.error} />;
   return (
     <SimpleGrid cols={{ base: 1, sm: 2 }} mb="lg">
@@ -91,6 +87,7 @@ export function LicensesPage() {
         description="Every student and teacher receives a license when added. Extend one to keep access going; revoke it to end access and free its devices."
       />
       <SummaryCards institutionId={institution.id} />
+      <LicenseCharts institutionId={institution.id} />
       <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox label="Holder" placeholder="Id or login email" value={filters.user_id} onSearch={(value) => setFilters({ user_id: value })} width={260} />
         <Select

@@ -2,8 +2,9 @@ import { Alert, Anchor, Button, Card, Code, CopyButton, Group, SimpleGrid, Stack
 import { Link } from 'react-router';
 import { PageHeader } from '../../components';
 import { useInstitution } from '../../session';
+import { OverviewCharts } from './OverviewCharts';
 
-/** Where an integrator starts: the base URL, the institution id, the next steps for the role. */
+/** Where an integrator starts: the institution at a glance, the base URL, the institution id, the next steps for the role. */
 export function OverviewPage() {
   const institution = useInstitution();
   const baseUrl = `${window.location.origin}/v1`;
@@ -25,6 +26,7 @@ export function OverviewPage() {
             The appliance operator suspended this institution: its API keys are refused until it is approved again.
           </Alert>
         ) : null}
+        <OverviewCharts institutionId={institution.id} />
         <Card withBorder>
           <Stack gap="xs">
             <Text fw={600}>Connect your LMS</Text>

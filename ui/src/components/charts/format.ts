@@ -10,5 +10,5 @@ export const formatMonth = (value: string) => month.format(new Date(`${value}-01
 /** `n` with its noun, `1 student`, `3 students`. */
 export const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
-/** The sum of `key` over `rows`. */
+/** The sum of `value(row)` over `rows`. */
 export const sumOf = <T>(rows: readonly T[], value: (row: T) => number) => rows.reduce((sum, row) => sum + value(row), 0);

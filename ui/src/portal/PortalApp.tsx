@@ -1,7 +1,14 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import '@mantine/charts/styles.css';
-import { MantineProvider, createTheme } from '@mantine/core';
+import {
+  MantineProvider,
+  createTheme,
+  defaultVariantColorsResolver,
+  parseThemeColor,
+  type CSSVariablesResolver,
+  type VariantColorsResolver,
+} from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useEffect } from 'react';
@@ -19,10 +26,48 @@ import { HomeRedirect, MemberGate, NotFound, RoleGate } from './guards';
 import { PortalLayout } from './PortalLayout';
 import { SignedInGate } from './SignedInGate';
 
+/**
+ * Text on light and subtle badges and buttons in a darker tone than Mantine's: shade 6 (even
+ * shade 9) on the pale tint of shade 1 is 3 to 4.3:1. These are each hue's shade 9 darkened until
+ * it reaches 5:1 on its tint, above WCAG AA's 4.5:1 (docs/decisions.md#accessibility-checks).
+ */
+const DARK_TEXT: Record<string, string> = {
+  teal: '#066548',
+  yellow: '#a15300',
+  blue: '#135088',
+  red: '#a02121',
+  gray: '#212529',
+  orange: '#ad390c',
+  indigo: '#364fc7',
+  green: '#226e31',
+  cyan: '#085b6a',
+  grape: '#862e9c',
+  violet: '#5f3dc4',
+  pink: '#a61e4d',
+  lime: '#406709',
+};
+const variantColorResolver: VariantColorsResolver = (input) => {
+  const colors = defaultVariantColorsResolver(input);
+  if (input.variant !== 'light' && input.variant !== 'subtle') return colors;
+  const parsed = parseThemeColor({ color: input.color ?? input.theme.primaryColor, theme: input.theme });
+  if (!parsed.isThemeColor) return colors;
+  return { ...colors, color: DARK_TEXT[parsed.color] ?? `var(--mantine-color-${parsed.color}-9)` };
+};
+
+// Shade 8 of indigo and gray 7 for dimmed text: Mantine's defaults (shade 6, gray 6) fall short
+// of WCAG AA's 4.5:1 on white for links, primary buttons and hints (docs/decisions.md#accessibility-checks).
 const theme = createTheme({
   primaryColor: 'indigo',
+  primaryShade: { light: 8, dark: 8 },
+  variantColorResolver,
   defaultRadius: 'md',
   fontFamily: 'system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif',
+});
+
+const cssVariablesResolver: CSSVariablesResolver = () => ({
+  variables: {},
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  dark: {},
 });
 
 const queryClient = new QueryClient({
@@ -92,7 +137,7 @@ export function PortalApp() {
     return () => onSessionEnded(null);
   }, []);
   return (
-    <MantineProvider theme={theme} defaultColorScheme="light">
+    <MantineProvider theme={theme} cssVariablesResolver={cssVariablesResolver} defaultColorScheme="light">
       <Notifications position="bottom-right" />
       <QueryClientProvider client={queryClient}>
         <RouterProvider router={router} />

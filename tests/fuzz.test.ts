@@ -173,6 +173,8 @@ interface Learner {
   examIds: string[];
   attemptIds: string[];
   fileRefs: string[];
+  /** The session's own device seat: releasing it would end the session the fuzzer acts with. */
+  seatId: string | undefined;
 }
 
 let learner: Learner | null = null;
@@ -245,6 +247,9 @@ async function provisionLearner(): Promise<Learner> {
   await api('POST', '/alpha/enrollments', { curriculum_id: shared.curriculum.id, student_ids: [person.id] });
   const token = await learnerSession(app, key, person, { exchange: { device: { id: `fuzz-device-${stamp}`, name: 'Fuzz laptop' } } });
   const session = `Bearer ${token}`;
+  const seatId = (await ok<{ items: Array<{ seat_id: string; current: boolean }> }>('GET', '/app/devices', undefined, session)).items.find(
+    (seat) => seat.current,
+  )?.seat_id;
   const attemptIds: string[] = [];
   const fileRefs: string[] = [];
   for (const examId of examIds.slice(0, 4)) {
@@ -259,7 +264,7 @@ async function provisionLearner(): Promise<Learner> {
     { answers: { text: 'done' }, files: [fileRefs[3]], ai_usage: { interactions: 1, cost_cents: 0 } },
     session,
   );
-  return { token, person, examIds, attemptIds, fileRefs };
+  return { token, person, examIds, attemptIds, fileRefs, seatId };
 }
 
 /** The learner's session still opens /app, with exams to take; otherwise a fresh learner. */
@@ -463,7 +468,7 @@ function pathPool(op: Operation, param: string): readonly string[] {
     case 'licenses':
       return pools.licenses ?? [];
     case 'devices':
-      return pools.seats ?? [];
+      return (pools.seats ?? []).filter((seat) => !learnerSide || seat !== learner?.seatId);
     case 'guardians':
       return pools.guardians ?? [];
     case 'exams':

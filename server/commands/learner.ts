@@ -26,7 +26,13 @@ export function studentOf(learner: LearnerAuth): PersonRow {
   return learner.person;
 }
 
-const isExpired = (attempt: AttemptRow, now: Date) => attempt.expires_at !== null && attempt.expires_at.getTime() <= now.getTime();
+/**
+ * How late after `expires_at` a submit (and the uploads it names) is still taken: the request
+ * travels, and the device's countdown runs on its own clock. Later is `409 conflict` (contract §9).
+ */
+export const SUBMIT_GRACE_MS = 60_000;
+
+const isExpired = (attempt: AttemptRow, now: Date, graceMs = 0) => attempt.expires_at !== null && attempt.expires_at.getTime() + graceMs <= now.getTime();
 
 /** Ids of every exam assigned to the student through the groups they belong to, whatever its status. */
 async function assignedExamIds(tenant: Tenant, student: PersonRow): Promise<string[]> {
@@ -54,9 +60,23 @@ async function latestSubmissions(tenant: Tenant, student: PersonRow, examIds: st
   return latest;
 }
 
+/** The student's newest unsubmitted attempt for each of the given exams (open, or with its time run out). */
+async function unsubmittedAttempts(tenant: Tenant, student: PersonRow, examIds: string[]): Promise<Map<string, AttemptRow>> {
+  const newest = new Map<string, AttemptRow>();
+  if (examIds.length === 0) return newest;
+  const rows = await tenant.attempts.findAll({
+    where: { student_id: student.id, exam_id: { [Op.in]: examIds }, submitted_at: null },
+    order: [['started_at', 'DESC']],
+  });
+  for (const row of rows) if (!newest.has(row.exam_id)) newest.set(row.exam_id, row);
+  return newest;
+}
+
 export interface AssignedExam {
   exam: ExamRow;
   submission: SubmissionRow | null;
+  /** The attempt `startAttempt` would look at: a reload finds its clock here. */
+  attempt: AttemptRow | null;
 }
 
 /**
@@ -69,14 +89,11 @@ export async function listAssignedExams(learner: LearnerAuth): Promise<AssignedE
   const ids = await assignedExamIds(tenant, student);
   if (ids.length === 0) return [];
   const exams = await tenant.exams.findAll({ where: { id: { [Op.in]: ids }, status: 'published' } });
-  const submissions = await latestSubmissions(
-    tenant,
-    student,
-    exams.map((exam) => exam.id),
-  );
+  const examIds = exams.map((exam) => exam.id);
+  const [submissions, attempts] = await Promise.all([latestSubmissions(tenant, student, examIds), unsubmittedAttempts(tenant, student, examIds)]);
   const due = (exam: ExamRow) => exam.due_date?.getTime() ?? Number.POSITIVE_INFINITY;
   exams.sort((a, b) => due(a) - due(b) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
-  return exams.map((exam) => ({ exam, submission: submissions.get(exam.id) ?? null }));
+  return exams.map((exam) => ({ exam, submission: submissions.get(exam.id) ?? null, attempt: attempts.get(exam.id) ?? null }));
 }
 
 /**
@@ -147,12 +164,16 @@ async function assertTakesWork(tenant: Tenant, student: PersonRow, attempt: Atte
 
 /**
  * Work on an attempt's answer needs it to take work, its exam still published, and (for a first
- * submission) its time not run out. A resubmission the teacher asked for is not held to the
- * original time limit: the attempt's clock ended with its first submission.
+ * submission) its time not run out; `graceMs` lets the submit and its uploads arrive that late.
+ * A resubmission the teacher asked for is not held to the original time limit: the attempt's
+ * clock ended with its first submission.
  */
-async function openAttemptExam(tenant: Tenant, student: PersonRow, attempt: AttemptRow, now: Date): Promise<ExamRow> {
+async function openAttemptExam(tenant: Tenant, student: PersonRow, attempt: AttemptRow, now: Date, graceMs = 0): Promise<ExamRow> {
   const { resubmitting } = await assertTakesWork(tenant, student, attempt);
-  if (!resubmitting && isExpired(attempt, now)) throw new AppError('conflict', 'The time for this attempt has run out.');
+  if (!resubmitting && isExpired(attempt, now, graceMs)) {
+    const grace = graceMs > 0 ? `; answers are accepted up to ${graceMs / 1000} seconds after ${attempt.expires_at?.toISOString()}` : '';
+    throw new AppError('conflict', `The time for this attempt has run out${grace}.`);
+  }
   const exam = await tenant.exams.findById(attempt.exam_id);
   if (!exam) throw notFound('exam');
   if (exam.status !== 'published') throw new AppError('conflict', `This exam is ${exam.status}; it no longer accepts work.`);
@@ -223,7 +244,7 @@ function plainFileName(name: string): string {
 export async function checkAttemptTakesFiles(learner: LearnerAuth, attemptId: string, now = new Date()): Promise<void> {
   const student = studentOf(learner);
   const attempt = await findOwnAttempt(learner.tenant, student, attemptId);
-  await openAttemptExam(learner.tenant, student, attempt, now);
+  await openAttemptExam(learner.tenant, student, attempt, now, SUBMIT_GRACE_MS);
 }
 
 /** POST /app/attempts/{id}/files: a file of an open attempt, stored as the attempt's `submission` or `recording`. */
@@ -239,7 +260,7 @@ export function storeAttemptFile(
   if (!upload) throw validationError([{ path: 'file', message: 'Required.' }]);
   return learner.tenant.inTransaction(async (tx) => {
     const attempt = await findOwnAttempt(tx, student, attemptId);
-    await openAttemptExam(tx, student, attempt, now);
+    await openAttemptExam(tx, student, attempt, now, SUBMIT_GRACE_MS);
     return storeUpload(tx, dataDir, upload, { type: 'attempt', id: attempt.id, kind, name: plainFileName(upload.name) });
   });
 }
@@ -261,7 +282,7 @@ export function submitAttempt(learner: LearnerAuth, attemptId: string, input: Su
   const student = studentOf(learner);
   return learner.tenant.inTransaction(async (tx) => {
     const attempt = await findOwnAttempt(tx, student, attemptId);
-    const exam = await openAttemptExam(tx, student, attempt, now);
+    const exam = await openAttemptExam(tx, student, attempt, now, SUBMIT_GRACE_MS);
 
     const refs = [...new Set(input.files ?? [])];
     if (refs.length > 0) {

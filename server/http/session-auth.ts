@@ -5,6 +5,7 @@ import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { hashToken } from '../crypto/tokens.js';
 import { SESSION_PATTERN, SESSION_RATE_LIMIT } from '../commands/learner-auth.js';
+import { touchSeat } from '../commands/learner-devices.js';
 
 export { SESSION_PATTERN, SESSION_PREFIX, SESSION_RATE_LIMIT, type LearnerAuth } from '../commands/learner-auth.js';
 
@@ -14,7 +15,7 @@ const signInAgain = () => new AppError('unauthorized', 'The learner session is n
  * Learner sessions act only on /app/*: a valid session whose person is active, with an active
  * license (and, when the session took a device seat, that seat still active), in an approved
  * institution. Nothing is cached, so suspending a student, revoking a license or a seat ends the
- * session on its next request.
+ * session on its next request. The seat's `last_seen_at` follows the session's use, to the minute.
  */
 export function authenticateSession(db: Database) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
@@ -41,6 +42,10 @@ export function authenticateSession(db: Database) {
     if (!institution || institution.status === 'suspended') throw signInAgain();
     if (institution.status !== 'approved') {
       throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
+    }
+    if (seat) {
+      // Bookkeeping: a failed write must not fail the student's request; the next one tries again.
+      await touchSeat(db, seat).catch((err: unknown) => req.log?.warn({ err, request_id: req.requestId }, 'could not record seat use'));
     }
     req.learner = { kind: 'session', session, person, institution, tenant: new Tenant(db, institution.id) };
     req.rateLimitSubject = { id: `session:${session.id}`, limit: SESSION_RATE_LIMIT };

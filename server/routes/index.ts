@@ -2,6 +2,7 @@ import type { ApiRoute } from '../http/route.js';
 import { alphaRoutes } from './alpha/alpha.js';
 import { alphaLearnerRoutes } from './learner/alpha-activity.js';
 import { learnerRoutes } from './learner/learner.js';
+import { deviceLearnerRoutes } from './learner/devices.js';
 import { walletLearnerRoutes } from './learner/wallet.js';
 import { couponRoutes } from './coupons/coupons.js';
 import { eventRoutes } from './events/events.js';
@@ -43,5 +44,6 @@ export const apiRoutes: ApiRoute[] = [
   ...learnerRoutes,
   ...alphaLearnerRoutes,
   ...walletLearnerRoutes,
+  ...deviceLearnerRoutes,
   ...fileRoutes,
 ];

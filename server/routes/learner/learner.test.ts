@@ -20,7 +20,21 @@ import {
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const MINUTE_MS = 60_000;
-const EXAM_FIELDS = ['app', 'due_date', 'exam_type', 'id', 'max_score', 'proctoring', 'status', 'submission', 'time_limit_minutes', 'title'];
+const EXAM_FIELDS = [
+  'app',
+  'attempt',
+  'code_spec',
+  'description',
+  'due_date',
+  'exam_type',
+  'id',
+  'max_score',
+  'proctoring',
+  'status',
+  'submission',
+  'time_limit_minutes',
+  'title',
+];
 const ATTEMPT_FIELDS = ['exam_id', 'expires_at', 'hidden_released_at', 'id', 'started_at', 'student_id', 'submitted_at'];
 const SUBMISSION_FIELDS = ['attempt_id', 'exam_id', 'id', 'status', 'student_id', 'submitted_at'];
 const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
@@ -167,6 +181,7 @@ describe('Learner side: /v1/app/*', () => {
       expect(items[1]).toEqual({
         id: examId,
         title: 'Kinematics quiz',
+        description: '',
         exam_type: 'quiz',
         app: 'learning',
         due_date: due.toISOString(),
@@ -174,7 +189,9 @@ describe('Learner side: /v1/app/*', () => {
         max_score: 100,
         proctoring: { camera: false, screen: true },
         status: 'published',
+        code_spec: null,
         submission: null,
+        attempt: null,
       });
       expect(items[2]).toMatchObject({ app: 'code', due_date: null, time_limit_minutes: null });
 
@@ -433,7 +450,8 @@ describe('Learner side: /v1/app/*', () => {
       const examId = await insertExam(s);
       const session = await sessionOf(s.key, s.student);
       const attempt = await start(session, examId);
-      await app.ctx.db.models.Attempt.update({ expires_at: new Date(Date.now() - 1000) }, { where: { id: attempt.id } });
+      // Past the submit's grace minute too (learner-exam.test.ts covers the minute itself).
+      await app.ctx.db.models.Attempt.update({ expires_at: new Date(Date.now() - 61_000) }, { where: { id: attempt.id } });
 
       for (const [label, res] of [
         ['submit', await appPost(session, `/attempts/${attempt.id}/submit`, { answers: 'late' })],

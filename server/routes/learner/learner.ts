@@ -48,7 +48,7 @@ export const learnerRoutes: ApiRoute[] = [
     tag: 'SSO',
     response: learnerExamList,
     errors: ['forbidden'],
-    handler: async ({ learner }) => ({ items: (await listAssignedExams(learner)).map(({ exam, submission }) => presentLearnerExam(exam, submission)) }),
+    handler: async ({ learner }) => ({ items: (await listAssignedExams(learner)).map(presentLearnerExam) }),
   }),
   defineLearnerRoute({
     method: 'post',

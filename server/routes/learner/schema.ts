@@ -29,10 +29,50 @@ const ownSubmissionState = z
   .nullable()
   .openapi({ description: "The student's newest submission for this exam, or null." });
 
+const fileRef = z
+  .union([z.string(), z.object({ ref: z.string() })])
+  .openapi({ description: 'A file of the exam, as its teacher named it: a `ref` string or `{ref}`.', example: 'file_3Jk8mQ2xLw9Pz4Rb7Tn1Vc5Y' });
+
+const learnerCodeSpec = z
+  .object({
+    toolchain: z.string().optional().openapi({ example: 'python-3.12' }),
+    starter: fileRef.optional(),
+    sample_tests: fileRef.optional(),
+    hidden_tests: z
+      .object({ file: z.string(), sha256: z.string() })
+      .optional()
+      .openapi({
+        description: 'The encrypted hidden tests; their IV and key are never in this object (the key comes from POST /app/attempts/{id}/hidden-key).',
+      }),
+    commands: z
+      .record(z.string(), z.union([z.string(), z.array(z.string())]))
+      .optional()
+      .openapi({ example: { build: 'pip install -r requirements.txt', test: ['pytest -q'] } }),
+    ai_policy: z.object({ allowed: z.boolean(), model_tier: z.string(), max_interactions: z.number().int() }).partial().optional(),
+  })
+  .nullable()
+  .openapi('LearnerCodeSpec', { description: "A coding exam's `code_spec` without the hidden tests' IV; null for other exams." });
+
+const ownAttemptState = z
+  .object({
+    id: z.string().openapi({ example: ATTEMPT_EXAMPLE }),
+    started_at: timestamp,
+    expires_at: timestamp.nullable().openapi({ description: 'Null without a time limit.' }),
+  })
+  .nullable()
+  .openapi({
+    description:
+      "The student's newest unsubmitted attempt, or null: open while `expires_at` is null or ahead (POST /app/exams/{id}/attempts resumes it), " +
+      'run out once it has passed.',
+  });
+
 export const learnerExamSchema = z
   .object({
     id: z.string().openapi({ example: EXAM_EXAMPLE }),
     title: z.string().openapi({ example: 'Kinematics quiz' }),
+    description: z
+      .string()
+      .openapi({ description: 'The instructions, in Markdown (raw HTML is shown as text by the learner page).', example: '## Rules\n\nCalculators allowed.' }),
     exam_type: z.enum(['exam', 'homework', 'assignment', 'quiz', 'project']),
     app: z.enum(['learning', 'code']).openapi({ description: 'The app that delivers the exam.' }),
     due_date: timestamp.nullable(),
@@ -40,7 +80,9 @@ export const learnerExamSchema = z
     max_score: z.number().nullable().openapi({ example: 100 }),
     proctoring: z.record(z.string(), z.unknown()).openapi({ example: { camera: false, screen: true } }),
     status: z.enum(['draft', 'published', 'closed']).openapi({ description: 'Always `published` in this list.' }),
+    code_spec: learnerCodeSpec,
     submission: ownSubmissionState,
+    attempt: ownAttemptState,
   })
   .openapi('LearnerExam');
 
@@ -137,3 +179,21 @@ export const submissionReceiptSchema = z
     submitted_at: timestamp,
   })
   .openapi('LearnerSubmission');
+
+const SEAT_EXAMPLE = 'seat_4Rb8kT1xLm7Pz2Qw9Vn3Hc6Y';
+
+export const learnerDeviceSchema = z
+  .object({
+    seat_id: z.string().openapi({ example: SEAT_EXAMPLE }),
+    app: z.enum(['learning', 'code']).openapi({ description: 'The app the device last signed in to.' }),
+    device_name: z.string().nullable().openapi({ example: 'Chrome on Windows' }),
+    activated_at: timestamp,
+    last_seen_at: timestamp.openapi({ description: 'Last use of a session on this seat, to the minute (it moves at most once a minute).' }),
+    status: z.enum(['active', 'revoked']).openapi({ description: '`active` in the list; `revoked` once released.' }),
+    current: z.boolean().openapi({ description: 'True for the seat of the session making this call.' }),
+  })
+  .openapi('LearnerDevice');
+
+export const learnerDeviceList = z.object({ items: z.array(learnerDeviceSchema) });
+
+export const seatParams = z.strictObject({ seatId: z.string().min(1).max(320).openapi({ description: 'Device seat id.', example: SEAT_EXAMPLE }) });

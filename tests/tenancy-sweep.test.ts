@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../server/commands/alpha/curricula.js';
 import { approveBatch } from '../server/commands/coupons.js';
 import { seedDemo } from '../server/commands/demo/seed.js';
-import { generateWeeklyReports } from '../server/commands/guardians.js';
+import { generateWeeklyReports } from '../server/commands/guardian-reports.js';
 import { setAllowance } from '../server/commands/merits.js';
 import { LoginThrottle } from '../server/portal/login-throttle.js';
 import type { AnyPortalRoute as PortalRoute } from '../server/http/route.js';

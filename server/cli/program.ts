@@ -3,7 +3,7 @@ import { createCurriculum, publishCurriculum } from '../commands/alpha/curricula
 import { createApiKey, institutionOfKey, listApiKeys, revokeApiKey } from '../commands/api-keys.js';
 import { approveBatch, rejectBatch } from '../commands/coupons.js';
 import { seedDemo } from '../commands/demo/seed.js';
-import { generateWeeklyReports } from '../commands/guardians.js';
+import { generateWeeklyReports } from '../commands/guardian-reports.js';
 import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { readAllowance, setAllowance } from '../commands/merits.js';
 import { runSetup } from '../commands/setup.js';

@@ -1,14 +1,13 @@
-import { Op, UniqueConstraintError, type WhereOptions } from 'sequelize';
+import { Op, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import { Tenant, type Page, type PageRequest, type TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { newId, randomToken } from '../ids.js';
 import { queueMail } from '../mail/outbox.js';
-import type { GuardianLinkRow, GuardianReportRow, GuardianType } from '../models/guardian.js';
+import type { GuardianLinkRow, GuardianType } from '../models/guardian.js';
 import type { InstitutionRow } from '../models/institution.js';
-import type { PersonRow, PersonStatus } from '../models/person.js';
-import { findInstitution } from './institutions.js';
+import type { PersonRow } from '../models/person.js';
 import { DAY_MS } from './licenses.js';
 import { findPerson, personRefWhere } from './people.js';
 import { hashToken } from '../crypto/tokens.js';
@@ -21,10 +20,10 @@ const INVITE_TOKEN_PATTERN = /^[A-Za-z0-9]{32}$/;
 
 export const guardianAcceptUrl = (portalUrl: string, token: string) => `${portalUrl}/guardian/accept?token=${token}`;
 
-const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;
+export const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;
 
 /** `student_id` filters take an id or a login email; an unknown student simply matches nothing. */
-async function studentFilter(tenant: Tenant, ref: string): Promise<WhereOptions> {
+export async function studentFilter(tenant: Tenant, ref: string): Promise<WhereOptions> {
   if (!ref.includes('@')) return { student_id: ref };
   const student = await tenant.people.findOne({ attributes: ['id'], where: personRefWhere('student', ref) });
   return { student_id: student ? student.id : { [Op.in]: [] } };
@@ -198,179 +197,4 @@ export async function acceptGuardianInvite(db: Database, token: string, now = ne
     const institution = await tx.institution();
     return { guardian_id: link.id, student_id: student.id, student_first_name: firstName(student.full_name), institution_name: institution.name };
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// Weekly reports
-// ---------------------------------------------------------------------------------------------
-
-export interface ReportWeek {
-  /** Monday 00:00 UTC, inclusive. */
-  from: Date;
-  /** The next Monday 00:00 UTC, exclusive. */
-  to: Date;
-  /** Monday, `YYYY-MM-DD`. */
-  start: string;
-  /** Sunday, `YYYY-MM-DD`. */
-  end: string;
-}
-
-const dateOnly = (date: Date) => date.toISOString().slice(0, 10);
-
-/** The Monday-to-Sunday (UTC) week that ended most recently before `now`'s week began. */
-export function reportedWeek(now: Date): ReportWeek {
-  const daysSinceMonday = (now.getUTCDay() + 6) % 7;
-  const thisMonday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - daysSinceMonday);
-  const from = new Date(thisMonday - 7 * DAY_MS);
-  return { from, to: new Date(thisMonday), start: dateOnly(from), end: dateOnly(new Date(thisMonday - DAY_MS)) };
-}
-
-export type LicenseSummary = { status: 'active' | 'expired' | 'revoked' | 'none'; expires_at: string | null };
-
-/** What a guardian is told about one student for one week. Later issues add sections (exam results). */
-export type WeeklySummary = {
-  student: { full_name: string; status: PersonStatus };
-  week: { start: string; end: string };
-  license: LicenseSummary;
-  groups: string[];
-  /** Events of the week whose data names the student (`data.student_id`), by type. */
-  activity: { events: number; by_type: Record<string, number> };
-};
-
-async function licenseSection(tenant: Tenant, student: PersonRow, now: Date): Promise<LicenseSummary> {
-  const license = await tenant.licenses.findOne({ where: { user_id: student.id }, order: [['created_at', 'DESC']] });
-  if (!license) return { status: 'none', expires_at: null };
-  const status = license.status === 'active' && license.expires_at.getTime() <= now.getTime() ? 'expired' : license.status;
-  return { status, expires_at: license.expires_at.toISOString() };
-}
-
-async function groupsSection(tenant: Tenant, student: PersonRow): Promise<string[]> {
-  const memberships = await tenant.groupMembers.findAll({ attributes: ['group_id'], where: { student_id: student.id } });
-  if (memberships.length === 0) return [];
-  const groups = await tenant.groups.findAll({
-    attributes: ['name'],
-    where: { id: { [Op.in]: memberships.map((membership) => membership.group_id) } },
-    order: [['name', 'ASC']],
-  });
-  return groups.map((group) => group.name);
-}
-
-async function activitySection(tenant: Tenant, student: PersonRow, week: ReportWeek): Promise<WeeklySummary['activity']> {
-  const events = await tenant.events.findAll({
-    attributes: ['type'],
-    where: { created_at: { [Op.gte]: week.from, [Op.lt]: week.to }, data: { student_id: student.id } },
-  });
-  const byType: Record<string, number> = {};
-  for (const event of events) byType[event.type] = (byType[event.type] ?? 0) + 1;
-  return { events: events.length, by_type: Object.fromEntries(Object.entries(byType).sort(([a], [b]) => a.localeCompare(b))) };
-}
-
-/** The report's content, built only from what this build knows. Kept apart so sections can be added. */
-export async function buildWeeklySummary(tenant: Tenant, student: PersonRow, week: ReportWeek, now: Date): Promise<WeeklySummary> {
-  const [license, groups, activity] = await Promise.all([
-    licenseSection(tenant, student, now),
-    groupsSection(tenant, student),
-    activitySection(tenant, student, week),
-  ]);
-  return {
-    student: { full_name: student.full_name, status: student.status },
-    week: { start: week.start, end: week.end },
-    license,
-    groups,
-    activity,
-  };
-}
-
-/** The mail a verified guardian receives; mirrors the summary section by section. */
-export function renderWeeklyReportText(summary: WeeklySummary, institutionName: string): string {
-  const name = summary.student.full_name;
-  const license =
-    summary.license.status === 'none'
-      ? 'no license'
-      : `${summary.license.status}${summary.license.expires_at ? `, until ${summary.license.expires_at.slice(0, 10)}` : ''}`;
-  return [
-    `Weekly report for ${name}, ${summary.week.start} to ${summary.week.end}`,
-    `From ${institutionName}`,
-    '',
-    `Account: ${summary.student.status}`,
-    `License: ${license}`,
-    `Groups: ${summary.groups.length ? summary.groups.join(', ') : 'none'}`,
-    `Activity recorded this week: ${summary.activity.events}`,
-    '',
-    `You receive this because you confirmed you are a guardian of ${firstName(name)} at ${institutionName}.`,
-  ].join('\n');
-}
-
-/** One student's report for one week, with its mails, in one transaction; false when it exists already. */
-async function generateStudentReport(tenant: Tenant, studentId: string, week: ReportWeek, now: Date): Promise<boolean> {
-  try {
-    return await tenant.inTransaction(async (tx) => {
-      const existing = await tx.guardianReports.findOne({ attributes: ['id'], where: { student_id: studentId, week_start: week.start } });
-      if (existing) return false;
-      const student = await tx.people.findOne({ where: { id: studentId, role: 'student' } });
-      const guardians = await tx.guardianLinks.findAll({ where: { student_id: studentId, verified: true }, order: [['created_at', 'ASC']] });
-      if (!student || guardians.length === 0) return false;
-      const summary = await buildWeeklySummary(tx, student, week, now);
-      await tx.guardianReports.create({ id: newId('rpt'), student_id: student.id, week_start: week.start, summary, created_at: new Date() });
-      const institution = await tx.institution();
-      const text = renderWeeklyReportText(summary, institution.name);
-      for (const guardian of guardians) {
-        await queueMail(tx, {
-          to: guardian.guardian_email,
-          subject: `${institution.name}: weekly report for ${firstName(student.full_name)} (week of ${week.start})`,
-          text,
-          kind: 'guardian_report',
-          about: { kind: 'guardian_link', id: guardian.id },
-        });
-      }
-      return true;
-    });
-  } catch (error) {
-    // Another run (the cron job and the CLI at once) made the same report first.
-    if (error instanceof UniqueConstraintError) return false;
-    throw error;
-  }
-}
-
-/**
- * For every student with at least one verified guardian, the report of the week that ended most
- * recently before `now`, and one mail per verified guardian. Idempotent per (student, week).
- * Without `institutionId`: every approved institution.
- */
-export async function generateWeeklyReports(db: Database, options: { institutionId?: string; now?: Date } = {}): Promise<{ generated: number }> {
-  const now = options.now ?? new Date();
-  const week = reportedWeek(now);
-  const institutions = options.institutionId
-    ? [await findInstitution(db, options.institutionId)]
-    : await db.models.Institution.findAll({ attributes: ['id'], where: { status: 'approved' }, order: [['created_at', 'ASC']] });
-  let generated = 0;
-  for (const institution of institutions) {
-    const tenant = new Tenant(db, institution.id);
-    const links = await tenant.guardianLinks.findAll({ attributes: ['student_id'], where: { verified: true } });
-    for (const studentId of [...new Set(links.map((link) => link.student_id))].sort()) {
-      if (await generateStudentReport(tenant, studentId, week, now)) generated += 1;
-    }
-  }
-  return { generated };
-}
-
-export interface ReportQuery extends PageRequest {
-  student_id?: string;
-  since?: Date;
-}
-
-export async function listGuardianReports(tenant: Tenant, query: ReportQuery): Promise<Page<GuardianReportRow>> {
-  const where: WhereOptions[] = [];
-  if (query.student_id) where.push(await studentFilter(tenant, query.student_id));
-  if (query.since) where.push({ created_at: { [Op.gte]: query.since } });
-  return tenant.guardianReports.page(
-    {
-      where: where.length ? { [Op.and]: where } : undefined,
-      order: [
-        ['created_at', 'ASC'],
-        ['id', 'ASC'],
-      ],
-    },
-    query,
-  );
 }

@@ -5,7 +5,7 @@ import { Op, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { MailOutboxRow } from '../models/mail.js';
-import { openBody, openRecipient } from './outbox.js';
+import { openBody, openHtml, openRecipient } from './outbox.js';
 import { loadSmtpConnection, type SmtpConnectionSettings } from './smtp-settings.js';
 import { dropMail, staleReason, type StalenessCache } from './staleness.js';
 
@@ -147,11 +147,15 @@ async function sendOne(db: Database, logger: Logger, { transport, smtp, stale }:
       to: openRecipient(db, row),
       subject: row.subject,
       text,
+      // nodemailer makes multipart/alternative of the two: text first, HTML preferred by readers that show it.
+      ...(row.html_sealed ? { html: openHtml(db, row) ?? undefined } : {}),
       headers: { 'Auto-Submitted': 'auto-generated' },
     });
     // Writes go through a transaction: this process's writers queue there (server/db/sequelize.ts).
     // The body is erased once sent: a delivered invitation link is not kept to be read again.
-    await db.sequelize.transaction((transaction) => row.update({ status: 'sent', sent_at: new Date(), last_error: null, body_sealed: null }, { transaction }));
+    await db.sequelize.transaction((transaction) =>
+      row.update({ status: 'sent', sent_at: new Date(), last_error: null, body_sealed: null, html_sealed: null }, { transaction }),
+    );
     result.sent += 1;
     logger.info({ mail_id: row.id, kind: row.kind }, 'mail sent');
   } catch (error) {
@@ -159,7 +163,7 @@ async function sendOne(db: Database, logger: Logger, { transport, smtp, stale }:
     const lastError = describeMailError(error);
     const status = attempts >= MAX_MAIL_ATTEMPTS ? 'failed' : 'queued';
     // A message given up on is never retried: its body goes with it.
-    const erase = status === 'failed' ? { body_sealed: null } : {};
+    const erase = status === 'failed' ? { body_sealed: null, html_sealed: null } : {};
     await db.sequelize.transaction((transaction) => row.update({ attempts, last_error: lastError, status, ...erase }, { transaction }));
     if (status === 'failed') result.failed += 1;
     else result.retrying += 1;

@@ -2,13 +2,15 @@ import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { TenantTx } from '../db/tenant.js';
 import { newId } from '../ids.js';
-import { MAIL_BODY, MAIL_RECIPIENT, type MailOutboxRow } from '../models/mail.js';
+import { MAIL_BODY, MAIL_HTML, MAIL_RECIPIENT, type MailOutboxRow } from '../models/mail.js';
 import { aboutVersion, dropStaleMail, type MailAbout } from './staleness.js';
 
 export interface OutgoingMail {
   to: string;
   subject: string;
   text: string;
+  /** An HTML part beside the text, saying the same; every interpolated value must be escaped (escapeHtml). */
+  html?: string | null;
   /** What the mail is for (`guardian_invite`, `guardian_report`, …); shown in the portal's outbox. */
   kind: string;
   /** When what the mail offers ends (an invitation link): after that it is dropped, never sent. */
@@ -44,6 +46,18 @@ export function openBody(db: Sealer, row: Pick<MailOutboxRow, 'body_sealed'>): s
   return row.body_sealed === null ? null : db.fieldCrypto.decrypt(row.body_sealed, MAIL_BODY);
 }
 
+/** The HTML part of a mail still waiting to be sent; null for text-only mail, and once sent or dropped. */
+export function openHtml(db: Sealer, row: Pick<MailOutboxRow, 'html_sealed'>): string | null {
+  return row.html_sealed ? db.fieldCrypto.decrypt(row.html_sealed, MAIL_HTML) : null;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text made safe to place in HTML content or a quoted attribute. */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!);
+}
+
 /**
  * Writes the mail as an outbox row in the caller's transaction (so it exists exactly when the
  * change that caused it does) and, once that transaction commits, tells the mailer to send.
@@ -59,6 +73,7 @@ export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailO
     to_masked: maskEmail(to),
     subject: mail.subject.slice(0, 300),
     body_sealed: tx.fieldCrypto.encrypt(mail.text, MAIL_BODY),
+    html_sealed: mail.html ? tx.fieldCrypto.encrypt(mail.html, MAIL_HTML) : null,
     expires_at: mail.expiresAt ?? null,
     kind: mail.kind,
     status: 'queued',
@@ -86,7 +101,10 @@ export async function pruneMail(db: Database, now = new Date()): Promise<{ dropp
   const dropped = await dropStaleMail(db, now);
   const { MailOutbox } = db.models;
   return db.sequelize.transaction(async (transaction) => {
-    const [erased] = await MailOutbox.update({ body_sealed: null }, { where: { status: { [Op.ne]: 'queued' }, body_sealed: { [Op.ne]: null } }, transaction });
+    const [erased] = await MailOutbox.update(
+      { body_sealed: null, html_sealed: null },
+      { where: { status: { [Op.ne]: 'queued' }, [Op.or]: [{ body_sealed: { [Op.ne]: null } }, { html_sealed: { [Op.ne]: null } }] }, transaction },
+    );
     const deleted = await MailOutbox.destroy({
       where: { status: { [Op.ne]: 'queued' }, created_at: { [Op.lt]: new Date(now.getTime() - MAIL_RETENTION_MS) } },
       transaction,

@@ -122,7 +122,10 @@ export async function staleReason(db: Database, row: Checked, now: Date, cache: 
 /** Marks a waiting message dropped, body erased; false if it was no longer waiting (sent or dropped meanwhile). */
 export async function dropMail(db: Database, id: string, reason: MailDropReason): Promise<boolean> {
   const [changed] = await db.sequelize.transaction((transaction) =>
-    db.models.MailOutbox.update({ status: 'dropped', dropped_reason: reason, body_sealed: null }, { where: { id, status: 'queued' }, transaction }),
+    db.models.MailOutbox.update(
+      { status: 'dropped', dropped_reason: reason, body_sealed: null, html_sealed: null },
+      { where: { id, status: 'queued' }, transaction },
+    ),
   );
   return changed === 1;
 }

@@ -1,6 +1,67 @@
+import type { PersonStatus } from './person.js';
+import type { SubmissionStatus } from './submission.js';
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
 
 export type GuardianType = 'father' | 'mother' | 'guardian';
+
+export type LicenseSummary = { status: 'active' | 'expired' | 'revoked' | 'none'; expires_at: string | null };
+
+/** A submission made or graded in the reported week. */
+export interface ReportSubmission {
+  exam_id: string;
+  exam_title: string;
+  status: SubmissionStatus;
+  /** Null until graded. */
+  score: number | null;
+  max_score: number | null;
+  /** Whether the teacher wrote feedback; the feedback itself stays in the student's app. */
+  has_feedback: boolean;
+  submitted_at: string;
+  graded_at: string | null;
+}
+
+/** A published exam of one of the student's groups, due within 7 days of the report, not yet handed in. */
+export interface ReportUpcomingExam {
+  exam_id: string;
+  exam_title: string;
+  due_date: string;
+  max_score: number | null;
+}
+
+export interface ReportAlpha {
+  /** Practice minutes recorded on the week's days (UTC). */
+  minutes: number;
+  activities: number;
+  points_earned: number;
+  /** The balance at the end of the week. */
+  points_total: number;
+  /** Mastery when the report was made, per enrolled curriculum, in enrollment order. */
+  curricula: Array<{
+    curriculum_id: string;
+    name: string;
+    concepts_total: number;
+    concepts_mastered: number;
+    /** Mean over every concept (0..1), unpractised ones counting 0; null without concepts. */
+    average_mastery: number | null;
+  }>;
+}
+
+/** What a guardian is told about one student for one week: the report's stored content, its API body and its mail. */
+export interface WeeklySummary {
+  student: { full_name: string; status: PersonStatus };
+  week: { start: string; end: string };
+  license: LicenseSummary;
+  groups: string[];
+  /** Events of the week whose data names the student (`data.student_id`), by type. */
+  activity: { events: number; by_type: Record<string, number> };
+  submissions: ReportSubmission[];
+  upcoming_exams: ReportUpcomingExam[];
+  alpha: ReportAlpha;
+}
+
+/** As stored: reports made before issue 17 lack the sections it added. */
+export type StoredWeeklySummary = Omit<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha'> &
+  Partial<Pick<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha'>>;
 
 export interface GuardianLinkRow extends Model<InferAttributes<GuardianLinkRow>, InferCreationAttributes<GuardianLinkRow>> {
   id: string;
@@ -27,7 +88,7 @@ export interface GuardianReportRow extends Model<InferAttributes<GuardianReportR
   student_id: string;
   /** Monday of the reported week, `YYYY-MM-DD`. */
   week_start: string;
-  summary: Record<string, unknown>;
+  summary: StoredWeeklySummary;
   created_at: Date;
 }
 

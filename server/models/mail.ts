@@ -3,6 +3,7 @@ import { DataTypes, type CreationOptional, type InferAttributes, type InferCreat
 /** Encryption contexts of outbox recipients and bodies; the same string must be used to seal and open them. */
 export const MAIL_RECIPIENT = 'mail_outbox.to';
 export const MAIL_BODY = 'mail_outbox.body';
+export const MAIL_HTML = 'mail_outbox.html';
 
 /** `dropped`: never sent, because it had gone stale while waiting (`dropped_reason` says how). */
 export const MAIL_STATUSES = ['queued', 'sent', 'failed', 'dropped'] as const;
@@ -39,6 +40,8 @@ export interface MailOutboxRow extends Model<InferAttributes<MailOutboxRow>, Inf
   subject: string;
   /** The text, sealed with the master key; null once sent or dropped. */
   body_sealed: string | null;
+  /** The HTML part, sealed like the text; null for text-only mail, and once sent or dropped. */
+  html_sealed: CreationOptional<string | null>;
   /** Past this, a waiting message is dropped (`link_expired`) instead of sent. */
   expires_at: Date | null;
   kind: string;
@@ -74,6 +77,7 @@ export function defineMailOutbox(sequelize: Sequelize) {
       to_masked: { type: DataTypes.STRING(320), allowNull: false },
       subject: { type: DataTypes.STRING(300), allowNull: false },
       body_sealed: { type: DataTypes.TEXT, allowNull: true },
+      html_sealed: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
       expires_at: { type: DataTypes.DATE, allowNull: true },
       kind: { type: DataTypes.STRING(50), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },

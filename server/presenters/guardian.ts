@@ -1,5 +1,5 @@
 import { iso } from './common.js';
-import type { GuardianLinkRow, GuardianReportRow } from '../models/guardian.js';
+import type { GuardianLinkRow, GuardianReportRow, StoredWeeklySummary } from '../models/guardian.js';
 
 /** A guardian link as the API shows one: never the invitation token's hash or expiry bookkeeping. */
 export function presentGuardianLink(row: GuardianLinkRow) {
@@ -22,7 +22,49 @@ export function presentGuardianReport(row: GuardianReportRow) {
     id: row.id,
     student_id: row.student_id,
     week_start: row.week_start,
-    summary: row.summary,
+    summary: presentReportSummary(row.summary),
     created_at: row.created_at.toISOString(),
+  };
+}
+
+/** The stored content, section by section; sections added later are empty (or null) in older reports. */
+function presentReportSummary(summary: StoredWeeklySummary) {
+  return {
+    student: { full_name: summary.student.full_name, status: summary.student.status },
+    week: { start: summary.week.start, end: summary.week.end },
+    license: { status: summary.license.status, expires_at: summary.license.expires_at },
+    groups: summary.groups,
+    activity: { events: summary.activity.events, by_type: summary.activity.by_type },
+    submissions: (summary.submissions ?? []).map((item) => ({
+      exam_id: item.exam_id,
+      exam_title: item.exam_title,
+      status: item.status,
+      score: item.score,
+      max_score: item.max_score,
+      has_feedback: item.has_feedback,
+      submitted_at: item.submitted_at,
+      graded_at: item.graded_at,
+    })),
+    upcoming_exams: (summary.upcoming_exams ?? []).map((item) => ({
+      exam_id: item.exam_id,
+      exam_title: item.exam_title,
+      due_date: item.due_date,
+      max_score: item.max_score,
+    })),
+    alpha: summary.alpha
+      ? {
+          minutes: summary.alpha.minutes,
+          activities: summary.alpha.activities,
+          points_earned: summary.alpha.points_earned,
+          points_total: summary.alpha.points_total,
+          curricula: summary.alpha.curricula.map((item) => ({
+            curriculum_id: item.curriculum_id,
+            name: item.name,
+            concepts_total: item.concepts_total,
+            concepts_mastered: item.concepts_mastered,
+            average_mastery: item.average_mastery,
+          })),
+        }
+      : null,
   };
 }

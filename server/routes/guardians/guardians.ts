@@ -1,4 +1,5 @@
-import { createGuardianLink, deleteGuardianLink, listGuardianLinks, listGuardianReports, resendGuardianInvite } from '../../commands/guardians.js';
+import { listGuardianReports } from '../../commands/guardian-reports.js';
+import { createGuardianLink, deleteGuardianLink, listGuardianLinks, resendGuardianInvite } from '../../commands/guardians.js';
 import { defineRoute } from '../../http/route.js';
 import { presentGuardianLink, presentGuardianReport } from '../../presenters/guardian.js';
 import {

@@ -58,21 +58,74 @@ export const deletedGuardianSchema = z
   .object({ id: z.string(), deleted: z.literal(true) })
   .openapi({ example: { id: 'gdn_3Kq8mW2xLp7Rz1Nb9Tv4Yc6D', deleted: true } });
 
+const day = z.string().openapi({ description: '`YYYY-MM-DD` (UTC).', example: '2026-09-07' });
+
+const reportSubmission = z
+  .object({
+    exam_id: z.string().openapi({ example: 'exm_5Jd8mQ2xLw4Pz7Rb1Tn9Vc3Y' }),
+    exam_title: z.string().openapi({ example: 'Fractions quiz' }),
+    status: z.enum(['submitted', 'graded', 'resubmission_requested', 'voided']),
+    score: z.number().nullable().openapi({ description: 'Null until graded.', example: 8 }),
+    max_score: z.number().nullable().openapi({ example: 10 }),
+    has_feedback: z.boolean().openapi({ description: 'Whether the teacher wrote feedback; the feedback itself is not in the report.' }),
+    submitted_at: timestamp,
+    graded_at: timestamp.nullable(),
+  })
+  .openapi('GuardianReportSubmission');
+
+const reportUpcomingExam = z
+  .object({
+    exam_id: z.string().openapi({ example: 'exm_9Kd2mQ4xLw7Pz3Rb8Tn1Vc5Y' }),
+    exam_title: z.string().openapi({ example: 'Algebra test' }),
+    due_date: timestamp,
+    max_score: z.number().nullable().openapi({ example: 20 }),
+  })
+  .openapi('GuardianReportUpcomingExam');
+
+const reportAlpha = z
+  .object({
+    minutes: z.number().int().openapi({ description: 'Alpha Learning practice minutes on the days of the week (UTC).', example: 45 }),
+    activities: z.number().int().openapi({ example: 9 }),
+    points_earned: z.number().int().openapi({ description: 'Points earned during the week.', example: 60 }),
+    points_total: z.number().int().openapi({ description: 'The balance at the end of the week.', example: 340 }),
+    curricula: z.array(
+      z.object({
+        curriculum_id: z.string().openapi({ example: 'cur_3Hd9mQ4xLw7Pz2Rb8Tn1Vc5Y' }),
+        name: z.string().openapi({ example: 'Arithmetic' }),
+        concepts_total: z.number().int(),
+        concepts_mastered: z.number().int(),
+        average_mastery: z.number().nullable().openapi({ description: 'Mean mastery (0 to 1) over every concept; null without concepts.', example: 0.42 }),
+      }),
+    ),
+  })
+  .openapi('GuardianReportAlpha', { description: 'Mastery is as of when the report was made, per enrolled curriculum.' });
+
+export const reportSummarySchema = z
+  .object({
+    student: z.object({ full_name: z.string().openapi({ example: 'Ada Lovelace' }), status: z.enum(['active', 'suspended']) }),
+    week: z.object({ start: day, end: day }),
+    license: z.object({ status: z.enum(['active', 'expired', 'revoked', 'none']), expires_at: timestamp.nullable() }),
+    groups: z.array(z.string()).openapi({ description: "Names of the student's groups, A to Z.", example: ['Year 10 Maths'] }),
+    activity: z.object({
+      events: z.number().int().openapi({ description: 'Events of the week whose data names the student.', example: 3 }),
+      by_type: z.record(z.string(), z.number().int()).openapi({ example: { 'submission.graded': 1, 'submission.created': 2 } }),
+    }),
+    submissions: z
+      .array(reportSubmission)
+      .openapi({ description: 'Submissions handed in or graded during the week, oldest first. Empty in reports made before this section existed.' }),
+    upcoming_exams: z
+      .array(reportUpcomingExam)
+      .openapi({ description: "Published exams of the student's groups due within 7 days of the report, not yet handed in; soonest first." }),
+    alpha: reportAlpha.nullable().openapi({ description: 'Null in reports made before this section existed.' }),
+  })
+  .openapi('GuardianReportSummary');
+
 export const reportSchema = z
   .object({
     id: z.string().openapi({ example: 'rpt_2Hd9mQ4xLw7Pz3Rb8Tn1Vc5Y' }),
     student_id: z.string().openapi({ example: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y' }),
     week_start: z.string().openapi({ description: 'Monday of the reported week (UTC), `YYYY-MM-DD`.', example: '2026-09-07' }),
-    summary: z.record(z.string(), z.unknown()).openapi({
-      description: 'What the appliance knows about the student that week.',
-      example: {
-        student: { full_name: 'Ada Lovelace', status: 'active' },
-        week: { start: '2026-09-07', end: '2026-09-13' },
-        license: { status: 'active', expires_at: '2027-09-07T10:00:00.000Z' },
-        groups: ['Year 10 Maths'],
-        activity: { events: 3, by_type: { 'group.updated': 1, 'guardian.verified': 1, 'student.updated': 1 } },
-      },
-    }),
+    summary: reportSummarySchema.openapi({ description: 'What the mail to verified guardians said, as stored when the report was made.' }),
     created_at: timestamp,
   })
   .openapi('GuardianReport');

@@ -10,6 +10,7 @@ import { useInstitution } from '../../session';
 import { HolderLicenses } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
+import { GuardianReports } from './GuardianReports';
 import type { Student, StudentExam } from './students';
 
 /** The edit form's labels by API field: shown on the inputs, and in a refusal's words. */
@@ -175,6 +176,7 @@ export function StudentDetailPage() {
                   empty={{ title: 'No exams assigned', description: 'Published exams of the groups this student is in appear here.' }}
                 />
               </Section>
+              <GuardianReports institutionId={institution.id} studentId={row.id} />
             </Stack>
 
             {editing ? <EditStudentModal student={row} opened onClose={edit.close} /> : null}

@@ -1,0 +1,100 @@
+/**
+ * Weekly guardian reports in Chromium (issue 17): the institution admin opens a student of the
+ * demo institution, finds the "Guardian reports" section and reads a report's contents in its
+ * dialog: the week's submissions with scores, what is due next, Alpha minutes and mastery. The
+ * report is made from the demo's activity plus a graded submission and an exam due in 3 days.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateWeeklyReports } from '../../server/commands/guardian-reports.js';
+import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
+import { Tenant } from '../../server/db/tenant.js';
+import { newId } from '../../server/ids.js';
+import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
+import { chromiumAvailable, launchChromium, openPage, screenshotter, signInOnPage } from '../helpers/browser.js';
+import { setUpPortal } from '../helpers/portal.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+const OPERATOR = { institution: 'Lakeside School', admin_email: 'operator@lakeside.test', admin_password: 'lakeside operator pw' };
+
+/** The Monday 06:00 UTC after today: the reported week is then this week. */
+function nextMondayMorning(): Date {
+  const now = new Date();
+  const daysToMonday = 7 - ((now.getUTCDay() + 6) % 7);
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + daysToMonday, 6));
+}
+
+describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
+  let app: TestAppliance;
+  let browser: Browser;
+  let demo: DemoSeed;
+  const shot = screenshotter('guardian-reports');
+
+  beforeAll(async () => {
+    [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
+    await setUpPortal(app, OPERATOR);
+    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('the admin opens a student’s weekly report and reads its submissions, due exams and Alpha practice', async () => {
+    const tenant = new Tenant(app.ctx.db, demo.institution.id);
+    const generatedAt = nextMondayMorning();
+    const link = (await tenant.guardianLinks.findAll({ where: { verified: true }, order: [['created_at', 'ASC']] }))[0]!;
+    const student = (await tenant.people.findById(link.student_id))!;
+    // An exam of the student's group due in 3 days, not handed in.
+    const membership = (await tenant.groupMembers.findOne({ where: { student_id: student.id } }))!;
+    const faculty = (await tenant.people.findOne({ where: { role: 'faculty' } }))!;
+    await tenant.inTransaction(async (tx) => {
+      const exam = await tx.exams.create({
+        id: newId('exm'),
+        faculty_id: faculty.id,
+        title: 'Volcanoes <quiz>',
+        description: '',
+        exam_type: 'quiz',
+        app: 'learning',
+        status: 'published',
+        max_score: 12,
+        due_date: new Date(generatedAt.getTime() + 3 * DAY_MS),
+        time_limit_minutes: null,
+        proctoring: {},
+        ai_policy: {},
+        code_spec: null,
+        published_at: new Date(),
+        closed_at: null,
+      });
+      await tx.examAssignments.create({ exam_id: exam.id, group_id: membership.group_id, assigned_at: new Date() });
+    });
+    expect((await generateWeeklyReports(app.ctx.db, { institutionId: demo.institution.id, now: generatedAt })).generated).toBeGreaterThan(0);
+    const report = (await tenant.guardianReports.findOne({ where: { student_id: student.id } }))!;
+    expect(report.summary.upcoming_exams?.map((item) => item.exam_title)).toContain('Volcanoes <quiz>');
+
+    const { page, errors } = await openPage(browser);
+    await signInOnPage(page, app.origin, demo.admin.account.email, demo.admin.password);
+    await page.goto(`${app.origin}/#/i/${demo.institution.id}/students/${student.id}`);
+    const table = page.getByRole('table', { name: 'Guardian reports' });
+    const row = table.getByRole('row', { name: new RegExp(`${report.summary.week.start} to ${report.summary.week.end}`) });
+    await row.waitFor();
+    await row.scrollIntoViewIfNeeded();
+    await shot(page, 'student-reports');
+    await row.click();
+
+    const dialog = page.getByRole('dialog', { name: `Weekly report, ${report.summary.week.start} to ${report.summary.week.end}` });
+    await dialog.waitFor();
+    await expect(dialog.getByText('Volcanoes <quiz>: due', { exact: false }).textContent()).resolves.toContain('Volcanoes <quiz>');
+    const alpha = report.summary.alpha!;
+    await expect(dialog.getByText(`Practice: ${alpha.minutes} minutes in ${alpha.activities} activities`).count()).resolves.toBe(1);
+    for (const curriculum of alpha.curricula) await expect(dialog.getByText(`${curriculum.name}:`, { exact: false }).count()).resolves.toBe(1);
+    const submissions = dialog.getByRole('table', { name: 'Submissions this week' });
+    for (const item of report.summary.submissions ?? []) {
+      const cells = submissions.getByRole('row', { name: new RegExp(item.exam_title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) });
+      await expect(cells.count()).resolves.toBeGreaterThan(0);
+    }
+    if ((report.summary.submissions ?? []).length === 0) await expect(dialog.getByText('No submissions this week.').count()).resolves.toBe(1);
+    await shot(page, 'report-dialog');
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,153 @@
+import { Badge, Group, List, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import type { ColumnDef } from '@tanstack/react-table';
+import { useState } from 'react';
+import type { z } from 'zod';
+import type { reportSchema } from '../../../../server/routes/guardians/schema';
+import { api, type Page } from '../../api/client';
+import { DataTable, Fact, Facts, formatDate, Section } from '../../components';
+import { areaKey, dataPath } from '../shared/areas';
+
+/** A weekly guardian report as GET /guardians/reports returns it: what the verified guardians were mailed. */
+export type GuardianReport = z.input<typeof reportSchema>;
+type Summary = GuardianReport['summary'];
+
+const words = (value: string) => value.replaceAll('_', ' ');
+const percent = (value: number | null) => (value === null ? '—' : `${Math.round(value * 100)}%`);
+const scoreOf = (item: Summary['submissions'][number]) => (item.score === null ? '—' : `${item.score}${item.max_score === null ? '' : ` / ${item.max_score}`}`);
+
+function SubmissionsTable({ items }: { items: Summary['submissions'] }) {
+  if (items.length === 0) return <Text size="sm">No submissions this week.</Text>;
+  return (
+    <Table.ScrollContainer minWidth={480}>
+      <Table aria-label="Submissions this week">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Exam</Table.Th>
+            <Table.Th>Status</Table.Th>
+            <Table.Th>Score</Table.Th>
+            <Table.Th>Handed in</Table.Th>
+            <Table.Th>Feedback</Table.Th>
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {items.map((item) => (
+            <Table.Tr key={`${item.exam_id}-${item.submitted_at}`}>
+              <Table.Td>{item.exam_title}</Table.Td>
+              <Table.Td>{words(item.status)}</Table.Td>
+              <Table.Td>{scoreOf(item)}</Table.Td>
+              <Table.Td>{formatDate(item.submitted_at)}</Table.Td>
+              <Table.Td>{item.has_feedback ? 'yes' : 'no'}</Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
+/** The report's contents, section by section, as the mail has them. */
+function ReportDetail({ report }: { report: GuardianReport }) {
+  const { summary } = report;
+  return (
+    <Stack gap="lg">
+      <Facts mb={0}>
+        <Fact label="Week">{`${summary.week.start} to ${summary.week.end}`}</Fact>
+        <Fact label="Made">{formatDate(report.created_at)}</Fact>
+        <Fact label="Account">{summary.student.status}</Fact>
+        <Fact label="License">{summary.license.status === 'none' ? 'none' : `${summary.license.status}, until ${formatDate(summary.license.expires_at)}`}</Fact>
+      </Facts>
+      <Stack gap="xs">
+        <Title order={5}>Submissions this week</Title>
+        <SubmissionsTable items={summary.submissions} />
+      </Stack>
+      <Stack gap="xs">
+        <Title order={5}>Due in the next 7 days</Title>
+        {summary.upcoming_exams.length === 0 ? (
+          <Text size="sm">Nothing due.</Text>
+        ) : (
+          <List size="sm">
+            {summary.upcoming_exams.map((item) => (
+              <List.Item key={item.exam_id}>
+                {item.exam_title}: due {formatDate(item.due_date)}
+              </List.Item>
+            ))}
+          </List>
+        )}
+      </Stack>
+      <Stack gap="xs">
+        <Title order={5}>Alpha Learning</Title>
+        {summary.alpha === null ? (
+          <Text size="sm">Not in reports made before this section existed.</Text>
+        ) : (
+          <List size="sm">
+            <List.Item>
+              Practice: {summary.alpha.minutes} minutes in {summary.alpha.activities} activities
+            </List.Item>
+            <List.Item>
+              Points: {summary.alpha.points_earned} earned this week, {summary.alpha.points_total} in total
+            </List.Item>
+            {summary.alpha.curricula.map((item) => (
+              <List.Item key={item.curriculum_id}>
+                {item.name}: {item.concepts_mastered} of {item.concepts_total} concepts mastered, average mastery {percent(item.average_mastery)}
+              </List.Item>
+            ))}
+          </List>
+        )}
+      </Stack>
+      <Stack gap="xs">
+        <Title order={5}>Groups and activity</Title>
+        <Group gap="xs">
+          {summary.groups.length === 0 ? (
+            <Text size="sm">No groups.</Text>
+          ) : (
+            summary.groups.map((name) => (
+              <Badge key={name} variant="light">
+                {name}
+              </Badge>
+            ))
+          )}
+        </Group>
+        <Text size="sm">Activity recorded this week: {summary.activity.events}</Text>
+      </Stack>
+    </Stack>
+  );
+}
+
+/** The student's weekly guardian reports, newest first, each opening to what its guardians read. */
+export function GuardianReports({ institutionId, studentId }: { institutionId: string; studentId: string }) {
+  const [open, setOpen] = useState<GuardianReport | null>(null);
+  const reports = useQuery({
+    queryKey: [...areaKey(institutionId, 'students'), 'guardian-reports', studentId],
+    queryFn: () => api.get<Page<GuardianReport>>(dataPath(institutionId, '/guardians/reports'), { student_id: studentId, limit: 200 }),
+  });
+  const columns: ColumnDef<GuardianReport>[] = [
+    { header: 'Week', id: 'week', cell: ({ row }) => `${row.original.summary.week.start} to ${row.original.summary.week.end}` },
+    { header: 'Submissions', id: 'submissions', cell: ({ row }) => row.original.summary.submissions.length },
+    { header: 'Due next', id: 'upcoming', cell: ({ row }) => row.original.summary.upcoming_exams.length },
+    { header: 'Alpha minutes', id: 'alpha', cell: ({ row }) => row.original.summary.alpha?.minutes ?? '—' },
+    { header: 'Made', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
+  ];
+  return (
+    <Section title="Guardian reports">
+      <DataTable
+        label="Guardian reports"
+        columns={columns}
+        data={reports.data ? [...reports.data.items].reverse() : undefined}
+        isLoading={reports.isPending}
+        error={reports.error}
+        getRowId={(item) => item.id}
+        onRowClick={(item) => setOpen(item)}
+        empty={{ title: 'No reports yet', description: 'A report is made each Monday for a student with a verified guardian, about the week before.' }}
+      />
+      <Modal
+        opened={open !== null}
+        onClose={() => setOpen(null)}
+        title={open ? `Weekly report, ${open.summary.week.start} to ${open.summary.week.end}` : ''}
+        size="xl"
+      >
+        {open ? <ReportDetail report={open} /> : null}
+      </Modal>
+    </Section>
+  );
+}

@@ -310,7 +310,11 @@ export function submitAttempt(learner: LearnerAuth, attemptId: string, input: Su
       status: 'submitted',
       answers: input.answers === undefined ? null : input.answers,
       file_ids: refs,
-      ai_usage: input.ai_usage ?? null,
+      // Contract §9: the usage recorded by /app/ai/usage (docs/decisions.md#ai-usage), never the body's
+      // `ai_usage`; re-read after the claim above, which refuses any report that would land later.
+      ai_usage: await tx.attempts
+        .findById(attempt.id, { attributes: ['ai_interactions', 'ai_cost_cents'] })
+        .then((recorded) => ({ interactions: recorded?.ai_interactions ?? 0, cost_cents: Number(recorded?.ai_cost_cents ?? 0) })),
       score: null,
       feedback: null,
       graded_by: null,

@@ -15,9 +15,6 @@ import { normalizeEmail } from '../validation/people.js';
 export const MAX_CREDIT_CENTS = 1_000_000;
 /** What the operator may grant one institution: $10 billion, far inside exact integer arithmetic. */
 export const MAX_ALLOWANCE_CENTS = 1_000_000_000_000;
-/** One AI usage report: at most $10,000 and a million interactions. */
-export const MAX_USAGE_CENTS = 1_000_000;
-export const MAX_USAGE_INTERACTIONS = 1_000_000;
 /** Rows shown with a wallet, newest first. */
 export const WALLET_LEDGER_ROWS = 50;
 
@@ -250,35 +247,4 @@ export async function listLedger(tenant: Tenant, filter: LedgerFilter): Promise<
 export function walletOwner(learner: LearnerAuth): PersonRow {
   if (learner.person.role !== 'student') throw new AppError('forbidden', 'Only students have a merit wallet; this session belongs to a faculty member.');
   return learner.person;
-}
-
-export interface AiUsage {
-  cost_cents: number;
-  interactions: number;
-}
-
-export interface AiUsageResult extends AiUsage {
-  balance_cents: number;
-}
-
-/**
- * POST /app/ai/usage: the student's wallet pays for AI usage with a `spend` row. More than the
- * balance is `409 insufficient_allowance` and spends nothing (no partial spend). A cost of 0 writes
- * no row and answers the balance.
- */
-export async function spendOnAi(learner: LearnerAuth, usage: AiUsage): Promise<AiUsageResult> {
-  const student = walletOwner(learner);
-  return learner.tenant.inTransaction(async (tx) => {
-    if (usage.cost_cents === 0) {
-      const wallet = await tx.meritWallets.findOne({ where: { student_id: student.id } });
-      return { ...usage, balance_cents: wallet ? cents(wallet.balance_cents) : 0 };
-    }
-    const entry = await postToWallet(tx, student, {
-      kind: 'spend',
-      amount_cents: -usage.cost_cents,
-      reason: `AI usage: ${usage.interactions} interaction${usage.interactions === 1 ? '' : 's'}`,
-      ref: null,
-    });
-    return { ...usage, balance_cents: cents(entry.balance_after_cents) };
-  });
 }

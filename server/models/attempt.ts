@@ -11,6 +11,9 @@ export interface AttemptRow extends Model<InferAttributes<AttemptRow>, InferCrea
   submitted_at: Date | null;
   /** When the hidden-tests key was released to the student. */
   hidden_released_at: Date | null;
+  /** AI usage recorded by `POST /app/ai/usage` (policy-checked, paid); a submission copies it. */
+  ai_interactions: CreationOptional<number>;
+  ai_cost_cents: CreationOptional<number>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -38,6 +41,8 @@ export function defineAttempt(sequelize: Sequelize) {
       expires_at: { type: DataTypes.DATE, allowNull: true },
       submitted_at: { type: DataTypes.DATE, allowNull: true },
       hidden_released_at: { type: DataTypes.DATE, allowNull: true },
+      ai_interactions: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
+      ai_cost_cents: { type: DataTypes.BIGINT, allowNull: false, defaultValue: 0 },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

@@ -24,7 +24,7 @@ export interface MeritWalletRow extends Model<InferAttributes<MeritWalletRow>, I
 /**
  * One movement of a wallet. A `credit` row is the operator credit itself (its id is the
  * `credit_id`, its `ref` the idempotency key, unique per institution); a `coupon` row carries the
- * redeemed code as `ref`; a `spend` row (AI usage) has a negative amount and no ref.
+ * redeemed code as `ref`; a `spend` row (AI usage) has a negative amount and its attempt's id as `ref`.
  */
 export interface MeritLedgerRow extends Model<InferAttributes<MeritLedgerRow>, InferCreationAttributes<MeritLedgerRow>> {
   id: string;

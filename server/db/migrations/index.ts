@@ -17,6 +17,7 @@ import { personCounts } from './20261128000000-person-counts.js';
 import { groupMemberOrder } from './20261128010000-group-member-order.js';
 import { sortIndexes } from './20261129000000-sort-indexes.js';
 import { statsIndexes } from './20261129100000-stats-indexes.js';
+import { aiUsage } from './20261130100000-ai-usage.js';
 import { mailHtml } from './20261130200000-mail-html.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
@@ -39,5 +40,6 @@ export const migrations: Migration[] = [
   groupMemberOrder,
   sortIndexes,
   statsIndexes,
+  aiUsage,
   mailHtml,
 ];

@@ -275,7 +275,8 @@ describe('Learner side: /v1/app/*', () => {
       const row = await app.ctx.db.models.Submission.findByPk(submission.id);
       expect(row?.answers).toEqual({ q1: 'v = u + at', q2: [1, 2, 3] });
       expect(row?.file_ids).toEqual([file.body.data.ref]);
-      expect(row?.ai_usage).toEqual({ interactions: 3, cost_cents: 12 });
+      // The body's ai_usage is ignored: the attempt recorded none through /app/ai/usage (ai-usage.test.ts).
+      expect(row?.ai_usage).toEqual({ interactions: 0, cost_cents: 0 });
       expect(row?.score).toBeNull();
       const attemptRow = await app.ctx.db.models.Attempt.findByPk(attempt.id);
       expect(attemptRow?.submitted_at?.toISOString()).toBe(submission.submitted_at);

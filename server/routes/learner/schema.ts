@@ -165,7 +165,11 @@ export const submitBody = z
         cost_cents: z.number().int().min(0).max(100_000_000),
       })
       .optional()
-      .openapi({ description: 'What the AI assistant was used for during the attempt, as recorded by the app.', example: { interactions: 3, cost_cents: 12 } }),
+      .openapi({
+        deprecated: true,
+        description:
+          "Ignored: the submission's `ai_usage` is the usage recorded on the attempt by `POST /app/ai/usage`. Still accepted (and validated) so apps that send it keep working.",
+      }),
   })
   .openapi('LearnerSubmit');
 

@@ -1,5 +1,5 @@
+import { recordAiUsage } from '../../commands/ai-usage.js';
 import { redeemCoupon } from '../../commands/coupons.js';
-import { spendOnAi } from '../../commands/merits.js';
 import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
 import { redeemBody, redeemResponse } from '../coupons/schema.js';
 import { aiUsageBody, aiUsageResponse } from '../merits/schema.js';
@@ -27,15 +27,18 @@ export const walletLearnerRoutes: ApiRoute[] = [
     method: 'post',
     path: '/app/ai/usage',
     operationId: 'recordLearnerAiUsage',
-    summary: 'Learner: pay for AI usage from the merit wallet',
+    summary: 'Learner: record AI usage on an attempt and pay for it from the merit wallet',
     description:
-      'Spends `cost_cents` from the wallet (a `spend` ledger row; a cost of 0 writes none). More than the balance: `409 insufficient_allowance` ' +
-      'with the current `balance_cents`, and nothing is spent. Not idempotent: each call is a new spend. ' +
+      "Adds `interactions` and `cost_cents` to the attempt's recorded AI usage (which becomes the submission's `ai_usage`) and spends `cost_cents` " +
+      'from the wallet (a `spend` ledger row whose `ref` is the attempt id; a cost of 0 writes none), in one transaction. ' +
+      "Refused, with nothing recorded or spent: an attempt that is not the student's or not open (submitted, time run out, exam closed): `409 conflict`; " +
+      "the exam's `ai_policy.allowed` not true: `403 forbidden`; a total above `ai_policy.max_interactions`: `409 conflict`; " +
+      'more than the balance: `409 insufficient_allowance` with the current `balance_cents`. Not idempotent: each call is new usage. ' +
       STUDENTS_ONLY,
     tag: 'Merits',
     body: aiUsageBody,
     response: aiUsageResponse,
-    errors: ['forbidden', 'insufficient_allowance'],
-    handler: async ({ learner, body }) => spendOnAi(learner, body),
+    errors: ['forbidden', 'conflict', 'insufficient_allowance'],
+    handler: async ({ learner, body }) => recordAiUsage(learner, body),
   }),
 ];

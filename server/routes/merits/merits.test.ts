@@ -14,6 +14,7 @@ import {
   type TestPerson,
   type TestSchool,
 } from '../../../tests/helpers/appliance.js';
+import { examWithAiPolicy, startAttemptAs } from '../../../tests/helpers/ai-attempts.js';
 import { cliFails, runCliCaptured, type CliResult } from '../../../tests/helpers/cli.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -65,11 +66,20 @@ describe('Merits', () => {
 
   const sessionOf = (key: TestKey, who: Person) => learnerSession(app, key, who);
 
-  const spend = (session: string, body: unknown) =>
+  /** Spends are recorded on an open attempt: a student's session gets one on an exam whose AI policy has no cap. */
+  const attemptOf = new Map<string, string>();
+  async function spenderOf(s: School, who: Person = s.student): Promise<string> {
+    const session = await sessionOf(s.key, who);
+    const { examId } = await examWithAiPolicy(app, s, [who], { allowed: true });
+    attemptOf.set(session, await startAttemptAs(app, session, examId));
+    return session;
+  }
+
+  const spend = (session: string, body: object) =>
     app.http
       .post('/v1/app/ai/usage')
       .set('Authorization', `Bearer ${session}`)
-      .send(body as object);
+      .send({ attempt_id: attemptOf.get(session) ?? 'att_none', ...body });
 
   let refs = 0;
   const nextRef = () => `ref-${Date.now()}-${(refs += 1)}`;
@@ -389,14 +399,14 @@ describe('Merits', () => {
     it('shows the newest 50 rows, newest first, and a balance that matches them', async () => {
       const s = await school(10_000);
       expect((await credit(s, { amount_cents: 5000, ref: 'big' })).status).toBe(200);
-      const session = await sessionOf(s.key, s.student);
+      const session = await spenderOf(s);
       for (let i = 1; i <= 54; i += 1) expect((await spend(session, { cost_cents: i, interactions: 1 })).status).toBe(200);
       const spent = (54 * 55) / 2;
       const w = await wallet(s);
       expect(w.balance_cents).toBe(5000 - spent);
       expect(w.ledger).toHaveLength(50);
       expect(w.ledger.map((row) => row.amount_cents)).toEqual(Array.from({ length: 50 }, (_x, i) => -(54 - i)));
-      expect(w.ledger.every((row) => row.kind === 'spend' && row.ref === null)).toBe(true);
+      expect(w.ledger.every((row) => row.kind === 'spend' && row.ref === attemptOf.get(session))).toBe(true);
       const all = await get(s.key, '/merits/ledger', { email: s.student.login_email, limit: 200 });
       expect(all.body.data.total).toBe(55);
       await expectBooksBalance(s);
@@ -412,8 +422,12 @@ describe('Merits', () => {
       await sleep(5);
       const cut = new Date().toISOString();
       await sleep(5);
-      const session = await sessionOf(s.key, s.student);
-      expect((await spend(session, { cost_cents: 250, interactions: 5 })).body.data).toEqual({ cost_cents: 250, interactions: 5, balance_cents: 750 });
+      const session = await spenderOf(s);
+      expect((await spend(session, { cost_cents: 250, interactions: 5 })).body.data).toEqual({
+        cost_cents_total: 250,
+        interactions_total: 5,
+        balance_cents: 750,
+      });
 
       const all = await get(s.key, '/merits/ledger');
       expect(all.status).toBe(200);
@@ -423,7 +437,7 @@ describe('Merits', () => {
       expect(items.map((row) => [row.kind, row.email, row.amount_cents, row.reason, row.ref])).toEqual([
         ['credit', s.student.login_email, 1000, 'First', 'l-1'],
         ['credit', other.login_email, 300, 'Second', 'l-2'],
-        ['spend', s.student.login_email, -250, 'AI usage: 5 interactions', null],
+        ['spend', s.student.login_email, -250, 'AI usage: 5 interactions', attemptOf.get(session)],
       ]);
       expect(items[0]!.id).toBe(c1.body.data.credit_id);
       expect(items[1]!.id).toBe(c2.body.data.credit_id);
@@ -465,10 +479,10 @@ describe('Merits', () => {
     it('spends from the wallet; exactly the balance is fine; more is insufficient_allowance and spends nothing', async () => {
       const s = await school(1000);
       expect((await credit(s, { amount_cents: 1000 })).status).toBe(200);
-      const session = await sessionOf(s.key, s.student);
+      const session = await spenderOf(s);
       const first = await spend(session, { cost_cents: 400, interactions: 1 });
       expect(first.status, JSON.stringify(first.body)).toBe(200);
-      expect(first.body.data).toEqual({ cost_cents: 400, interactions: 1, balance_cents: 600 });
+      expect(first.body.data).toEqual({ cost_cents_total: 400, interactions_total: 1, balance_cents: 600 });
 
       const over = await spend(session, { cost_cents: 601, interactions: 2 });
       expectError(over, 409, 'insufficient_allowance');
@@ -490,8 +504,8 @@ describe('Merits', () => {
 
     it('a cost of 0 writes no row and answers the balance, even with an empty wallet', async () => {
       const s = await school();
-      const session = await sessionOf(s.key, s.student);
-      expect((await spend(session, { cost_cents: 0, interactions: 3 })).body.data).toEqual({ cost_cents: 0, interactions: 3, balance_cents: 0 });
+      const session = await spenderOf(s);
+      expect((await spend(session, { cost_cents: 0, interactions: 3 })).body.data).toEqual({ cost_cents_total: 0, interactions_total: 3, balance_cents: 0 });
       expect((await wallet(s)).ledger).toHaveLength(0);
       expectError(await spend(session, { cost_cents: 1, interactions: 1 }), 409, 'insufficient_allowance');
     });
@@ -505,10 +519,12 @@ describe('Merits', () => {
       ['interactions missing', { cost_cents: 1 }],
       ['cost_cents over 1000000', { cost_cents: 1_000_001, interactions: 1 }],
       ['an unknown field', { cost_cents: 1, interactions: 1, ref: 'x' }],
+      ['attempt_id missing', { attempt_id: undefined, cost_cents: 1, interactions: 1 }],
+      ['attempt_id empty', { attempt_id: '', cost_cents: 1, interactions: 1 }],
     ])('%s: 422 validation_error', async (_label, body) => {
       const s = await school(100);
       expect((await credit(s, { amount_cents: 100 })).status).toBe(200);
-      expectError(await spend(await sessionOf(s.key, s.student), body), 422, 'validation_error');
+      expectError(await spend(await spenderOf(s), body), 422, 'validation_error');
       expect((await wallet(s)).balance_cents).toBe(100);
     });
 
@@ -521,7 +537,7 @@ describe('Merits', () => {
     it('parallel spends that together exceed the balance: as many as fit succeed, the balance never goes negative', async () => {
       const s = await school(1000);
       expect((await credit(s, { amount_cents: 1000 })).status).toBe(200);
-      const session = await sessionOf(s.key, s.student);
+      const session = await spenderOf(s);
       const results = await Promise.all(Array.from({ length: 25 }, () => spend(session, { cost_cents: 100, interactions: 1 })));
       expect(results.filter((res) => res.status === 200)).toHaveLength(10);
       for (const res of results.filter((r) => r.status !== 200)) expectError(res, 409, 'insufficient_allowance');
@@ -545,7 +561,7 @@ describe('Merits', () => {
       });
       expect((await cli('coupons', 'approve', batch.body.data.id)).code).toBe(0);
       const codes = (await get(s.key, `/coupons/batches/${batch.body.data.id}`)).body.data.codes.map((c: { code: string }) => c.code) as string[];
-      const session = await sessionOf(s.key, s.student);
+      const session = await spenderOf(s);
       const redeem = (code: string) => app.http.post('/v1/app/coupons/redeem').set('Authorization', `Bearer ${session}`).send({ code });
       const calls: Array<Promise<Res>> = [];
       for (let i = 0; i < 10; i += 1) {
@@ -556,7 +572,7 @@ describe('Merits', () => {
       const results = await Promise.all(calls);
       for (const res of results) expect([200, 409]).toContain(res.status);
       await expectBooksBalance(s);
-      const okSpends = results.filter((res) => res.status === 200 && 'cost_cents' in res.body.data).length;
+      const okSpends = results.filter((res) => res.status === 200 && 'cost_cents_total' in res.body.data).length;
       expect((await wallet(s)).balance_cents).toBe(10 * 150 + 5 * 40 - okSpends * 90);
       expect(await allowance(s)).toMatchObject({ used_cents: 1500 });
     });

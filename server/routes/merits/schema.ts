@@ -1,4 +1,5 @@
-import { MAX_CREDIT_CENTS, MAX_USAGE_CENTS, MAX_USAGE_INTERACTIONS, WALLET_LEDGER_ROWS } from '../../commands/merits.js';
+import { MAX_USAGE_CENTS, MAX_USAGE_INTERACTIONS } from '../../commands/ai-usage.js';
+import { MAX_CREDIT_CENTS, WALLET_LEDGER_ROWS } from '../../commands/merits.js';
 import { isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 
@@ -24,10 +25,10 @@ export const ledgerEntrySchema = z
     reason: z
       .string()
       .openapi({ description: "The credit's reason; `Coupon: <batch name>`; or `AI usage: <n> interactions`.", example: 'Science fair winner' }),
-    ref: z
-      .string()
-      .nullable()
-      .openapi({ description: "The credit's `ref`; the redeemed code for a `coupon`; null for a `spend`.", example: 'sis-award-2026-0042' }),
+    ref: z.string().nullable().openapi({
+      description: "The credit's `ref`; the redeemed code for a `coupon`; for a `spend`, the attempt (`att_…`) whose AI usage it paid.",
+      example: 'sis-award-2026-0042',
+    }),
     created_at: timestamp.openapi({ description: 'Strictly increasing within an institution: the ledger has one order.' }),
   })
   .openapi('MeritLedgerEntry');
@@ -95,20 +96,28 @@ export const ledgerPage = pageOf(ledgerEntrySchema);
 /** Learner side: POST /app/ai/usage. */
 export const aiUsageBody = z
   .strictObject({
+    attempt_id: z
+      .string()
+      .min(1)
+      .max(40)
+      .openapi({
+        description: 'One of your open attempts (not submitted, time not run out); the usage is recorded on it.',
+        example: 'att_5Qm8nR2xWk7Lz4Tb9Vp1Hc3Y',
+      }),
+    interactions: z.number().int().min(0).max(MAX_USAGE_INTERACTIONS).openapi({ description: 'Interactions in this report, added to the total.', example: 3 }),
     cost_cents: z
       .number()
       .int()
       .min(0)
       .max(MAX_USAGE_CENTS)
-      .openapi({ description: 'What the usage cost, paid from the wallet; 0 spends nothing.', example: 12 }),
-    interactions: z.number().int().min(0).max(MAX_USAGE_INTERACTIONS).openapi({ example: 3 }),
+      .openapi({ description: 'What this usage cost, paid from the wallet; 0 spends nothing.', example: 12 }),
   })
   .openapi('AiUsage');
 
 export const aiUsageResponse = z
   .object({
-    cost_cents: z.number().int().openapi({ example: 12 }),
-    interactions: z.number().int().openapi({ example: 3 }),
+    interactions_total: z.number().int().openapi({ description: "The attempt's recorded interactions, this report included.", example: 7 }),
+    cost_cents_total: z.number().int().openapi({ description: "The attempt's recorded cost, this report included.", example: 28 }),
     balance_cents: z.number().int().openapi({ description: 'The wallet balance after the spend.', example: 1238 }),
   })
   .openapi('AiUsageRecorded');

@@ -58,7 +58,11 @@ const aiUsageSchema = z
     cost_cents: z.number().openapi({ example: 34 }),
   })
   .nullable()
-  .openapi({ description: 'AI assistant use reported with the submission; null when none was reported.' });
+  .openapi({
+    description:
+      "The AI usage recorded on the submission's attempt by `POST /app/ai/usage` (checked against the exam's `ai_policy` and paid from the wallet), " +
+      "as it stood at submit; `{interactions: 0, cost_cents: 0}` when none. Submissions stored before recording existed keep the app's own report, or null.",
+  });
 
 /** `focus_lost` and `recorder_error` are always present; every other type seen is added. */
 const proctoringCounts = z

@@ -7,6 +7,7 @@ import { escapeHtml } from './outbox.js';
 
 const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;
 const day = (iso: string) => iso.slice(0, 10);
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const percent = (value: number | null) => (value === null ? 'no concepts' : `${Math.round(value * 100)}%`);
 
 function licenseLine(summary: WeeklySummary): string {
@@ -45,10 +46,11 @@ function sections(summary: WeeklySummary): Section[] {
     {
       title: 'Alpha Learning',
       lines: [
-        `Practice: ${alpha.minutes} minutes in ${alpha.activities} activities`,
+        `Practice: ${count(alpha.minutes, 'minute', 'minutes')} in ${count(alpha.activities, 'activity', 'activities')}`,
         `Points: ${alpha.points_earned} earned this week, ${alpha.points_total} in total`,
         ...alpha.curricula.map(
-          (item) => `${item.name}: ${item.concepts_mastered} of ${item.concepts_total} concepts mastered, average mastery ${percent(item.average_mastery)}`,
+          (item) =>
+            `${item.name}: ${item.concepts_mastered} of ${count(item.concepts_total, 'concept', 'concepts')} mastered, average mastery ${percent(item.average_mastery)}`,
         ),
       ],
       empty: '',

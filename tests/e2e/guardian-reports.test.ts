@@ -6,11 +6,12 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCurriculum } from '../../server/commands/alpha/curricula.js';
 import { generateWeeklyReports } from '../../server/commands/guardian-reports.js';
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { newId } from '../../server/ids.js';
-import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
+import { learnerSession, startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { chromiumAvailable, launchChromium, openPage, screenshotter, signInOnPage } from '../helpers/browser.js';
 import { setUpPortal } from '../helpers/portal.js';
 
@@ -68,6 +69,27 @@ describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
       });
       await tx.examAssignments.create({ exam_id: exam.id, group_id: membership.group_id, assigned_at: new Date() });
     });
+    // Alpha practice through the student's learner session: 14 minutes on a curriculum of one concept.
+    const key = { id: '', key: demo.key, auth: `Bearer ${demo.key}` };
+    const { curriculum, concepts } = await createCurriculum(app.ctx.db, {
+      name: 'Plate tectonics',
+      description: 'Earth science',
+      concepts: ['Faults'],
+      institution_id: demo.institution.id,
+      publish: true,
+    });
+    const enrolled = await app.http
+      .post('/v1/alpha/enrollments')
+      .set('Authorization', key.auth)
+      .send({ curriculum_id: curriculum.id, student_ids: [student.id], guide_id: faculty.id });
+    expect(enrolled.status, JSON.stringify(enrolled.body)).toBe(200);
+    const session = await learnerSession(app, key, student);
+    const practised = await app.http
+      .post('/v1/app/alpha/activity')
+      .set('Authorization', `Bearer ${session}`)
+      .send({ curriculum_id: curriculum.id, concept_id: concepts[0]!.id, correct: true, minutes: 14 });
+    expect(practised.status, JSON.stringify(practised.body)).toBe(200);
+
     expect((await generateWeeklyReports(app.ctx.db, { institutionId: demo.institution.id, now: generatedAt })).generated).toBeGreaterThan(0);
     const report = (await tenant.guardianReports.findOne({ where: { student_id: student.id } }))!;
     expect(report.summary.upcoming_exams?.map((item) => item.exam_title)).toContain('Volcanoes <quiz>');
@@ -86,7 +108,8 @@ describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
     await dialog.waitFor();
     await expect(dialog.getByText('Volcanoes <quiz>: due', { exact: false }).textContent()).resolves.toContain('Volcanoes <quiz>');
     const alpha = report.summary.alpha!;
-    await expect(dialog.getByText(`Practice: ${alpha.minutes} minutes in ${alpha.activities} activities`).count()).resolves.toBe(1);
+    expect(alpha).toMatchObject({ minutes: 14, activities: 1, curricula: [{ name: 'Plate tectonics', concepts_total: 1 }] });
+    await expect(dialog.getByText('Practice: 14 minutes in 1 activity').count()).resolves.toBe(1);
     for (const curriculum of alpha.curricula) await expect(dialog.getByText(`${curriculum.name}:`, { exact: false }).count()).resolves.toBe(1);
     const submissions = dialog.getByRole('table', { name: 'Submissions this week' });
     for (const item of report.summary.submissions ?? []) {

@@ -13,6 +13,7 @@ export type GuardianReport = z.input<typeof reportSchema>;
 type Summary = GuardianReport['summary'];
 
 const words = (value: string) => value.replaceAll('_', ' ');
+const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 const percent = (value: number | null) => (value === null ? '—' : `${Math.round(value * 100)}%`);
 const scoreOf = (item: Summary['submissions'][number]) => (item.score === null ? '—' : `${item.score}${item.max_score === null ? '' : ` / ${item.max_score}`}`);
 
@@ -81,15 +82,13 @@ function ReportDetail({ report }: { report: GuardianReport }) {
           <Text size="sm">Not in reports made before this section existed.</Text>
         ) : (
           <List size="sm">
-            <List.Item>
-              Practice: {summary.alpha.minutes} minutes in {summary.alpha.activities} activities
-            </List.Item>
+            <List.Item>{`Practice: ${count(summary.alpha.minutes, 'minute', 'minutes')} in ${count(summary.alpha.activities, 'activity', 'activities')}`}</List.Item>
             <List.Item>
               Points: {summary.alpha.points_earned} earned this week, {summary.alpha.points_total} in total
             </List.Item>
             {summary.alpha.curricula.map((item) => (
               <List.Item key={item.curriculum_id}>
-                {item.name}: {item.concepts_mastered} of {item.concepts_total} concepts mastered, average mastery {percent(item.average_mastery)}
+                {`${item.name}: ${item.concepts_mastered} of ${count(item.concepts_total, 'concept', 'concepts')} mastered, average mastery ${percent(item.average_mastery)}`}
               </List.Item>
             ))}
           </List>

@@ -1,5 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, recordFocusLost, submitAttempt, type Attempt, type LearnerExam, type SubmissionReceipt } from './api';
+import { formatDuration, timeLeft } from './clock';
+import { CodingFacts, Instructions } from './ExamDetails';
 import { loadDraft, saveDraft } from './storage';
 
 interface Props {
@@ -15,16 +17,6 @@ interface Props {
 
 /** With this little time left the answer is sent on its own: a submission after the deadline is refused. */
 const AUTO_SUBMIT_MS = 10_000;
-
-const pad = (n: number) => String(n).padStart(2, '0');
-
-function formatDuration(ms: number): string {
-  const total = Math.ceil(ms / 1000);
-  const hours = Math.floor(total / 3600);
-  const minutes = Math.floor((total % 3600) / 60);
-  const seconds = total % 60;
-  return hours > 0 ? `${hours}:${pad(minutes)}:${pad(seconds)}` : `${minutes}:${pad(seconds)}`;
-}
 
 /** Said once each by screen readers as the time runs low. */
 function warning(remaining: number | null): string {
@@ -42,7 +34,7 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
   const submitting = useRef(false);
 
   const expiresAt = attempt.expires_at ? Date.parse(attempt.expires_at) : null;
-  const remaining = expiresAt === null ? null : Math.max(0, expiresAt - now);
+  const remaining = timeLeft(attempt, 0, now);
 
   useEffect(() => {
     if (expiresAt === null) return;
@@ -113,6 +105,14 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
         {focusLost > 0 ? ` (${focusLost} ${focusLost === 1 ? 'time' : 'times'} so far)` : ''}.
         {remaining !== null ? ' When the time is up, what you have typed is submitted automatically.' : ''}
       </p>
+      <p className="learner-note">{exam.due_date ? `Due ${new Date(exam.due_date).toLocaleString()}.` : 'No due date.'}</p>
+      {exam.code_spec && <CodingFacts spec={exam.code_spec} />}
+      {exam.description.trim() && (
+        <section aria-labelledby="learner-instructions-title" className="learner-card">
+          <h2 id="learner-instructions-title">Instructions</h2>
+          <Instructions markdown={exam.description} headingOffset={2} />
+        </section>
+      )}
 
       {error && (
         <p role="alert" className="learner-error">

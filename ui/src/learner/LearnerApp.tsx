@@ -1,14 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, exchangeLaunchToken, type Attempt, type LearnerExam, type LearnerSession, type SubmissionReceipt } from './api';
 import { AttemptView } from './AttemptView';
+import { Devices } from './Devices';
 import { ExamList } from './ExamList';
-import { deviceId, deviceName, loadSession, saveSession, takeLaunchToken } from './storage';
+import { deviceId, deviceName, loadOpenExam, loadSession, saveOpenExam, saveSession, takeLaunchToken } from './storage';
 import './learner.css';
 
 type Phase =
   | { kind: 'exchanging' }
   | { kind: 'failed'; title: string; detail: string }
-  | { kind: 'signed-out'; why: 'no-link' | 'ended' | 'left' }
+  | { kind: 'signed-out'; why: SignedOutWhy }
   | { kind: 'ready'; session: LearnerSession };
 
 function initialPhase(): Phase {
@@ -47,13 +48,19 @@ function exchangeFailure(error: unknown): Phase {
   }
 }
 
-const SIGNED_OUT_TEXT: Record<'no-link' | 'ended' | 'left', { title: string; detail: string }> = {
+type SignedOutWhy = 'no-link' | 'ended' | 'left' | 'released';
+
+const SIGNED_OUT_TEXT: Record<SignedOutWhy, { title: string; detail: string }> = {
   'no-link': { title: 'Open this page from your school', detail: 'This page opens from the link your school’s website gives you. Ask your school for a link.' },
   ended: {
     title: 'Your session has ended',
     detail: 'For your security you were signed out. Open the exam again from your school’s website to get a new link.',
   },
   left: { title: 'You are signed out', detail: 'To come back, open the link from your school’s website again.' },
+  released: {
+    title: 'This device was released',
+    detail: 'It no longer holds a seat on your account, and you are signed out here. Opening a link from your school here takes a seat again.',
+  },
 };
 
 /** The learner page at /launch: exchanges the launch token, then lists the student's exams and runs one. */
@@ -78,12 +85,14 @@ export function LearnerApp() {
     );
   }, [phase.kind]);
 
-  const signOut = useCallback((why: 'ended' | 'left') => {
+  const signOut = useCallback((why: Exclude<SignedOutWhy, 'no-link'>) => {
     saveSession(null);
+    saveOpenExam(null);
     setPhase({ kind: 'signed-out', why });
   }, []);
   // Stable, so the views' effects that depend on it do not run again on every render.
   const sessionEnded = useCallback(() => signOut('ended'), [signOut]);
+  const deviceReleased = useCallback(() => signOut('released'), [signOut]);
 
   return (
     <main className="learner">
@@ -107,7 +116,7 @@ export function LearnerApp() {
       )}
       {phase.kind === 'failed' && <Notice title={phase.title} detail={phase.detail} alert />}
       {phase.kind === 'signed-out' && <Notice {...SIGNED_OUT_TEXT[phase.why]} />}
-      {phase.kind === 'ready' && <Home session={phase.session} onSessionEnded={sessionEnded} />}
+      {phase.kind === 'ready' && <Home session={phase.session} onSessionEnded={sessionEnded} onDeviceReleased={deviceReleased} />}
     </main>
   );
 }
@@ -126,8 +135,18 @@ type View =
   | { kind: 'attempt'; exam: LearnerExam; attempt: Attempt; clockOffsetMs: number }
   | { kind: 'submitted'; exam: LearnerExam; receipt: SubmissionReceipt };
 
-function Home({ session, onSessionEnded }: { session: LearnerSession; onSessionEnded: () => void }) {
+interface HomeProps {
+  session: LearnerSession;
+  onSessionEnded: () => void;
+  onDeviceReleased: () => void;
+}
+
+function Home({ session, onSessionEnded, onDeviceReleased }: HomeProps) {
   const [view, setView] = useState<View>({ kind: 'list' });
+  // Read before the effect below forgets it: the exam this tab was taking before a reload.
+  const [resumeExamId, setResumeExamId] = useState(loadOpenExam);
+  // Remembered per tab, so a reload during an attempt goes back to it.
+  useEffect(() => saveOpenExam(view.kind === 'attempt' ? view.exam.id : null), [view]);
   const redirectExamId = session.redirect?.startsWith('exam:') ? session.redirect.slice('exam:'.length) : null;
 
   if (view.kind === 'attempt') {
@@ -156,15 +175,28 @@ function Home({ session, onSessionEnded }: { session: LearnerSession; onSessionE
       </section>
     );
   }
+  const devices = <Devices session={session.session_token} onSessionEnded={onSessionEnded} onReleasedThisDevice={onDeviceReleased} />;
   if (session.user.role !== 'student') {
-    return <Notice title="Nothing to take here" detail="This page is where students take their exams. Faculty accounts have no exams to take." />;
+    return (
+      <>
+        <Notice title="Nothing to take here" detail="This page is where students take their exams. Faculty accounts have no exams to take." />
+        {devices}
+      </>
+    );
   }
   return (
-    <ExamList
-      session={session.session_token}
-      highlightExamId={redirectExamId}
-      onStarted={(exam, attempt, clockOffsetMs) => setView({ kind: 'attempt', exam, attempt, clockOffsetMs })}
-      onSessionEnded={onSessionEnded}
-    />
+    <>
+      <ExamList
+        session={session.session_token}
+        highlightExamId={redirectExamId}
+        resumeExamId={resumeExamId}
+        onStarted={(exam, attempt, clockOffsetMs) => {
+          setResumeExamId(null);
+          setView({ kind: 'attempt', exam, attempt, clockOffsetMs });
+        }}
+        onSessionEnded={onSessionEnded}
+      />
+      {devices}
+    </>
   );
 }

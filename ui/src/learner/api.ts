@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import type {
   attemptSchema,
   eventsAccepted,
+  learnerDeviceList,
+  learnerDeviceSchema,
   learnerExamList,
   learnerExamSchema,
   learnerUserSchema,
@@ -23,6 +25,9 @@ export type Attempt = z.input<typeof attemptSchema>;
 export type SubmissionReceipt = z.input<typeof submissionReceiptSchema>;
 export type SubmissionStatus = SubmissionReceipt['status'];
 export type EventsAccepted = z.input<typeof eventsAccepted>;
+export type LearnerDevice = z.input<typeof learnerDeviceSchema>;
+export type LearnerDeviceList = z.input<typeof learnerDeviceList>;
+export type CodeSpec = NonNullable<LearnerExam['code_spec']>;
 
 export interface Timed<T> {
   data: T;
@@ -57,7 +62,14 @@ async function request<T>(path: string, options: { method?: 'GET' | 'POST'; body
 export const exchangeLaunchToken = (token: string, device: { id: string; name: string }) =>
   request<LearnerSession>('/sso/exchange', { method: 'POST', body: { token, device } }).then((res) => res.data);
 
-export const listMyExams = (session: string) => request<LearnerExamList>('/app/exams', { session }).then((res) => res.data.items);
+/** With the clock offset: an open attempt's time left is counted against the server's clock. */
+export const listMyExams = (session: string) =>
+  request<LearnerExamList>('/app/exams', { session }).then((res) => ({ data: res.data.items, clockOffsetMs: res.clockOffsetMs }));
+
+export const listMyDevices = (session: string) => request<LearnerDeviceList>('/app/devices', { session }).then((res) => res.data.items);
+
+export const releaseDevice = (session: string, seatId: string) =>
+  request<LearnerDevice>(`/app/devices/${encodeURIComponent(seatId)}/release`, { method: 'POST', session }).then((res) => res.data);
 
 export const startAttempt = (session: string, examId: string) =>
   request<Attempt>(`/app/exams/${encodeURIComponent(examId)}/attempts`, { method: 'POST', session });

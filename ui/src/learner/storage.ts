@@ -3,6 +3,7 @@ import type { LearnerSession } from './api';
 const DEVICE_KEY = 'campusbridge.device_id';
 const SESSION_KEY = 'campusbridge.learner_session';
 const DRAFT_PREFIX = 'campusbridge.draft.';
+const OPEN_EXAM_KEY = 'campusbridge.open_exam';
 
 /** Storage can be switched off (private windows, policies): the page then works for this visit only. */
 function read(storage: () => Storage, key: string): string | null {
@@ -94,3 +95,7 @@ export function saveSession(session: LearnerSession | null): void {
 /** The answer being typed, kept per attempt so a reload does not lose it. */
 export const loadDraft = (attemptId: string) => read(perTab, `${DRAFT_PREFIX}${attemptId}`) ?? '';
 export const saveDraft = (attemptId: string, text: string | null) => write(perTab, `${DRAFT_PREFIX}${attemptId}`, text);
+
+/** The exam this tab is taking, so a reload goes back to it (its attempt and clock come from the server). */
+export const loadOpenExam = () => read(perTab, OPEN_EXAM_KEY);
+export const saveOpenExam = (examId: string | null) => write(perTab, OPEN_EXAM_KEY, examId);

@@ -1,0 +1,79 @@
+import MarkdownIt from 'markdown-it';
+import { Fragment, useMemo } from 'react';
+import type { CodeSpec } from './api';
+
+/**
+ * The teacher's Markdown, with raw HTML off: a `<script>` in the instructions is shown as text,
+ * never run. markdown-it also refuses `javascript:` and similar link targets.
+ */
+function markdownRenderer(headingOffset: number) {
+  const md = new MarkdownIt({ html: false, linkify: true });
+  // The instructions sit under the exam's own heading: their `#` must not outrank it.
+  const shift = (tag: string) => `h${Math.min(6, Number(tag.slice(1)) + headingOffset)}`;
+  md.renderer.rules.heading_open = (tokens, idx, options, _env, self) => {
+    tokens[idx]!.tag = shift(tokens[idx]!.tag);
+    return self.renderToken(tokens, idx, options);
+  };
+  md.renderer.rules.heading_close = (tokens, idx, options, _env, self) => {
+    tokens[idx]!.tag = shift(tokens[idx]!.tag);
+    return self.renderToken(tokens, idx, options);
+  };
+  return md;
+}
+
+/** An exam's instructions. `headingOffset`: levels added to the Markdown's headings (2 under an `h2` title). */
+export function Instructions({ markdown, headingOffset }: { markdown: string; headingOffset: number }) {
+  const html = useMemo(() => markdownRenderer(headingOffset).render(markdown), [markdown, headingOffset]);
+  if (!markdown.trim()) return null;
+  // Safe by construction: markdown-it escapes every character of raw HTML when `html` is false.
+  return <div className="learner-instructions" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+const refName = (ref: CodeSpec['starter']) => (ref === undefined ? null : typeof ref === 'string' ? ref : ref.ref);
+
+/** What a coding exam runs on and how its tests are run: the facts the coding app also uses. */
+export function CodingFacts({ spec }: { spec: CodeSpec }) {
+  const commands = Object.entries(spec.commands ?? {});
+  return (
+    <dl className="learner-facts" aria-label="Coding exam">
+      {spec.toolchain && (
+        <>
+          <dt>Toolchain</dt>
+          <dd>
+            <code>{spec.toolchain}</code>
+          </dd>
+        </>
+      )}
+      {commands.map(([name, lines]) => (
+        <Fragment key={name}>
+          <dt>Command “{name}”</dt>
+          <dd>
+            {(Array.isArray(lines) ? lines : [lines]).map((line, index) => (
+              <code key={index} className="learner-command">
+                {line}
+              </code>
+            ))}
+          </dd>
+        </Fragment>
+      ))}
+      {refName(spec.starter) && (
+        <>
+          <dt>Starter files</dt>
+          <dd>Provided in the coding app (starter.zip).</dd>
+        </>
+      )}
+      {refName(spec.sample_tests) && (
+        <>
+          <dt>Sample tests</dt>
+          <dd>Provided in the coding app (sample-tests.zip): run them before you submit.</dd>
+        </>
+      )}
+      {spec.hidden_tests && (
+        <>
+          <dt>Hidden tests</dt>
+          <dd>Your teacher’s own tests also check your work; they are unlocked in the coding app during the attempt.</dd>
+        </>
+      )}
+    </dl>
+  );
+}

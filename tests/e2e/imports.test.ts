@@ -166,7 +166,7 @@ describe.skipIf(!chromiumAvailable())('CSV imports in Chromium', () => {
     await dialog.getByRole('button', { name: 'Import 3 faculty members' }).click();
     await dialog.getByText('Done: 2 faculty members created, 1 rejected.').waitFor();
     await expect(dialog.getByRole('table', { name: 'Rejected rows' }).textContent()).resolves.toContain(
-      'Another faculty member already has faculty ID "F-TAKEN".',
+      'Another faculty member already has Faculty ID "F-TAKEN".',
     );
     expect(await portal.institution.tenant.people.count({ where: { role: 'faculty', full_name: 'Hopper, Grace' } })).toBe(1);
     expect(errors).toEqual([]);

@@ -12,6 +12,7 @@ import type { PersonRow } from '../models/person.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
 import { releaseHiddenKeyToAttempt } from './coding-exams.js';
+import { assignedExamIds, latestSubmissions, studentOf } from './learner-exams.js';
 
 /** `answers` of one submission, as JSON, at most 1 MB. */
 export const MAX_ANSWERS_BYTES = 1024 * 1024;
@@ -20,12 +21,6 @@ export const MAX_EVENT_DETAIL_BYTES = 4 * 1024;
 export const MAX_EVENTS_PER_CALL = 500;
 export const MAX_SUBMISSION_FILES = 100;
 
-/** Only students take exams; a faculty member's learner session is `403 forbidden` on every exam operation. */
-export function studentOf(learner: LearnerAuth): PersonRow {
-  if (learner.person.role !== 'student') throw new AppError('forbidden', 'Only students take exams; this session belongs to a faculty member.');
-  return learner.person;
-}
-
 /**
  * How late after `expires_at` a submit (and the uploads it names) is still taken: the request
  * travels, and the device's countdown runs on its own clock. Later is `409 conflict` (contract §9).
@@ -33,68 +28,6 @@ export function studentOf(learner: LearnerAuth): PersonRow {
 export const SUBMIT_GRACE_MS = 60_000;
 
 const isExpired = (attempt: AttemptRow, now: Date, graceMs = 0) => attempt.expires_at !== null && attempt.expires_at.getTime() + graceMs <= now.getTime();
-
-/** Ids of every exam assigned to the student through the groups they belong to, whatever its status. */
-async function assignedExamIds(tenant: Tenant, student: PersonRow): Promise<string[]> {
-  const memberships = await tenant.groupMembers.findAll({ attributes: ['group_id'], where: { student_id: student.id } });
-  if (memberships.length === 0) return [];
-  const assignments = await tenant.examAssignments.findAll({
-    attributes: ['exam_id'],
-    where: { group_id: { [Op.in]: memberships.map((row) => row.group_id) } },
-  });
-  return [...new Set(assignments.map((row) => row.exam_id))];
-}
-
-/** The student's newest submission for each of the given exams. */
-async function latestSubmissions(tenant: Tenant, student: PersonRow, examIds: string[]): Promise<Map<string, SubmissionRow>> {
-  const latest = new Map<string, SubmissionRow>();
-  if (examIds.length === 0) return latest;
-  const rows = await tenant.submissions.findAll({
-    where: { student_id: student.id, exam_id: { [Op.in]: examIds } },
-    order: [
-      ['submitted_at', 'DESC'],
-      ['created_at', 'DESC'],
-    ],
-  });
-  for (const row of rows) if (!latest.has(row.exam_id)) latest.set(row.exam_id, row);
-  return latest;
-}
-
-/** The student's newest unsubmitted attempt for each of the given exams (open, or with its time run out). */
-async function unsubmittedAttempts(tenant: Tenant, student: PersonRow, examIds: string[]): Promise<Map<string, AttemptRow>> {
-  const newest = new Map<string, AttemptRow>();
-  if (examIds.length === 0) return newest;
-  const rows = await tenant.attempts.findAll({
-    where: { student_id: student.id, exam_id: { [Op.in]: examIds }, submitted_at: null },
-    order: [['started_at', 'DESC']],
-  });
-  for (const row of rows) if (!newest.has(row.exam_id)) newest.set(row.exam_id, row);
-  return newest;
-}
-
-export interface AssignedExam {
-  exam: ExamRow;
-  submission: SubmissionRow | null;
-  /** The attempt `startAttempt` would look at: a reload finds its clock here. */
-  attempt: AttemptRow | null;
-}
-
-/**
- * GET /app/exams: the published exams assigned to the student, each with the student's newest
- * submission. Ordered by due date (exams without one last), then title.
- */
-export async function listAssignedExams(learner: LearnerAuth): Promise<AssignedExam[]> {
-  const student = studentOf(learner);
-  const { tenant } = learner;
-  const ids = await assignedExamIds(tenant, student);
-  if (ids.length === 0) return [];
-  const exams = await tenant.exams.findAll({ where: { id: { [Op.in]: ids }, status: 'published' } });
-  const examIds = exams.map((exam) => exam.id);
-  const [submissions, attempts] = await Promise.all([latestSubmissions(tenant, student, examIds), unsubmittedAttempts(tenant, student, examIds)]);
-  const due = (exam: ExamRow) => exam.due_date?.getTime() ?? Number.POSITIVE_INFINITY;
-  exams.sort((a, b) => due(a) - due(b) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
-  return exams.map((exam) => ({ exam, submission: submissions.get(exam.id) ?? null, attempt: attempts.get(exam.id) ?? null }));
-}
 
 /**
  * POST /app/exams/{id}/attempts. An unknown exam is `404 not_found`; one that is not published or

@@ -1,5 +1,5 @@
 import { iso } from './common.js';
-import type { AssignedExam } from '../commands/learner.js';
+import type { AssignedExam } from '../commands/learner-exams.js';
 import type { AttemptRow } from '../models/attempt.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { LearnerSessionRow } from '../models/learner.js';

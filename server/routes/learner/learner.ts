@@ -1,12 +1,5 @@
-import {
-  checkAttemptTakesFiles,
-  listAssignedExams,
-  recordProctoringEvents,
-  releaseHiddenKey,
-  startAttempt,
-  storeAttemptFile,
-  submitAttempt,
-} from '../../commands/learner.js';
+import { checkAttemptTakesFiles, recordProctoringEvents, releaseHiddenKey, startAttempt, storeAttemptFile, submitAttempt } from '../../commands/learner.js';
+import { listAssignedExams } from '../../commands/learner-exams.js';
 import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
 import { MAX_UPLOAD_BYTES } from '../../files/storage.js';
 import { presentAttempt } from '../../presenters/attempt.js';

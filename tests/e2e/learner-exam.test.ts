@@ -6,7 +6,8 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { learnerSession, makeInstitution, makeKey, requestsAs, startTestAppliance, type TestAppliance, type TestKey } from '../helpers/appliance.js';
-import { chromiumAvailable, launchChromium, openPage, screenshotter } from '../helpers/browser.js';
+import { seriousViolations } from '../helpers/axe.js';
+import { chromiumAvailable, launchChromium, screenshotter } from '../helpers/browser.js';
 
 const INSTRUCTIONS = ['# Rules', '', 'Answer **every** question.', '', '<script>window.__pwned = true</script>'].join('\n');
 
@@ -66,7 +67,13 @@ describe.skipIf(!chromiumAvailable())('Learner page: the exam and the devices', 
       'mint',
     );
 
-    const { page, errors } = await openPage(browser);
+    // Without the page's CSP: axe needs to inject its script, and a <script> that slipped through
+    // the Markdown would then run, so the check below rests on the rendering alone.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    context.setDefaultTimeout(10_000);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
     await page.goto(launchUrl);
     await page.getByRole('heading', { name: 'My exams' }).waitFor();
     const coding = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Linked lists' }) });
@@ -86,6 +93,7 @@ describe.skipIf(!chromiumAvailable())('Learner page: the exam and the devices', 
     const timer = page.getByRole('timer');
     expect(await timer.textContent()).toMatch(/^(30:00|29:\d\d)$/);
     await shot(page, 'attempt-instructions-and-time');
+    expect(await seriousViolations(page)).toEqual([]);
 
     await page.reload();
     await page.getByRole('heading', { name: 'Recursion quiz', level: 1 }).waitFor();
@@ -105,6 +113,7 @@ describe.skipIf(!chromiumAvailable())('Learner page: the exam and the devices', 
     await devices.getByRole('heading', { name: 'Phone in the locker' }).waitFor();
     await devices.getByText('This device', { exact: true }).waitFor();
     await shot(page, 'list-open-attempt-and-devices');
+    expect(await seriousViolations(page)).toEqual([]);
     await devices.getByRole('button', { name: 'Release Phone in the locker' }).click();
     await devices.getByRole('status').getByText('Phone in the locker was released.').waitFor();
     expect(await devices.getByRole('heading', { name: 'Phone in the locker' }).count()).toBe(0);
@@ -112,6 +121,6 @@ describe.skipIf(!chromiumAvailable())('Learner page: the exam and the devices', 
     expect(phone?.status).toBe('revoked');
     await shot(page, 'device-released');
     expect(errors).toEqual([]);
-    await page.context().close();
+    await context.close();
   });
 });

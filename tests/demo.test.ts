@@ -102,6 +102,25 @@ describe('demo seed', () => {
     }
   });
 
+  it("records AI help through the exams' policies and the students' wallets, never past them", async () => {
+    const exams = (await get(first.key, '/exams?limit=200')).items as Array<{ id: string; ai_policy: { allowed: boolean; max_interactions: number } }>;
+    // The list leaves ai_usage out; each submission's own GET has it.
+    const listed = (await get(first.key, '/submissions?limit=200')).items as Array<{ id: string }>;
+    const submissions: Array<{ exam_id: string; ai_usage: { interactions: number; cost_cents: number } }> = [];
+    for (const { id } of listed) submissions.push(await get(first.key, `/submissions/${id}`));
+    const policyOf = new Map(exams.map((exam) => [exam.id, exam.ai_policy]));
+    for (const submission of submissions) {
+      const policy = policyOf.get(submission.exam_id)!;
+      expect(submission.ai_usage.interactions).toBeLessThanOrEqual(policy.allowed ? policy.max_interactions : 0);
+    }
+    const used = submissions.filter((submission) => submission.ai_usage.interactions > 0);
+    expect(used.length).toBeGreaterThan(0);
+    // What the submissions say was used is what the wallets paid.
+    const ledger = (await get(first.key, '/merits/ledger?limit=200')).items as Array<{ kind: string; amount_cents: number }>;
+    const spent = ledger.filter((row) => row.kind === 'spend').reduce((sum, row) => sum + Math.abs(row.amount_cents), 0);
+    expect(spent).toBe(used.reduce((sum, submission) => sum + submission.ai_usage.cost_cents, 0));
+  });
+
   it('shows a living event stream', async () => {
     for (const type of [
       'student.created',

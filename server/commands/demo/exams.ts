@@ -7,7 +7,9 @@ import type { PersonRow } from '../../models/person.js';
 import type { SubmissionRow } from '../../models/submission.js';
 import { assignGroups } from '../exam-assignments.js';
 import { createExam, publishExam } from '../exams.js';
+import { recordAiUsage } from '../ai-usage.js';
 import { recordProctoringEvents, startAttempt, submitAttempt, type ProctoringEventInput } from '../learner.js';
+import { creditMerits, setAllowance } from '../merits.js';
 import { exchangeLaunchToken, LAUNCH_TTL_DEFAULT_SECONDS, mintLaunchToken } from '../sso.js';
 import { gradeSubmission, RESUBMISSION_SCORE, voidSubmission } from '../submissions.js';
 import { GROUPS, STUDENTS, type DemoGroup, type DemoPeople } from './people.js';
@@ -150,6 +152,9 @@ function feedbackFor(fraction: number): string {
 }
 
 /** A launch into the exam, exchanged on the student's own device: the learner session the apps hold. */
+/** Merit credits each demo student starts with: more than the AI help of every demo exam costs. */
+const AI_CREDIT_CENTS = 500;
+
 async function launchInto(db: Database, tenant: Tenant, institution: InstitutionRow, student: PersonRow, index: number, exam: ExamRow): Promise<LearnerAuth> {
   const { token } = await mintLaunchToken(tenant, {
     email: student.login_email,
@@ -182,6 +187,17 @@ export async function seedExamsAndSubmissions(db: Database, tenant: Tenant, inst
   const { student, teacher, groupIds } = people;
   // Each student has a steady level; each exam adds its own noise around it.
   const ability = STUDENTS.map(() => 0.45 + 0.25 * (rng() + rng()));
+  // Each student gets merit credits to pay for AI help, which the exams below spend through the
+  // same checked path a learner app uses (the exam's ai_policy, the wallet).
+  await setAllowance(db, institution.id, STUDENTS.length * AI_CREDIT_CENTS);
+  for (const index of STUDENTS.keys()) {
+    await creditMerits(tenant, {
+      email: student(index).login_email,
+      amount_cents: AI_CREDIT_CENTS,
+      reason: 'Term credit for AI help',
+      ref: `demo-ai-credit-${index}`,
+    });
+  }
 
   for (const [examIndex, spec] of EXAMS.entries()) {
     const groupId = groupIds[spec.group] as string;
@@ -222,10 +238,10 @@ export async function seedExamsAndSubmissions(db: Database, tenant: Tenant, inst
       if (events.length > 0) await recordProctoringEvents(learner, attempt.id, events);
       if (examIndex === IN_PROGRESS.exam && index === IN_PROGRESS.student) continue;
       const interactions = spec.ai_policy.allowed ? Math.floor(rng() * (spec.ai_policy.max_interactions + 1)) : 0;
-      const submission = await submitAttempt(learner, attempt.id, {
-        answers: spec.answers(rng, fraction),
-        ai_usage: { interactions, cost_cents: interactions * (2 + Math.floor(rng() * 3)) },
-      });
+      if (interactions > 0) {
+        await recordAiUsage(learner, { attempt_id: attempt.id, interactions, cost_cents: interactions * (2 + Math.floor(rng() * 3)) });
+      }
+      const submission = await submitAttempt(learner, attempt.id, { answers: spec.answers(rng, fraction) });
       submitted.push({ index, submission, fraction });
     }
 

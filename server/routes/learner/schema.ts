@@ -38,12 +38,9 @@ const learnerCodeSpec = z
     toolchain: z.string().optional().openapi({ example: 'python-3.12' }),
     starter: fileRef.optional(),
     sample_tests: fileRef.optional(),
-    hidden_tests: z
-      .object({ file: z.string(), sha256: z.string() })
-      .optional()
-      .openapi({
-        description: 'The encrypted hidden tests; their IV and key are never in this object (the key comes from POST /app/attempts/{id}/hidden-key).',
-      }),
+    hidden_tests: z.object({ file: z.string(), sha256: z.string() }).optional().openapi({
+      description: 'The encrypted hidden tests; their IV and key are never in this object (the key comes from POST /app/attempts/{id}/hidden-key).',
+    }),
     commands: z
       .record(z.string(), z.union([z.string(), z.array(z.string())]))
       .optional()

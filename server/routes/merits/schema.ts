@@ -96,14 +96,10 @@ export const ledgerPage = pageOf(ledgerEntrySchema);
 /** Learner side: POST /app/ai/usage. */
 export const aiUsageBody = z
   .strictObject({
-    attempt_id: z
-      .string()
-      .min(1)
-      .max(40)
-      .openapi({
-        description: 'One of your open attempts (not submitted, time not run out); the usage is recorded on it.',
-        example: 'att_5Qm8nR2xWk7Lz4Tb9Vp1Hc3Y',
-      }),
+    attempt_id: z.string().min(1).max(40).openapi({
+      description: 'One of your open attempts (not submitted, time not run out); the usage is recorded on it.',
+      example: 'att_5Qm8nR2xWk7Lz4Tb9Vp1Hc3Y',
+    }),
     interactions: z.number().int().min(0).max(MAX_USAGE_INTERACTIONS).openapi({ description: 'Interactions in this report, added to the total.', example: 3 }),
     cost_cents: z
       .number()

@@ -4,7 +4,8 @@ import { useRef, useState, type DragEvent } from 'react';
 import { ModalActions } from '../../components/ModalActions';
 import { useInstitution } from '../../session';
 import { CHUNK, planRows, type ImportKind, type PlannedRow, type RowOutcome } from './kinds';
-import { guessMapping, looksLikeHeader, parseTable, toCsv, type ColumnMapping, type ParsedTable } from './table';
+import { ACCEPTED_FILES, readImportFile } from './readFile';
+import { guessMapping, looksLikeHeader, toCsv, type ColumnMapping, type ParsedTable } from './table';
 
 interface Loaded {
   name: string;
@@ -65,7 +66,7 @@ function download(name: string, text: string) {
 }
 
 /**
- * Importing people from a CSV file (docs/install.md#importing-people-from-a-spreadsheet): choose or drop the file, check which
+ * Importing people from a CSV or Excel (.xlsx) file (docs/install.md#importing-people-from-a-spreadsheet): choose or drop the file, check which
  * column is which, see each line's problem before anything is written, then import in chunks of
  * CHUNK with a progress bar. An error stops the import where it is, and Resume goes on from that
  * chunk; the result file lists every line, created or rejected with the reason.
@@ -90,7 +91,13 @@ export function ImportWizard({ kind, opened, onClose, invalidate }: { kind: Impo
   const readFile = async (file: File | undefined) => {
     if (!file) return;
     setFileError(null);
-    const table = parseTable(await file.text());
+    let table: ParsedTable;
+    try {
+      table = await readImportFile(file);
+    } catch (error) {
+      setFileError(error instanceof Error ? error.message : String(error));
+      return;
+    }
     if (table.rows.length === 0) {
       setFileError(`${file.name} has no rows.`);
       return;
@@ -194,8 +201,8 @@ export function ImportWizard({ kind, opened, onClose, invalidate }: { kind: Impo
       ) : loaded ? (
         <Stack>
           <Text size="sm">
-            <b>{loaded.name}</b>: {planned.length.toLocaleString()} {planned.length === 1 ? 'row' : 'rows'}, separated by “
-            {loaded.table.delimiter === '\t' ? 'tab' : loaded.table.delimiter}”.
+            <b>{loaded.name}</b>: {planned.length.toLocaleString()} {planned.length === 1 ? 'row' : 'rows'}
+            {loaded.table.delimiter ? `, separated by “${loaded.table.delimiter === '\t' ? 'tab' : loaded.table.delimiter}”.` : ', from its first sheet.'}
           </Text>
           <Checkbox
             label="The first line is a header (column titles)"
@@ -302,9 +309,9 @@ export function ImportWizard({ kind, opened, onClose, invalidate }: { kind: Impo
             onDrop={drop}
           >
             <Stack align="center" gap="xs">
-              <Text>Drop a CSV file here</Text>
+              <Text>Drop a CSV or Excel (.xlsx) file here</Text>
               <Text size="sm" c="dimmed">
-                Comma- or semicolon-separated, as spreadsheets save it; a header line is recognised.
+                CSV comma- or semicolon-separated, as spreadsheets save it, or an Excel workbook's first sheet; a header line is recognised.
               </Text>
               <Group>
                 <Button onClick={() => input.current?.click()}>Choose a file</Button>
@@ -312,8 +319,8 @@ export function ImportWizard({ kind, opened, onClose, invalidate }: { kind: Impo
               <input
                 ref={input}
                 type="file"
-                accept=".csv,.txt,text/csv,text/plain"
-                aria-label="CSV file"
+                accept={ACCEPTED_FILES}
+                aria-label="CSV or Excel file"
                 hidden
                 onChange={(event) => {
                   void readFile(event.currentTarget.files?.[0]);

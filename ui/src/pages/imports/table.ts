@@ -63,3 +63,29 @@ export function guessMapping(fields: readonly ImportField[], header: readonly st
   });
   return mapping;
 }
+
+/** One cell as read-excel-file gives it: text, a number, a boolean, a date or nothing. */
+export type SheetCell = string | number | boolean | Date | null;
+
+/** Excel's day numbers carry no zone; read-excel-file gives them as UTC midnights, so read them back in UTC. */
+function dateText(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * A sheet's cells as the text a person sees in them, so an .xlsx goes through the same header
+ * detection and checks as a CSV: 2024001 (not "2024001.0"), dates as YYYY-MM-DD, TRUE/FALSE.
+ * Rows left empty are dropped, as the CSV reader drops empty lines.
+ */
+export function sheetRows(data: ReadonlyArray<ReadonlyArray<SheetCell>>): string[][] {
+  return data
+    .map((row) =>
+      row.map((cell) => {
+        if (cell === null) return '';
+        if (cell instanceof Date) return dateText(cell);
+        if (typeof cell === 'boolean') return cell ? 'TRUE' : 'FALSE';
+        return String(cell).trim();
+      }),
+    )
+    .filter((row) => row.some((cell) => cell !== ''));
+}

@@ -3,11 +3,13 @@
  * quoted names holding the separator, a byte-order mark and 3 bad rows. The preview names the 3
  * problems in words before anything is written; the import goes in chunks to 100%; the result
  * file lists 997 created (with their login e-mails) and 3 rejected (with the reasons); the
- * students exist. Then group members from a semicolon-separated file without a header.
+ * students exist. Then group members from a semicolon-separated file without a header, and an
+ * Excel workbook (.xlsx) through the same preview, with an old .xls refused in words.
  */
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import writeExcelFile from 'write-excel-file/node';
 import { parseTable } from '../../ui/src/pages/imports/table.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { chromiumAvailable, launchChromium, openPage, signInOnPage, screenshotter, truncatedBadges } from '../helpers/browser.js';
@@ -57,7 +59,7 @@ describe.skipIf(!chromiumAvailable())('CSV imports in Chromium', () => {
     await page.goto(`${app.origin}/#/i/${portal.institutionId}/students`);
     await page.getByRole('button', { name: 'Import' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import students' });
-    await dialog.getByLabel('CSV file').setInputFiles({ name: 'students.csv', mimeType: 'text/csv', buffer: Buffer.from(studentsCsv(), 'utf8') });
+    await dialog.getByLabel('CSV or Excel file').setInputFiles({ name: 'students.csv', mimeType: 'text/csv', buffer: Buffer.from(studentsCsv(), 'utf8') });
 
     await dialog.getByText('997 ready to import, 3 with a problem (not imported).').waitFor();
     await expect(dialog.getByRole('checkbox', { name: /first line is a header/ }).isChecked()).resolves.toBe(true);
@@ -136,7 +138,7 @@ describe.skipIf(!chromiumAvailable())('CSV imports in Chromium', () => {
     await page.getByRole('button', { name: 'Import' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import students' });
     const rows = Array.from({ length: 450 }, (_, i) => `Resumed Learner ${i + 1};RS-${i + 1}`);
-    await dialog.getByLabel('CSV file').setInputFiles({ name: 'resume.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n'), 'utf8') });
+    await dialog.getByLabel('CSV or Excel file').setInputFiles({ name: 'resume.csv', mimeType: 'text/csv', buffer: Buffer.from(rows.join('\n'), 'utf8') });
     await dialog.getByRole('button', { name: 'Import 450 students' }).click();
     await dialog.getByRole('alert').filter({ hasText: 'The import stopped' }).waitFor();
     await dialog.getByText('Stopped after 200 of 450.').waitFor();
@@ -162,13 +164,51 @@ describe.skipIf(!chromiumAvailable())('CSV imports in Chromium', () => {
     await page.getByRole('button', { name: 'Import' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import faculty members' });
     const text = 'Teacher,Staff ID\n"Hopper, Grace",F-1\nAlan Kay,F-TAKEN\nBarbara Liskov,\n';
-    await dialog.getByLabel('CSV file').setInputFiles({ name: 'faculty.csv', mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
+    await dialog.getByLabel('CSV or Excel file').setInputFiles({ name: 'faculty.csv', mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
     await dialog.getByRole('button', { name: 'Import 3 faculty members' }).click();
     await dialog.getByText('Done: 2 faculty members created, 1 rejected.').waitFor();
     await expect(dialog.getByRole('table', { name: 'Rejected rows' }).textContent()).resolves.toContain(
       'Another faculty member already has Faculty ID "F-TAKEN".',
     );
     expect(await portal.institution.tenant.people.count({ where: { role: 'faculty', full_name: 'Hopper, Grace' } })).toBe(1);
+    expect(errors).toEqual([]);
+  });
+
+  it('imports students from an Excel workbook (.xlsx) through the same preview, and refuses an old .xls in words', async () => {
+    const { page, errors } = await signedIn();
+    await page.goto(`${app.origin}/#/i/${portal.institutionId}/students`);
+    await page.getByRole('button', { name: 'Import' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import students' });
+    await expect(dialog.textContent()).resolves.toContain('Drop a CSV or Excel (.xlsx) file here');
+
+    await dialog.getByLabel('CSV or Excel file').setInputFiles({ name: 'old.xls', mimeType: 'application/vnd.ms-excel', buffer: Buffer.from('not read') });
+    await dialog
+      .getByRole('alert')
+      .filter({ hasText: 'old.xls is in the old Excel format (.xls), which cannot be read here. Save it as .xlsx or .csv.' })
+      .waitFor();
+
+    // Numeric IDs and a date column, as a school's own roster has them; the date is not imported.
+    const workbook = await writeExcelFile([
+      ['Full name', 'Student ID', 'Enrolled'],
+      ['Sheet, Ana "Ace"', 2024001, { value: new Date(Date.UTC(2024, 8, 1)), format: 'dd/mm/yyyy' }],
+      ['Sheet Ben', 2024002, { value: new Date(Date.UTC(2024, 8, 2)), format: 'dd/mm/yyyy' }],
+      ['Sheet Cy', 2024003, null],
+    ]).toBuffer();
+    const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+    await dialog.getByLabel('CSV or Excel file').setInputFiles({ name: 'roster.xlsx', mimeType: xlsxType, buffer: workbook });
+    await dialog.getByText('3 ready to import, 0 with a problem (not imported).').waitFor();
+    await expect(dialog.textContent()).resolves.toContain('roster.xlsx: 3 rows, from its first sheet.');
+    const preview = await dialog.getByRole('table', { name: 'Preview' }).textContent();
+    expect(preview).toContain('Sheet, Ana "Ace"');
+    expect(preview).toContain('2024001');
+    expect(preview).not.toContain('2024001.0');
+    await shot(page, 'xlsx-preview');
+
+    await dialog.getByRole('button', { name: 'Import 3 students' }).click();
+    await dialog.getByText('Done: 3 students created, 0 rejected.').waitFor();
+    const ana = await portal.institution.tenant.people.findOne({ where: { external_id: '2024001' } });
+    expect(ana?.full_name).toBe('Sheet, Ana "Ace"');
+    expect(await portal.institution.tenant.people.count({ where: { external_id: ['2024002', '2024003'] } })).toBe(2);
     expect(errors).toEqual([]);
   });
 
@@ -190,7 +230,7 @@ describe.skipIf(!chromiumAvailable())('CSV imports in Chromium', () => {
     await page.getByRole('button', { name: 'Import members' }).click();
     const dialog = page.getByRole('dialog', { name: 'Import members' });
     const text = [...members.map((member) => `${member.login_email};x`), 'nobody@hillside.campusbridge.local;x'].join('\n');
-    await dialog.getByLabel('CSV file').setInputFiles({ name: 'members.csv', mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
+    await dialog.getByLabel('CSV or Excel file').setInputFiles({ name: 'members.csv', mimeType: 'text/csv', buffer: Buffer.from(text, 'utf8') });
     await dialog.getByText('4 ready to import, 0 with a problem (not imported).').waitFor();
     await expect(dialog.getByRole('checkbox', { name: /first line is a header/ }).isChecked()).resolves.toBe(false);
     await dialog.getByRole('button', { name: 'Import 4 members' }).click();

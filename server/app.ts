@@ -34,6 +34,9 @@ export function createApp(ctx: AppContext): Express {
         directives: {
           'default-src': ["'self'"],
           'script-src': ["'self'"],
+          // read-excel-file unzips a large .xlsx in Web Workers made from blob: URLs the portal's own
+          // script creates; without this a big roster hangs. A worker has no DOM, and page scripts stay 'self'.
+          'worker-src': ["'self'", 'blob:'],
           'style-src': ["'self'", "'unsafe-inline'"],
           'img-src': ["'self'", 'data:'],
           'connect-src': ["'self'"],

@@ -1,19 +1,23 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setAllowance } from '../server/commands/merits.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 
 /**
  * The whole loop of a proctored coding exam, over HTTP only, as an LMS and a student's app would
  * drive it: provision → coding exam with files and key → launch → attempt with proctoring →
- * hidden key → submit → grade → event → analytics, scores and CSV.
+ * hidden key → AI usage → submit → grade → event → analytics, scores and CSV.
  */
 describe('a coding exam from provisioning to grades', () => {
   let app: TestAppliance;
   let lms: string;
+  let institutionId: string;
 
   beforeAll(async () => {
     app = await startTestAppliance();
-    lms = (await makeKey(app, await makeInstitution(app, { name: 'Loop High' }))).auth;
+    const institution = await makeInstitution(app, { name: 'Loop High' });
+    institutionId = institution.id;
+    lms = (await makeKey(app, institution)).auth;
   });
   afterAll(() => app.close());
 
@@ -46,7 +50,14 @@ describe('a coding exam from provisioning to grades', () => {
 
     // A coding exam with its three files, a code_spec that points at them, and the hidden-tests key.
     const exam = ok<{ id: string; status: string }>(
-      await api.post('/exams', { faculty_id: teacher.id, title: 'Recursion lab', app: 'code', max_score: 100, time_limit_minutes: 60 }),
+      await api.post('/exams', {
+        faculty_id: teacher.id,
+        title: 'Recursion lab',
+        app: 'code',
+        max_score: 100,
+        time_limit_minutes: 60,
+        ai_policy: { allowed: true, model_tier: 'standard', max_interactions: 5 },
+      }),
       'exam',
     );
     expect(exam.status).toBe('draft');
@@ -125,10 +136,20 @@ describe('a coding exam from provisioning to grades', () => {
       await app.http.post(`/v1/app/attempts/${attempt.id}/files`).set('Authorization', session).attach('file', solution, 'solution.py'),
       'attempt file',
     );
+    // AI help during the attempt, paid from merits the school credited: recorded by the appliance.
+    await setAllowance(app.ctx.db, institutionId, 1_000);
+    ok(await api.post('/merits/credits', { email: ada.login_email, amount_cents: 100, reason: 'Lab credit', ref: 'loop-1' }), 'credit');
+    const usage = ok<{ interactions_total: number; cost_cents_total: number; balance_cents: number }>(
+      await api.post('/app/ai/usage', { attempt_id: attempt.id, interactions: 3, cost_cents: 12 }, session),
+      'ai usage',
+    );
+    expect(usage).toEqual({ interactions_total: 3, cost_cents_total: 12, balance_cents: 88 });
+
+    // What the app claims at submit is ignored: the recorded usage is what the school sees.
     const submitted = ok<{ id: string; status: string }>(
       await api.post(
         `/app/attempts/${attempt.id}/submit`,
-        { answers: { notes: 'done' }, files: [file.ref], ai_usage: { interactions: 3, cost_cents: 12 } },
+        { answers: { notes: 'done' }, files: [file.ref], ai_usage: { interactions: 0, cost_cents: 0 } },
         session,
       ),
       'submit',

@@ -1,5 +1,6 @@
 import type { ActivityResult } from '../commands/alpha/activity.js';
 import type { CurriculumWithConcepts } from '../commands/alpha/curricula.js';
+import type { OwnAlpha } from '../commands/alpha/learner.js';
 import type { LeaderboardEntry } from '../commands/alpha/leaderboard.js';
 import type { ConceptMastery, StudentDrillDown } from '../commands/alpha/mastery.js';
 import type { PointsSummary } from '../commands/alpha/points.js';
@@ -99,5 +100,25 @@ export function presentActivityResult(result: ActivityResult) {
     streak_days: result.streakDays,
     badges: result.badges.map(presentBadge),
     new_badges: result.newBadges,
+  };
+}
+
+/** GET /app/alpha: the student's own enrollments, mastery, points, streak and badges. */
+export function presentOwnAlpha(own: OwnAlpha) {
+  return {
+    curricula: own.curricula.map(({ curriculum, enrollment, counts, concepts }) => ({
+      id: curriculum.id,
+      name: curriculum.name,
+      description: curriculum.description,
+      enrollment: { id: enrollment.id, status: enrollment.status, daily_target_minutes: enrollment.daily_target_minutes },
+      concepts_total: counts.concepts_total,
+      concepts_practiced: counts.concepts_practiced,
+      concepts_mastered: counts.concepts_mastered,
+      average_mastery: counts.average_mastery,
+      concepts: concepts.map(presentConceptMastery),
+    })),
+    points_total: own.pointsTotal,
+    streak_days: own.streakDays,
+    badges: own.badges.map(presentBadge),
   };
 }

@@ -1,6 +1,6 @@
 import type { ApiRoute } from '../http/route.js';
 import { alphaRoutes } from './alpha/alpha.js';
-import { alphaLearnerRoutes } from './learner/alpha-activity.js';
+import { alphaLearnerRoutes } from './learner/alpha.js';
 import { learnerRoutes } from './learner/learner.js';
 import { deviceLearnerRoutes } from './learner/devices.js';
 import { walletLearnerRoutes } from './learner/wallet.js';

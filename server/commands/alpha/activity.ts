@@ -28,7 +28,7 @@ export interface ActivityResult {
 }
 
 /** Alpha Learning is for students; a faculty member's learner session is `403 forbidden`. */
-function alphaStudentOf(learner: LearnerAuth): PersonRow {
+export function alphaStudentOf(learner: LearnerAuth): PersonRow {
   if (learner.person.role !== 'student') throw new AppError('forbidden', 'Only students practise in Alpha Learning; this session belongs to a faculty member.');
   return learner.person;
 }

@@ -301,3 +301,36 @@ export const activityResultSchema = z
     new_badges: z.array(badgeCode).openapi({ description: 'Badges this activity earned.', example: ['streak_3'] }),
   })
   .openapi('AlphaActivityResult');
+
+// ------------------------------------------------------------------------------------------------
+// Learner side: GET /app/alpha
+// ------------------------------------------------------------------------------------------------
+
+export const ownAlphaSchema = z
+  .object({
+    curricula: z
+      .array(
+        z.object({
+          id: z.string().openapi({ example: CURRICULUM_EXAMPLE }),
+          name: z.string().openapi({ example: 'Fractions' }),
+          description: z.string().openapi({ example: 'Equivalent fractions to mixed-number arithmetic.' }),
+          enrollment: z.object({
+            id: z.string().openapi({ example: ENROLLMENT_EXAMPLE }),
+            status: enrollmentStatus.openapi({
+              description: 'Only `active` takes practice: an activity on a `paused` or `completed` enrollment is `409 conflict`. Their mastery stays shown.',
+            }),
+            daily_target_minutes: dailyTarget,
+          }),
+          ...masteryCounts,
+          concepts: z.array(conceptMasterySchema).openapi({ description: "Every concept, practised or not, in the curriculum's order." }),
+        }),
+      )
+      .openapi({ description: "The student's enrollments, oldest first, every status, each with its curriculum." }),
+    points_total: z.number().int().openapi({ description: 'Sum of every ledger row.', example: 140 }),
+    streak_days: z
+      .number()
+      .int()
+      .openapi({ description: 'Consecutive UTC days with activity, ending today (or yesterday while today has none yet).', example: 3 }),
+    badges: z.array(badgeSchema).openapi({ description: 'Earned once and kept, oldest first.' }),
+  })
+  .openapi('AlphaLearnerOverview');

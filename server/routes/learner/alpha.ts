@@ -1,10 +1,25 @@
 import { recordActivity } from '../../commands/alpha/activity.js';
+import { getOwnAlpha } from '../../commands/alpha/learner.js';
 import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
-import { presentActivityResult } from '../../presenters/alpha.js';
-import { activityBody, activityResultSchema } from '../alpha/schema.js';
+import { presentActivityResult, presentOwnAlpha } from '../../presenters/alpha.js';
+import { activityBody, activityResultSchema, ownAlphaSchema } from '../alpha/schema.js';
 
-/** The learner side of Alpha Learning: what the learning app calls with a learner session. */
+/** The learner side of Alpha Learning (`/app/alpha*`, learner session): what the learner page and the learning app call. */
 export const alphaLearnerRoutes: ApiRoute[] = [
+  defineLearnerRoute({
+    method: 'get',
+    path: '/app/alpha',
+    operationId: 'getLearnerAlpha',
+    summary: 'Learner: my Alpha Learning',
+    description:
+      "The signed-in student's enrollments (every status, oldest first) with each curriculum's concepts and their mastery, " +
+      'the points total, the streak and the badges: the same numbers `GET /alpha/students/{id}`, `/mastery` and `/points` give the school. ' +
+      "Only an `active` enrollment takes activity. Students only: a faculty member's session is `403 forbidden`.",
+    tag: 'SSO',
+    response: ownAlphaSchema,
+    errors: ['forbidden'],
+    handler: async ({ learner }) => presentOwnAlpha(await getOwnAlpha(learner)),
+  }),
   defineLearnerRoute({
     method: 'post',
     path: '/app/alpha/activity',

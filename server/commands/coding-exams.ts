@@ -18,7 +18,7 @@ export const EXAM_FILE_KINDS = {
 } as const satisfies Record<string, FileKind>;
 
 export type ExamFileName = keyof typeof EXAM_FILE_KINDS;
-type ExamFileKind = (typeof EXAM_FILE_KINDS)[ExamFileName];
+export type ExamFileKind = (typeof EXAM_FILE_KINDS)[ExamFileName];
 
 const NAME_OF_KIND = Object.fromEntries(Object.entries(EXAM_FILE_KINDS).map(([name, kind]) => [kind, name])) as Record<ExamFileKind, ExamFileName>;
 

@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import type { Tenant } from '../db/tenant.js';
-import { AppError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import type { LearnerAuth } from './learner-auth.js';
 import type { AttemptRow } from '../models/attempt.js';
 import type { ExamRow } from '../models/exam.js';
@@ -75,4 +75,14 @@ export async function listAssignedExams(learner: LearnerAuth): Promise<AssignedE
   const due = (exam: ExamRow) => exam.due_date?.getTime() ?? Number.POSITIVE_INFINITY;
   exams.sort((a, b) => due(a) - due(b) || a.title.localeCompare(b.title) || a.id.localeCompare(b.id));
   return exams.map((exam) => ({ exam, submission: submissions.get(exam.id) ?? null, attempt: attempts.get(exam.id) ?? null }));
+}
+
+/** GET /app/exams/{id}: one of the exams GET /app/exams lists; any other id is `404 not_found`. */
+export async function getAssignedExam(learner: LearnerAuth, examId: string): Promise<AssignedExam> {
+  const student = studentOf(learner);
+  const { tenant } = learner;
+  const exam = await tenant.exams.findById(examId);
+  if (!exam || exam.status !== 'published' || !(await assignedExamIds(tenant, student)).includes(exam.id)) throw notFound('exam');
+  const [submissions, attempts] = await Promise.all([latestSubmissions(tenant, student, [exam.id]), unsubmittedAttempts(tenant, student, [exam.id])]);
+  return { exam, submission: submissions.get(exam.id) ?? null, attempt: attempts.get(exam.id) ?? null };
 }

@@ -101,7 +101,7 @@ async function assertTakesWork(tenant: Tenant, student: PersonRow, attempt: Atte
  * A resubmission the teacher asked for is not held to the original time limit: the attempt's
  * clock ended with its first submission.
  */
-async function openAttemptExam(tenant: Tenant, student: PersonRow, attempt: AttemptRow, now: Date, graceMs = 0): Promise<ExamRow> {
+export async function openAttemptExam(tenant: Tenant, student: PersonRow, attempt: AttemptRow, now: Date, graceMs = 0): Promise<ExamRow> {
   const { resubmitting } = await assertTakesWork(tenant, student, attempt);
   if (!resubmitting && isExpired(attempt, now, graceMs)) {
     const grace = graceMs > 0 ? `; answers are accepted up to ${graceMs / 1000} seconds after ${attempt.expires_at?.toISOString()}` : '';

@@ -54,19 +54,38 @@ export async function storeUpload(
   return row;
 }
 
-/** `<portal>/v1/files/<ref>?expires=<unix s>&signature=<hex>`: opens without a key until it expires. */
-export function signedFileUrl(db: Database, portalUrl: string, file: StoredFileRow, now = Date.now()): { url: string; expires_at: string } {
+/**
+ * Whom a link is for. Without one it is the integration's link (an attachment, a recording, an
+ * exam's archive for `exams:read`). With a student it is that student's link to an exam archive:
+ * the signature covers the student, and the download also needs their open attempt.
+ */
+export interface LinkHolder {
+  studentId?: string;
+}
+
+const signedValue = (fileId: string, expires: number, holder: LinkHolder) =>
+  holder.studentId === undefined ? `${fileId}.${expires}` : `${fileId}.${expires}.${holder.studentId}`;
+
+/** `<portal>/v1/files/<ref>?expires=<unix s>&signature=<hex>[&student=<id>]`: opens without a key until it expires. */
+export function signedFileUrl(
+  db: Database,
+  portalUrl: string,
+  file: StoredFileRow,
+  now = Date.now(),
+  holder: LinkHolder = {},
+): { url: string; expires_at: string } {
   const expires = Math.floor(now / 1000) + LINK_TTL_SECONDS;
-  const signature = db.fieldCrypto.sign(`${file.id}.${expires}`, LINK_CONTEXT);
+  const signature = db.fieldCrypto.sign(signedValue(file.id, expires, holder), LINK_CONTEXT);
+  const student = holder.studentId === undefined ? '' : `&student=${encodeURIComponent(holder.studentId)}`;
   return {
-    url: `${portalUrl}/v1/files/${file.id}?expires=${expires}&signature=${signature}`,
+    url: `${portalUrl}/v1/files/${file.id}?expires=${expires}&signature=${signature}${student}`,
     expires_at: new Date(expires * 1000).toISOString(),
   };
 }
 
-export function verifyFileSignature(db: Database, fileId: string, expires: number, signature: string, now = Date.now()): boolean {
+export function verifyFileSignature(db: Database, fileId: string, expires: number, signature: string, now = Date.now(), holder: LinkHolder = {}): boolean {
   if (!Number.isInteger(expires) || expires * 1000 < now || expires * 1000 > now + LINK_TTL_SECONDS * 1000 + 60_000) return false;
-  const expected = Buffer.from(db.fieldCrypto.sign(`${fileId}.${expires}`, LINK_CONTEXT), 'hex');
+  const expected = Buffer.from(db.fieldCrypto.sign(signedValue(fileId, expires, holder), LINK_CONTEXT), 'hex');
   const given = Buffer.from(signature, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

@@ -1,8 +1,11 @@
 import { iso } from './common.js';
+import type { ExamFileKind } from '../commands/coding-exams.js';
 import type { ScoreRow } from '../commands/exam-results.js';
 import type { ExamAssignmentView } from '../commands/exam-audience.js';
 import type { ExamDetail, StudentExam } from '../commands/exams.js';
 import type { ExamRow } from '../models/exam.js';
+import type { StoredFileRow } from '../models/stored-file.js';
+import type { FileLinker } from './submission.js';
 
 /** Only the keys the Exam object documents, whatever else an older row may hold. */
 function pick(source: Record<string, unknown> | null | undefined, keys: readonly string[]): Record<string, unknown> {
@@ -34,12 +37,19 @@ export function presentExam(row: ExamRow) {
   };
 }
 
-/** The single GET: the Exam object plus its groups and counts. */
-export function presentExamDetail(detail: ExamDetail) {
+/** One of a coding exam's archives with its signed link; where it lies on disk stays internal. */
+export function presentExamArchive(file: StoredFileRow, link: FileLinker) {
+  // Exam-owned files are only ever stored with an exam kind (uploadExamFile).
+  return { ref: file.id, kind: file.kind as ExamFileKind, name: file.name, size: Number(file.size), sha256: file.sha256, ...link(file) };
+}
+
+/** The single GET: the Exam object plus its groups, counts and the archives its `code_spec` names. */
+export function presentExamDetail(detail: ExamDetail, archives: StoredFileRow[], link: FileLinker) {
   return {
     ...presentExam(detail.exam),
     groups: detail.groups.map((group) => ({ id: group.group_id, name: group.name, student_count: group.studentCount })),
     stats: detail.stats,
+    files: archives.map((file) => presentExamArchive(file, link)),
   };
 }
 

@@ -1,4 +1,6 @@
 import { iso } from './common.js';
+import { presentExamArchive } from './exam.js';
+import type { FileLinker } from './submission.js';
 import type { AssignedExam } from '../commands/learner-exams.js';
 import type { AttemptRow } from '../models/attempt.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
@@ -43,8 +45,11 @@ function presentOwnAttemptState(row: AttemptRow | null) {
   return row ? { id: row.id, started_at: row.started_at.toISOString(), expires_at: iso(row.expires_at) } : null;
 }
 
-/** An assigned exam as a student sees it: no owner, ai_policy or hidden-tests IV. */
-export function presentLearnerExam({ exam, submission, attempt }: AssignedExam) {
+/**
+ * An assigned exam as a student sees it: no owner or hidden-tests IV; a coding exam's archives
+ * with links made for this student (they open only during an open attempt).
+ */
+export function presentLearnerExam({ exam, submission, attempt }: AssignedExam, archives: StoredFileRow[], link: FileLinker) {
   return {
     id: exam.id,
     title: exam.title,
@@ -57,6 +62,7 @@ export function presentLearnerExam({ exam, submission, attempt }: AssignedExam) 
     proctoring: exam.proctoring,
     status: exam.status,
     code_spec: presentLearnerCodeSpec(exam.code_spec),
+    files: archives.map((file) => presentExamArchive(file, link)),
     submission: presentOwnSubmissionState(submission),
     attempt: presentOwnAttemptState(attempt),
   };

@@ -530,7 +530,7 @@ describe('Exams', () => {
 
       const res = await get(s.key, `/exams/${exam.id}`);
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body.data).sort()).toEqual([...EXAM_FIELDS, 'groups', 'stats'].sort());
+      expect(Object.keys(res.body.data).sort()).toEqual([...EXAM_FIELDS, 'files', 'groups', 'stats'].sort());
       expect(res.body.data.groups).toEqual([
         { id: g1.id, name: 'One', student_count: 2 },
         { id: g2.id, name: 'Two', student_count: 2 },

@@ -1,3 +1,5 @@
+import { examArchives } from '../../commands/exam-archives.js';
+import { signedFileUrl } from '../../files/storage.js';
 import type { Response } from 'express';
 import { examAnalytics, examScores, listExamAttempts, scoresCsvLines } from '../../commands/exam-results.js';
 import { assignGroups, listAssignments, unassignGroup } from '../../commands/exam-assignments.js';
@@ -81,13 +83,21 @@ export const examRoutes = [
     method: 'get',
     path: '/exams/{id}',
     operationId: 'getExam',
-    summary: 'Read an exam with its groups and stats',
+    summary: 'Read an exam with its groups, stats and archives',
+    description:
+      "`files` lists the archives the exam's `code_spec` names, each with a signed link (no key needed, at most 15 minutes): " +
+      'the same archives a student downloads during an attempt.',
     tag: 'Exams',
     scope: 'exams:read',
     params: examParams,
     response: examDetailSchema,
     errors: ['not_found'],
-    handler: async ({ tenant, params }) => presentExamDetail(await getExamDetail(tenant, params.id)),
+    handler: async ({ tenant, params, ctx }) => {
+      const detail = await getExamDetail(tenant, params.id);
+      const archives = (await examArchives(tenant, [detail.exam])).get(detail.exam.id) ?? [];
+      const [now, baseUrl] = [Date.now(), await ctx.publicUrl()];
+      return presentExamDetail(detail, archives, (file) => signedFileUrl(ctx.db, baseUrl, file, now));
+    },
   }),
   defineRoute({
     method: 'patch',

@@ -141,10 +141,34 @@ export const examStatsSchema = z
   })
   .openapi('ExamStats');
 
+export const examArchiveSchema = z
+  .object({
+    ref: z.string().openapi({ example: 'file_8Hn3pQ6xKw1Pz5Rb2Tm9Vc7Y' }),
+    kind: z.enum(['starter', 'sample_tests', 'hidden_tests']).openapi({ description: 'Which archive of the `code_spec` this is.' }),
+    name: z.string().openapi({ example: 'starter.zip' }),
+    size: z.number().int().openapi({ description: 'Bytes.', example: 48213 }),
+    sha256: z
+      .string()
+      .openapi({ description: 'SHA-256 (hex) of the bytes the link serves.', example: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' }),
+    url: z.string().openapi({
+      description: 'Signed download link (GET, no key needed) valid until `expires_at`. Read the exam again for a fresh one.',
+      example: 'http://127.0.0.1:4780/v1/files/file_8Hn3pQ6xKw1Pz5Rb2Tm9Vc7Y?expires=1789380900&signature=5d41…',
+    }),
+    expires_at: timestamp.openapi({ description: 'At most 15 minutes after the read.' }),
+  })
+  .openapi('ExamArchive');
+
+export const examArchives = z.array(examArchiveSchema).openapi({
+  description:
+    'The archives the `code_spec` names (starter, sample tests, encrypted hidden tests), in that order; empty for other exams. ' +
+    'An upload the `code_spec` does not name is not listed.',
+});
+
 export const examDetailSchema = examSchema
   .extend({
     groups: z.array(examGroupSchema).openapi({ description: 'Assigned groups, in the order they were assigned.' }),
     stats: examStatsSchema,
+    files: examArchives,
   })
   .openapi('ExamDetail');
 

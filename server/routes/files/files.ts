@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
+import { studentMayOpenArchive } from '../../commands/exam-archives.js';
 import { AppError } from '../../errors.js';
 import { absolutePath, verifyFileSignature } from '../../files/storage.js';
 import { definePublicRoute, RawResponse } from '../../http/route.js';
@@ -15,6 +16,11 @@ const fileParams = z.strictObject({
 const fileQuery = z.strictObject({
   expires: z.string().optional().openapi({ description: 'Unix seconds, from the signed link.', example: '1789380900' }),
   signature: z.string().optional().openapi({ description: 'From the signed link.', example: '5d41402abc4b2a76b9719d911017c592…' }),
+  student: z
+    .string()
+    .max(40)
+    .optional()
+    .openapi({ description: "On a student's link to an exam archive: the student it was made for.", example: 'stu_9Kq2Lm4Np6Rs8Tv0Wx3Yz5Ab' }),
 });
 
 /** One answer for every link that does not open a file: unknown, tampered, expired, another file's signature. */
@@ -47,8 +53,9 @@ export const fileRoutes = [
     operationId: 'downloadFile',
     summary: 'Download a file through a signed link',
     description:
-      'The `url` of a submission attachment or recording. Needs no key: the signature authorizes this one file until `expires` (at most 15 minutes). ' +
+      "The `url` of a submission attachment or recording, or of a coding exam's archive. Needs no key: the signature authorizes this one file until `expires` (at most 15 minutes). " +
       'An unknown file, a tampered or expired signature, or a signature made for another file all answer `404 not_found`. ' +
+      "A student's archive link (with `student`) also needs that student's open attempt of the exam: once it is submitted or its time is over, `404 not_found`. " +
       "The body is the file's bytes, sent as an attachment (`Cache-Control: private, no-store`).",
     tag: 'Submissions',
     params: fileParams,
@@ -59,7 +66,8 @@ export const fileRoutes = [
     handler: async ({ params, query, ctx }) => {
       // The signature is checked before any lookup, so a bad link learns nothing about which files exist.
       const expires = query.expires !== undefined && /^\d{1,12}$/.test(query.expires) ? Number(query.expires) : Number.NaN;
-      if (!query.signature || !verifyFileSignature(ctx.db, params.ref, expires, query.signature)) throw badLink();
+      const holder = query.student === undefined ? {} : { studentId: query.student };
+      if (!query.signature || !verifyFileSignature(ctx.db, params.ref, expires, query.signature, Date.now(), holder)) throw badLink();
 
       const { StoredFile, Institution } = ctx.db.models;
       const file = await StoredFile.findByPk(params.ref);
@@ -67,6 +75,7 @@ export const fileRoutes = [
       // Links of an institution that is no longer approved stop working with its keys.
       const institution = await Institution.findByPk(file.institution_id, { attributes: ['id', 'status'] });
       if (institution?.status !== 'approved') throw badLink();
+      if (holder.studentId !== undefined && !(await studentMayOpenArchive(ctx.db, file, holder.studentId))) throw badLink();
 
       const dataDir = path.resolve(ctx.config.dataDir);
       const location = path.resolve(absolutePath(dataDir, file));

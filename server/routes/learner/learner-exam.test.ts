@@ -2,10 +2,12 @@
  * Issue 17: the exam a student takes (instructions, code_spec without the hidden tests' IV, the
  * open attempt's clock, the submit's grace minute) and the student's own device seats.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../ids.js';
 import {
   learnerSession,
+  makeKey,
   makePerson,
   makeSchool,
   startTestAppliance,
@@ -108,6 +110,139 @@ describe('Learner side: the exam a student takes, and their devices', () => {
     expect(res.text).not.toContain('iv_b64');
     expect(res.text).not.toContain('c2VjcmV0LWtleQ');
     expect(res.text).not.toMatch(/_key/);
+  });
+
+  interface Archive {
+    ref: string;
+    kind: string;
+    name: string;
+    size: number;
+    sha256: string;
+    url: string;
+    expires_at: string;
+  }
+
+  /** A coding exam whose code_spec names three uploaded archives, as an integrator sets one up. */
+  async function codingExamWithArchives(s: School) {
+    const examId = await insertExam(s, { code_spec: null });
+    const contents = { 'starter.zip': 'starter bytes', 'sample-tests.zip': 'sample tests', 'hidden-tests.zip.enc': 'sealed hidden tests' };
+    const refs: Record<string, string> = {};
+    for (const [name, text] of Object.entries(contents)) {
+      const res = await app.http.post(`/v1/exams/${examId}/files`).set('Authorization', s.key.auth).attach('file', Buffer.from(text), name);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      refs[name] = res.body.data.ref;
+    }
+    // An upload the spec does not name is not an archive of the exam.
+    await app.http.post(`/v1/exams/${examId}/files`).set('Authorization', s.key.auth).attach('file', Buffer.from('old starter'), 'starter.zip');
+    const hiddenSha = createHash('sha256').update(contents['hidden-tests.zip.enc']).digest('hex');
+    const patched = await app.http
+      .patch(`/v1/exams/${examId}`)
+      .set('Authorization', s.key.auth)
+      .send({
+        code_spec: {
+          toolchain: 'python-3.12',
+          starter: refs['starter.zip'],
+          sample_tests: { ref: refs['sample-tests.zip'] },
+          hidden_tests: { file: refs['hidden-tests.zip.enc'], iv_b64: IV_B64, sha256: hiddenSha },
+        },
+      });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    return { examId, contents, refs };
+  }
+
+  const download = async (url: string) => {
+    expect(url.startsWith(`${app.origin}/v1/files/`)).toBe(true);
+    const res = await fetch(url);
+    return { status: res.status, bytes: Buffer.from(await res.arrayBuffer()) };
+  };
+  const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+  const archivesOf = async (session: string, examId: string): Promise<Archive[]> => {
+    const res = await appGet(session, `/exams/${examId}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    return res.body.data.files;
+  };
+
+  it('gives a student signed archive links that open only during their own open attempt', async () => {
+    const s = await school();
+    const { examId, contents, refs } = await codingExamWithArchives(s);
+    const ada = await sessionOn(s.key, s.student, 'dev-arch-a');
+    const alan = await sessionOn(s.key, s.other, 'dev-arch-b');
+
+    const listed = (await appGet(ada, '/exams')).body.data.items.find((exam: { id: string }) => exam.id === examId);
+    expect(listed.files.map((file: Archive) => [file.kind, file.name, file.ref])).toEqual([
+      ['starter', 'starter.zip', refs['starter.zip']],
+      ['sample_tests', 'sample-tests.zip', refs['sample-tests.zip']],
+      ['hidden_tests', 'hidden-tests.zip.enc', refs['hidden-tests.zip.enc']],
+    ]);
+    const files = await archivesOf(ada, examId);
+    for (const file of files) {
+      expect(Date.parse(file.expires_at) - Date.now()).toBeLessThanOrEqual(15 * 60_000);
+      expect(new URL(file.url).searchParams.get('student')).toBe(s.student.id);
+    }
+
+    // Before the attempt starts, the links open nothing.
+    expect((await download(files[0]!.url)).status).toBe(404);
+
+    const attemptId = (await appPost(ada, `/exams/${examId}/attempts`)).body.data.id as string;
+    for (const file of files) {
+      const got = await download(file.url);
+      expect(got.status).toBe(200);
+      expect(got.bytes.toString()).toBe(contents[file.name as keyof typeof contents]);
+      expect(sha256(got.bytes)).toBe(file.sha256);
+      expect(got.bytes.length).toBe(file.size);
+    }
+
+    // Another student's link: Alan is assigned but has no open attempt; Ada's link rewritten for Alan fails its signature.
+    const alansLink = (await archivesOf(alan, examId))[0]!;
+    expect((await download(alansLink.url)).status).toBe(404);
+    const forged = new URL(files[0]!.url);
+    forged.searchParams.set('student', s.other.id);
+    expect((await download(forged.toString())).status).toBe(404);
+    const unbound = new URL(files[0]!.url);
+    unbound.searchParams.delete('student');
+    expect((await download(unbound.toString())).status).toBe(404);
+
+    // Once Ada has submitted, her links stop working.
+    expect((await appPost(ada, `/attempts/${attemptId}/submit`, { answers: 'done' })).status).toBe(200);
+    const closed = await download(files[1]!.url);
+    expect(closed.status).toBe(404);
+  });
+
+  it('closes archive links when the attempt’s time runs out, and hides exams not assigned', async () => {
+    const s = await school();
+    const { examId } = await codingExamWithArchives(s);
+    const ada = await sessionOn(s.key, s.student, 'dev-arch-c');
+    const attemptId = (await appPost(ada, `/exams/${examId}/attempts`)).body.data.id as string;
+    const [starter] = await archivesOf(ada, examId);
+    expect((await download(starter!.url)).status).toBe(200);
+    await app.ctx.db.models.Attempt.update({ expires_at: new Date(Date.now() - 61_000) }, { where: { id: attemptId } });
+    expect((await download(starter!.url)).status).toBe(404);
+
+    const elsewhere = await school();
+    const foreign = await insertExam(elsewhere);
+    const res = await appGet(ada, `/exams/${foreign}`);
+    expect(res.status).toBe(404);
+    expect(res.body.error).toBe('not_found');
+    const faculty = await sessionOn(s.key, s.teacher, 'dev-arch-t');
+    expect((await appGet(faculty, `/exams/${examId}`)).status).toBe(403);
+  });
+
+  it('gives the integration the same archives with exams:read, openable without an attempt', async () => {
+    const s = await school();
+    const { examId, contents } = await codingExamWithArchives(s);
+    const reader = await makeKey(app, s.inst, { scopes: ['exams:read'] });
+    const res = await app.http.get(`/v1/exams/${examId}`).set('Authorization', reader.auth);
+    expect(res.status).toBe(200);
+    const files = res.body.data.files as Archive[];
+    expect(files.map((file) => file.kind)).toEqual(['starter', 'sample_tests', 'hidden_tests']);
+    expect(new URL(files[2]!.url).searchParams.has('student')).toBe(false);
+    const got = await download(files[2]!.url);
+    expect(got.status).toBe(200);
+    expect(got.bytes.toString()).toBe(contents['hidden-tests.zip.enc']);
+    expect(sha256(got.bytes)).toBe(files[2]!.sha256);
+
+    const plain = await insertExam(s);
+    expect((await app.http.get(`/v1/exams/${plain}`).set('Authorization', reader.auth)).body.data.files).toEqual([]);
   });
 
   it('gives back the open attempt, so a reload finds its clock', async () => {

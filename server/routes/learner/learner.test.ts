@@ -27,6 +27,7 @@ const EXAM_FIELDS = [
   'description',
   'due_date',
   'exam_type',
+  'files',
   'id',
   'max_score',
   'proctoring',
@@ -190,6 +191,7 @@ describe('Learner side: /v1/app/*', () => {
         proctoring: { camera: false, screen: true },
         status: 'published',
         code_spec: null,
+        files: [],
         submission: null,
         attempt: null,
       });

@@ -1,7 +1,11 @@
 import { checkAttemptTakesFiles, recordProctoringEvents, releaseHiddenKey, startAttempt, storeAttemptFile, submitAttempt } from '../../commands/learner.js';
-import { listAssignedExams } from '../../commands/learner-exams.js';
+import { examArchives } from '../../commands/exam-archives.js';
+import type { LearnerAuth } from '../../commands/learner-auth.js';
+import { getAssignedExam, listAssignedExams, type AssignedExam } from '../../commands/learner-exams.js';
+import type { AppContext } from '../../context.js';
+import { MAX_UPLOAD_BYTES, signedFileUrl } from '../../files/storage.js';
+import type { FileLinker } from '../../presenters/submission.js';
 import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
-import { MAX_UPLOAD_BYTES } from '../../files/storage.js';
 import { presentAttempt } from '../../presenters/attempt.js';
 import { presentAttemptFile, presentLearnerExam, presentLearnerUser, presentSubmissionReceipt } from '../../presenters/learner.js';
 import {
@@ -14,12 +18,24 @@ import {
   fileQuery,
   hiddenKeySchema,
   learnerExamList,
+  learnerExamSchema,
   learnerUserSchema,
   submissionReceiptSchema,
   submitBody,
 } from './schema.js';
 
 const STUDENTS_ONLY = "Students only: a faculty member's session is `403 forbidden`.";
+
+/** Learner exams with their archives, each link made for this student. */
+async function presentWithArchives(learner: LearnerAuth, ctx: AppContext, items: AssignedExam[]) {
+  const archives = await examArchives(
+    learner.tenant,
+    items.map((item) => item.exam),
+  );
+  const [now, baseUrl, holder] = [Date.now(), await ctx.publicUrl(), { studentId: learner.person.id }];
+  const link: FileLinker = (file) => signedFileUrl(ctx.db, baseUrl, file, now, holder);
+  return items.map((item) => presentLearnerExam(item, archives.get(item.exam.id) ?? [], link));
+}
 
 /** The learner side (`/app/*`): what the suite's apps and the portal's /launch page call with a learner session. */
 export const learnerRoutes: ApiRoute[] = [
@@ -41,7 +57,25 @@ export const learnerRoutes: ApiRoute[] = [
     tag: 'SSO',
     response: learnerExamList,
     errors: ['forbidden'],
-    handler: async ({ learner }) => ({ items: (await listAssignedExams(learner)).map(presentLearnerExam) }),
+    handler: async ({ learner, ctx }) => {
+      const items = await listAssignedExams(learner);
+      return { items: await presentWithArchives(learner, ctx, items) };
+    },
+  }),
+  defineLearnerRoute({
+    method: 'get',
+    path: '/app/exams/{id}',
+    operationId: 'getLearnerExam',
+    summary: 'Learner: one of my assigned exams',
+    description: `One exam of GET /app/exams, with fresh archive links; any other exam id is \`404 not_found\`. ${STUDENTS_ONLY}`,
+    tag: 'SSO',
+    params: examParams,
+    response: learnerExamSchema,
+    errors: ['forbidden', 'not_found'],
+    handler: async ({ learner, params, ctx }) => {
+      const [exam] = await presentWithArchives(learner, ctx, [await getAssignedExam(learner, params.id)]);
+      return exam!;
+    },
   }),
   defineLearnerRoute({
     method: 'post',

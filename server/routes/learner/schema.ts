@@ -1,5 +1,6 @@
 import { MAX_ANSWERS_BYTES, MAX_EVENT_DETAIL_BYTES, MAX_EVENTS_PER_CALL, MAX_SUBMISSION_FILES } from '../../commands/learner.js';
 import { isoDateTime, timestamp } from '../../validation/schemas.js';
+import { examArchiveSchema } from '../exams/schema.js';
 import { z } from '../../validation/zod.js';
 
 const EXAM_EXAMPLE = 'exm_5Qw8kT2xLm9Pz3Rb7Vn1Hc4Y';
@@ -78,6 +79,12 @@ export const learnerExamSchema = z
     proctoring: z.record(z.string(), z.unknown()).openapi({ example: { camera: false, screen: true } }),
     status: z.enum(['draft', 'published', 'closed']).openapi({ description: 'Always `published` in this list.' }),
     code_spec: learnerCodeSpec,
+    files: z.array(examArchiveSchema).openapi({
+      description:
+        "The archives the exam's `code_spec` names (starter, sample tests, encrypted hidden tests), in that order; empty for other exams. " +
+        'Each `url` is a signed link made for this student: valid at most 15 minutes, and only while the student has an open attempt of the exam (`404 not_found` otherwise). ' +
+        'Check the downloaded bytes against `sha256`.',
+    }),
     submission: ownSubmissionState,
     attempt: ownAttemptState,
   })

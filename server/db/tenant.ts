@@ -36,6 +36,7 @@ import type { LicenseRow } from '../models/license.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import type { MeritAllowanceRow, MeritLedgerRow, MeritWalletRow } from '../models/merit.js';
 import type { PersonCountRow, PersonRow } from '../models/person.js';
+import type { AttemptRecordingRow, RecordingChunkRow } from '../models/recording.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
 import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
@@ -268,6 +269,8 @@ export class Tenant {
   readonly learnerSessions: ScopedRepo<LearnerSessionRow>;
   readonly attempts: ScopedRepo<AttemptRow>;
   readonly proctoringEvents: ScopedRepo<ProctoringEventRow>;
+  readonly recordings: ScopedRepo<AttemptRecordingRow>;
+  readonly recordingChunks: ScopedRepo<RecordingChunkRow>;
   readonly submissions: ScopedRepo<SubmissionRow>;
   readonly webhookEndpoints: ScopedRepo<WebhookEndpointRow>;
   readonly webhookDeliveries: ScopedRepo<WebhookDeliveryRow>;
@@ -321,6 +324,8 @@ export class Tenant {
     this.learnerSessions = new ScopedRepo(models.LearnerSession, institutionId, tx);
     this.attempts = new ScopedRepo(models.Attempt, institutionId, tx);
     this.proctoringEvents = new ScopedRepo(models.ProctoringEvent, institutionId, tx);
+    this.recordings = new ScopedRepo(models.AttemptRecording, institutionId, tx);
+    this.recordingChunks = new ScopedRepo(models.RecordingChunk, institutionId, tx);
     this.submissions = new ScopedRepo(models.Submission, institutionId, tx);
     this.webhookEndpoints = new ScopedRepo(models.WebhookEndpoint, institutionId, tx);
     this.webhookDeliveries = new ScopedRepo(models.WebhookDelivery, institutionId, tx);

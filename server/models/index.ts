@@ -29,6 +29,7 @@ import { definePortalAccount } from './portal-account.js';
 import { definePortalAuditEntry } from './portal-audit.js';
 import { definePortalSession } from './portal-session.js';
 import { definePasswordReset } from './password-reset.js';
+import { defineAttemptRecording, defineRecordingChunk } from './recording.js';
 import { defineStoredFile } from './stored-file.js';
 import { defineSubmission } from './submission.js';
 import { defineWebhookAttempt, defineWebhookDelivery, defineWebhookEndpoint } from './webhook.js';
@@ -66,6 +67,8 @@ export function defineModels(sequelize: Sequelize) {
     LearnerSession: defineLearnerSession(sequelize),
     Attempt: defineAttempt(sequelize),
     ProctoringEvent: defineProctoringEvent(sequelize),
+    AttemptRecording: defineAttemptRecording(sequelize),
+    RecordingChunk: defineRecordingChunk(sequelize),
     Submission: defineSubmission(sequelize),
     WebhookEndpoint: defineWebhookEndpoint(sequelize),
     WebhookDelivery: defineWebhookDelivery(sequelize),

@@ -19,6 +19,7 @@ import { sortIndexes } from './20261129000000-sort-indexes.js';
 import { statsIndexes } from './20261129100000-stats-indexes.js';
 import { aiUsage } from './20261130100000-ai-usage.js';
 import { mailHtml } from './20261130200000-mail-html.js';
+import { attemptRecordings } from './20261201100000-attempt-recordings.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -42,4 +43,5 @@ export const migrations: Migration[] = [
   statsIndexes,
   aiUsage,
   mailHtml,
+  attemptRecordings,
 ];

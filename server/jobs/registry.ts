@@ -1,5 +1,6 @@
 import { dailyBackupJob } from './daily-backup.js';
 import { expireLicensesJob } from './expire-licenses.js';
+import { finishRecordingsJob } from './finish-recordings.js';
 import { guardianReportsJob } from './guardian-reports.js';
 import type { Job } from './job.js';
 import { pruneAuditLogJob } from './prune-audit-log.js';
@@ -19,6 +20,7 @@ export const jobs: Job[] = [
   pruneAuditLogJob,
   pruneMailJob,
   expireLicensesJob,
+  finishRecordingsJob,
   guardianReportsJob,
   sendMailJob,
   sweepTempFilesJob,

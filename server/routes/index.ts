@@ -3,6 +3,7 @@ import { alphaRoutes } from './alpha/alpha.js';
 import { alphaLearnerRoutes } from './learner/alpha.js';
 import { learnerRoutes } from './learner/learner.js';
 import { deviceLearnerRoutes } from './learner/devices.js';
+import { recordingLearnerRoutes } from './learner/recordings.js';
 import { walletLearnerRoutes } from './learner/wallet.js';
 import { couponRoutes } from './coupons/coupons.js';
 import { eventRoutes } from './events/events.js';
@@ -45,5 +46,6 @@ export const apiRoutes: ApiRoute[] = [
   ...alphaLearnerRoutes,
   ...walletLearnerRoutes,
   ...deviceLearnerRoutes,
+  ...recordingLearnerRoutes,
   ...fileRoutes,
 ];

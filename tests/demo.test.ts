@@ -49,6 +49,17 @@ describe('demo seed', () => {
     return res.body.data;
   };
 
+  /** Every event of the key's institution, polled the way an integration does: `since` the newest one read. */
+  const allEvents = async (key: string) => {
+    const events: Array<{ type: string; created_at: string }> = [];
+    for (;;) {
+      const since = events.at(-1)?.created_at;
+      const page = await get(key, `/events?limit=200${since ? `&since=${encodeURIComponent(since)}` : ''}`);
+      events.push(...page.items);
+      if (!page.has_more) return events;
+    }
+  };
+
   it('prints a new approved institution and its full key, quickly', () => {
     expect(first.institution).toMatchObject({ name: 'Demo Academy', status: 'approved' });
     expect(first.institution.id).toMatch(/^inst_/);
@@ -121,6 +132,36 @@ describe('demo seed', () => {
     expect(spent).toBe(used.reduce((sum, submission) => sum + submission.ai_usage.cost_cents, 0));
   });
 
+  it('has Alpha Learning: enrollments (one paused) and three weeks of practice with mastery, points, streaks and badges', async () => {
+    const curricula = (await get(first.key, '/alpha/curricula')).items as Array<{ id: string; scope: string; concepts: unknown[] }>;
+    expect(curricula.length).toBe(2);
+    expect(curricula.every((curriculum) => curriculum.scope === 'institution' && curriculum.concepts.length >= 4)).toBe(true);
+    const enrollments = (await get(first.key, '/alpha/enrollments?limit=200')).items as Array<{ student_id: string; status: string; guide_id: string | null }>;
+    expect(enrollments.length).toBeGreaterThanOrEqual(6);
+    expect(enrollments.filter((enrollment) => enrollment.status === 'paused')).toHaveLength(1);
+    expect(enrollments.every((enrollment) => enrollment.guide_id !== null)).toBe(true);
+
+    const leaderboard = (await get(first.key, '/alpha/leaderboard?limit=100')).items as Array<{ student_id: string; points: number }>;
+    expect(leaderboard.length).toBeGreaterThanOrEqual(5);
+    const students = [...new Set(enrollments.map((enrollment) => enrollment.student_id))];
+    const points = await Promise.all(students.map((id) => get(first.key, `/alpha/students/${id}/points?limit=200`)));
+    const badges = new Set(points.flatMap((summary: { badges: Array<{ code: string }> }) => summary.badges.map((badge) => badge.code)));
+    expect([...badges].sort()).toEqual(['first_activity', 'mastery_0_8', 'streak_3', 'streak_7']);
+    expect(Math.max(...points.map((summary: { streak_days: number }) => summary.streak_days))).toBeGreaterThanOrEqual(7);
+    // The ledger reaches back about three weeks, and each total is its ledger's sum.
+    const ledgers = points.flatMap((summary: { ledger: Array<{ created_at: string; source: string }> }) => summary.ledger);
+    const oldest = Math.min(...ledgers.map((row) => Date.parse(row.created_at)));
+    expect(Date.now() - oldest).toBeGreaterThan(18 * 86_400_000);
+    expect(ledgers.every((row) => row.source === 'activity')).toBe(true);
+    for (const summary of points as Array<{ total: number; ledger: Array<{ points: number }> }>) {
+      expect(summary.total).toBe(summary.ledger.reduce((sum, row) => sum + row.points, 0));
+    }
+    const mastery = await Promise.all(students.map((id) => get(first.key, `/alpha/students/${id}/mastery`)));
+    const values = mastery.flatMap((list: { items: Array<{ mastery: number }> }) => list.items.map((item) => item.mastery));
+    expect(values.some((value) => value >= 0.8)).toBe(true);
+    expect(values.some((value) => value === 0)).toBe(true);
+  });
+
   it('shows a living event stream', async () => {
     for (const type of [
       'student.created',
@@ -131,6 +172,8 @@ describe('demo seed', () => {
       'submission.created',
       'submission.voided',
       'guardian.verified',
+      'alpha.enrollment.created',
+      'alpha.points.awarded',
     ]) {
       const events = await get(first.key, `/events?type=${type}&limit=1`);
       expect(events.items, type).toHaveLength(1);
@@ -141,24 +184,23 @@ describe('demo seed', () => {
     const endpoints = await get(first.key, '/webhooks/endpoints');
     expect(endpoints.items).toHaveLength(1);
     expect(endpoints.items[0]).toMatchObject({ status: 'paused', events: ['*'], url: 'http://127.0.0.1:9/campusbridge-demo' });
-    const events = await get(first.key, '/events?limit=200');
+    const events = await allEvents(first.key);
     const deliveries = await get(first.key, '/webhooks/deliveries?limit=200');
     expect(deliveries.total).toBeGreaterThan(50);
     // One delivery per event: the endpoint subscribes to `*` and was made before anything else.
-    expect(events.has_more).toBe(false);
-    expect(deliveries.total).toBe(events.items.length);
+    expect(deliveries.total).toBe(events.length);
     expect(deliveries.items.every((d: { status: string; attempt_count: number }) => d.status === 'pending' && d.attempt_count === 0)).toBe(true);
   });
 
   it('a second run makes a second institution and leaves the first as it was', async () => {
-    const before = (await get(first.key, '/events?limit=200')).items.length;
+    const before = (await allEvents(first.key)).length;
     const { seeded: second } = await seed(app.dataDir);
     expect(second.institution.name).toBe('Demo Academy 2');
     expect(second.institution.id).not.toBe(first.institution.id);
     expect(second.key).not.toBe(first.key);
 
     expect((await get(first.key, '/students')).total).toBe(24);
-    expect((await get(first.key, '/events?limit=200')).items.length).toBe(before);
+    expect((await allEvents(first.key)).length).toBe(before);
     const me = await get(second.key, '/me');
     expect(me.institution.id).toBe(second.institution.id);
     expect((await get(second.key, '/students')).total).toBe(24);
@@ -170,5 +212,7 @@ describe('demo seed', () => {
         .map((submission: { score: number }) => submission.score)
         .sort((a: number, b: number) => a - b);
     expect(await scores(second.key)).toEqual(await scores(first.key));
+    const alphaPoints = async (key: string) => (await get(key, '/alpha/leaderboard?limit=100')).items.map((entry: { points: number }) => entry.points);
+    expect(await alphaPoints(second.key)).toEqual(await alphaPoints(first.key));
   });
 });

@@ -7,6 +7,7 @@ import type { PortalAccountRow } from '../../models/portal-account.js';
 import { createApiKey } from '../api-keys.js';
 import { createInstitution } from '../institutions.js';
 import { hashPassword } from '../passwords.js';
+import { seedAlphaPractice } from './alpha.js';
 import { seedExamsAndSubmissions } from './exams.js';
 import { seedPeopleAndGroups } from './people.js';
 import { seededRandom } from './random.js';
@@ -57,6 +58,7 @@ export async function seedDemo(db: Database, options: DemoSeedOptions): Promise<
   await seedPausedReceiver(tenant);
   const people = await seedPeopleAndGroups(db, tenant, options);
   await seedExamsAndSubmissions(db, tenant, institution, people, rng);
+  await seedAlphaPractice(db, tenant, institution, people, rng);
 
   const { key } = await createApiKey(tenant, { name: 'Demo key (all scopes)', scopes: ['all'] });
   return { institution, key, admin: await seedDemoAdmin(db, institution) };

@@ -203,6 +203,26 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
             .attach('file', Buffer.from(`print("${tag}")\n`), 'solution.py'),
           `${tag} app upload`,
         ),
+      /** A camera recording of one chunk, finished (into a stored file of the submission) or left open. */
+      record: async (attemptId: string, finish: boolean) => {
+        const recording = data(
+          await app.http
+            .post(`/v1/app/attempts/${attemptId}/recordings`)
+            .set('Authorization', `Bearer ${token}`)
+            .send({ source: 'camera', mime_type: 'video/webm' }),
+          `${tag} app recording`,
+        ) as { id: string };
+        const recordingPath = `/v1/app/attempts/${attemptId}/recordings/${recording.id}`;
+        data(
+          await app.http
+            .post(`${recordingPath}/chunks`)
+            .query({ seq: 0 })
+            .set('Authorization', `Bearer ${token}`)
+            .attach('file', Buffer.from(`${text} frames`), 'blob'),
+          `${tag} app recording chunk`,
+        );
+        if (finish) data(await app.http.post(`${recordingPath}/finish`).set('Authorization', `Bearer ${token}`), `${tag} app recording finish`);
+      },
     });
     const classmateSession = await learnerSession(app, key, classmate, {
       mint: { app: 'code' },
@@ -211,6 +231,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const classmateApp = learnerApp(classmateSession);
     const doneAttempt = await classmateApp.post(`/exams/${exam.id}/attempts`, {});
     const attachment = await classmateApp.upload(doneAttempt.id);
+    await classmateApp.record(doneAttempt.id, true);
     await classmateApp.post(`/attempts/${doneAttempt.id}/hidden-key`, {});
     await classmateApp.post(`/attempts/${doneAttempt.id}/events`, {
       events: [{ type: 'focus_lost', at: new Date().toISOString(), detail: { duration_ms: 1200 } }],
@@ -229,6 +250,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const learnerCalls = learnerApp(session);
     const openAttempt = await learnerCalls.post(`/exams/${exam.id}/attempts`, {});
     await learnerCalls.upload(openAttempt.id);
+    await learnerCalls.record(openAttempt.id, false);
 
     // Coupons (approved by the operator, one redeemed), merits, Alpha Learning.
     const batch = await post('/coupons/batches', {
@@ -535,6 +557,8 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     'post /alpha/students/{id}/points': { body: () => ({ points: 1, note: 'sweep' }) },
     'post /app/attempts/{id}/events': { body: () => ({ events: [{ type: 'focus_lost', at: new Date().toISOString() }] }) },
     'post /app/attempts/{id}/files': { upload: 'notes.txt' },
+    'post /app/attempts/{id}/recordings': { body: () => ({ source: 'screen', mime_type: 'video/webm' }) },
+    'post /app/attempts/{id}/recordings/{recId}/chunks': { query: () => ({ seq: '1' }), upload: 'chunk.webm' },
     'post /app/alpha/activity': { body: () => ({ correct: true, minutes: 1 }) },
     'get /files/{ref}': { query: () => ({ expires: A.fileLink.expires, signature: A.fileLink.signature }) },
     // Portal operations without a /v1 twin.

@@ -3,6 +3,7 @@ import { ApiError, exchangeLaunchToken, type Attempt, type LearnerExam, type Lea
 import { AttemptView } from './AttemptView';
 import { Devices } from './Devices';
 import { ExamList } from './ExamList';
+import { Practice } from './Practice';
 import { deviceId, deviceName, loadOpenExam, loadSession, saveOpenExam, saveSession, takeLaunchToken } from './storage';
 import './learner.css';
 
@@ -196,6 +197,7 @@ function Home({ session, onSessionEnded, onDeviceReleased }: HomeProps) {
         }}
         onSessionEnded={onSessionEnded}
       />
+      <Practice session={session.session_token} onSessionEnded={onSessionEnded} />
       {devices}
     </>
   );

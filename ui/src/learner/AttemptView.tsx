@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiError, recordFocusLost, submitAttempt, type Attempt, type LearnerExam, type SubmissionReceipt } from './api';
+import { Archives } from './Archives';
 import { formatDuration, timeLeft } from './clock';
 import { CodingFacts, Instructions } from './ExamDetails';
 import { loadDraft, saveDraft } from './storage';
@@ -107,6 +108,7 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
       </p>
       <p className="learner-note">{exam.due_date ? `Due ${new Date(exam.due_date).toLocaleString()}.` : 'No due date.'}</p>
       {exam.code_spec && <CodingFacts spec={exam.code_spec} />}
+      <Archives session={session} examId={exam.id} files={exam.files} onSessionEnded={onSessionEnded} />
       {exam.description.trim() && (
         <section aria-labelledby="learner-instructions-title" className="learner-card">
           <h2 id="learner-instructions-title">Instructions</h2>

@@ -31,6 +31,12 @@ export function Instructions({ markdown, headingOffset }: { markdown: string; he
 
 const refName = (ref: CodeSpec['starter']) => (ref === undefined ? null : typeof ref === 'string' ? ref : ref.ref);
 
+function aiPolicyText(policy: NonNullable<CodeSpec['ai_policy']>): string {
+  if (policy.allowed === false || policy.max_interactions === 0) return 'Not allowed in this exam.';
+  const limit = policy.max_interactions === undefined ? '' : `, up to ${policy.max_interactions} questions`;
+  return `Allowed in the coding app${limit}; each question is recorded for your teacher and paid from your merits.`;
+}
+
 /** What a coding exam runs on and how its tests are run: the facts the coding app also uses. */
 export function CodingFacts({ spec }: { spec: CodeSpec }) {
   const commands = Object.entries(spec.commands ?? {});
@@ -59,19 +65,25 @@ export function CodingFacts({ spec }: { spec: CodeSpec }) {
       {refName(spec.starter) && (
         <>
           <dt>Starter files</dt>
-          <dd>Provided in the coding app (starter.zip).</dd>
+          <dd>starter.zip: download it once your attempt has started.</dd>
         </>
       )}
       {refName(spec.sample_tests) && (
         <>
           <dt>Sample tests</dt>
-          <dd>Provided in the coding app (sample-tests.zip): run them before you submit.</dd>
+          <dd>sample-tests.zip: run them before you submit.</dd>
         </>
       )}
       {spec.hidden_tests && (
         <>
           <dt>Hidden tests</dt>
-          <dd>Your teacher’s own tests also check your work; they are unlocked in the coding app during the attempt.</dd>
+          <dd>Your teacher’s own tests also check your work; they stay encrypted until the coding app unlocks them during the attempt.</dd>
+        </>
+      )}
+      {spec.ai_policy && (
+        <>
+          <dt>AI help</dt>
+          <dd>{aiPolicyText(spec.ai_policy)}</dd>
         </>
       )}
     </dl>

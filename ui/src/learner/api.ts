@@ -10,6 +10,7 @@ import type {
   learnerUserSchema,
   submissionReceiptSchema,
 } from '../../../server/routes/learner/schema';
+import type { recordingList, recordingSchema } from '../../../server/routes/learner/recordings.schema';
 import type { sessionSchema } from '../../../server/routes/sso/schema';
 import { ApiError } from '../api/errors';
 
@@ -27,7 +28,10 @@ export type SubmissionStatus = SubmissionReceipt['status'];
 export type EventsAccepted = z.input<typeof eventsAccepted>;
 export type LearnerDevice = z.input<typeof learnerDeviceSchema>;
 export type LearnerDeviceList = z.input<typeof learnerDeviceList>;
+export type Recording = z.input<typeof recordingSchema>;
+export type RecordingSource = Recording['source'];
 export type CodeSpec = NonNullable<LearnerExam['code_spec']>;
+export type ExamArchive = LearnerExam['files'][number];
 
 export interface Timed<T> {
   data: T;
@@ -35,7 +39,16 @@ export interface Timed<T> {
   clockOffsetMs: number;
 }
 
-async function request<T>(path: string, options: { method?: 'GET' | 'POST'; body?: unknown; session?: string } = {}): Promise<Timed<T>> {
+interface RequestOptions {
+  method?: 'GET' | 'POST';
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Sent as multipart instead of `body` (the browser sets its Content-Type). */
+  form?: FormData;
+  session?: string;
+}
+
+async function request<T>(path: string, options: RequestOptions = {}): Promise<Timed<T>> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.session) headers.Authorization = `Bearer ${options.session}`;
@@ -44,7 +57,7 @@ async function request<T>(path: string, options: { method?: 'GET' | 'POST'; body
     res = await fetch(`/v1${path}`, {
       method: options.method ?? 'GET',
       headers,
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
       cache: 'no-store',
       credentials: 'omit',
     });
@@ -66,6 +79,10 @@ export const exchangeLaunchToken = (token: string, device: { id: string; name: s
 export const listMyExams = (session: string) =>
   request<LearnerExamList>('/app/exams', { session }).then((res) => ({ data: res.data.items, clockOffsetMs: res.clockOffsetMs }));
 
+/** One exam with fresh archive links (each lives 15 minutes). */
+export const getMyExam = (session: string, examId: string) =>
+  request<LearnerExam>(`/app/exams/${encodeURIComponent(examId)}`, { session }).then((res) => res.data);
+
 export const listMyDevices = (session: string) => request<LearnerDeviceList>('/app/devices', { session }).then((res) => res.data.items);
 
 export const releaseDevice = (session: string, seatId: string) =>
@@ -80,6 +97,32 @@ export const recordFocusLost = (session: string, attemptId: string, at: Date) =>
     session,
     body: { events: [{ type: 'focus_lost', at: at.toISOString() }] },
   }).then((res) => res.data);
+
+export const recordRecorderError = (session: string, attemptId: string, detail: { source: RecordingSource; reason: string; message: string }) =>
+  request<EventsAccepted>(`/app/attempts/${encodeURIComponent(attemptId)}/events`, {
+    method: 'POST',
+    session,
+    body: { events: [{ type: 'recorder_error', at: new Date().toISOString(), detail }] },
+  }).then((res) => res.data);
+
+const recordingsPath = (attemptId: string) => `/app/attempts/${encodeURIComponent(attemptId)}/recordings`;
+
+export const startRecording = (session: string, attemptId: string, source: RecordingSource, mimeType: string) =>
+  request<Recording>(recordingsPath(attemptId), { method: 'POST', session, body: { source, mime_type: mimeType } }).then((res) => res.data);
+
+export const listRecordings = (session: string, attemptId: string) =>
+  request<z.input<typeof recordingList>>(recordingsPath(attemptId), { session }).then((res) => res.data.items);
+
+export function sendRecordingChunk(session: string, attemptId: string, recordingId: string, seq: number, chunk: Blob) {
+  const form = new FormData();
+  form.append('file', chunk, `chunk-${seq}.webm`);
+  return request<Recording>(`${recordingsPath(attemptId)}/${encodeURIComponent(recordingId)}/chunks?seq=${seq}`, { method: 'POST', session, form }).then(
+    (res) => res.data,
+  );
+}
+
+export const finishRecording = (session: string, attemptId: string, recordingId: string) =>
+  request<Recording>(`${recordingsPath(attemptId)}/${encodeURIComponent(recordingId)}/finish`, { method: 'POST', session }).then((res) => res.data);
 
 export const submitAttempt = (session: string, attemptId: string, answer: string) =>
   request<SubmissionReceipt>(`/app/attempts/${encodeURIComponent(attemptId)}/submit`, {

@@ -23,8 +23,18 @@ export function chromiumAvailable(): boolean {
   return false;
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: FLAGS, headless: true });
+/**
+ * Chromium's fake camera and screen for proctoring tests, every permission prompt answered `allow`
+ * (or `deny`, as a student who refuses would).
+ */
+const fakeMediaFlags = (answer: 'allow' | 'deny') => [
+  '--use-fake-device-for-media-stream',
+  answer === 'allow' ? '--use-fake-ui-for-media-stream' : '--use-fake-ui-for-media-stream=deny',
+];
+
+export function launchChromium(options: { fakeMedia?: 'allow' | 'deny' } = {}): Promise<Browser> {
+  const args = options.fakeMedia ? [...FLAGS, ...fakeMediaFlags(options.fakeMedia)] : FLAGS;
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args, headless: true });
 }
 
 /** Screenshots land in tests/artifacts/ (ignored by git), one folder per suite. */

@@ -3,6 +3,7 @@ import { ApiError, recordFocusLost, submitAttempt, type Attempt, type LearnerExa
 import { Archives } from './Archives';
 import { formatDuration, timeLeft } from './clock';
 import { CodingFacts, Instructions } from './ExamDetails';
+import { ProctoringPanel, useProctoring } from './Proctoring';
 import { loadDraft, saveDraft } from './storage';
 
 interface Props {
@@ -18,6 +19,11 @@ interface Props {
 
 /** With this little time left the answer is sent on its own: a submission after the deadline is refused. */
 const AUTO_SUBMIT_MS = 10_000;
+/**
+ * How long a submit waits for the recordings' last parts. Parts still waiting after it are sent
+ * after the submission (the appliance takes them for 5 minutes), so the answer is never late.
+ */
+const RECORDING_FLUSH_MS = 8_000;
 
 /** Said once each by screen readers as the time runs low. */
 function warning(remaining: number | null): string {
@@ -33,6 +39,8 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
   const [error, setError] = useState<string | null>(null);
   const [focusLost, setFocusLost] = useState(0);
   const submitting = useRef(false);
+  const proctor = useProctoring(session, attempt.id, exam.proctoring, onSessionEnded);
+  const { stopAll } = proctor;
 
   const expiresAt = attempt.expires_at ? Date.parse(attempt.expires_at) : null;
   const remaining = timeLeft(attempt, 0, now);
@@ -62,6 +70,7 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
     setPhase('submitting');
     setError(null);
     try {
+      await stopAll(RECORDING_FLUSH_MS);
       const receipt = await submitAttempt(session, attempt.id, answerRef.current);
       saveDraft(attempt.id, null);
       onSubmitted(receipt);
@@ -77,7 +86,7 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
       setPhase('working');
       setError(`${err instanceof Error ? err.message : 'The answer could not be sent.'} Your answer is kept on this page; try again.`);
     }
-  }, [session, attempt.id, onSubmitted, onSessionEnded]);
+  }, [session, attempt.id, onSubmitted, onSessionEnded, stopAll]);
 
   useEffect(() => {
     if (remaining !== null && remaining <= AUTO_SUBMIT_MS && phase === 'working') void submit();
@@ -106,6 +115,7 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
         {focusLost > 0 ? ` (${focusLost} ${focusLost === 1 ? 'time' : 'times'} so far)` : ''}.
         {remaining !== null ? ' When the time is up, what you have typed is submitted automatically.' : ''}
       </p>
+      <ProctoringPanel proctor={proctor} disabled={phase !== 'working'} />
       <p className="learner-note">{exam.due_date ? `Due ${new Date(exam.due_date).toLocaleString()}.` : 'No due date.'}</p>
       {exam.code_spec && <CodingFacts spec={exam.code_spec} />}
       <Archives session={session} examId={exam.id} files={exam.files} onSessionEnded={onSessionEnded} />

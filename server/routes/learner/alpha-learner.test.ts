@@ -174,6 +174,25 @@ describe('Learner side: GET /v1/app/alpha', () => {
     expect(refused.body.error).toBe('conflict');
   });
 
+  it('a completed enrollment stays listed as completed and takes no activity either', async () => {
+    const session = await learnerSession(app, a.key, a.alan);
+    const halves = fractions.concepts[0]!.id;
+    expect((await activity(session, { curriculum_id: fractions.id, concept_id: halves, correct: true, minutes: 2 })).status).toBe(200);
+    const [enrollment] = (await app.http
+      .get('/v1/alpha/enrollments')
+      .query({ student_id: a.alan.id, curriculum_id: fractions.id })
+      .set('Authorization', a.key.auth)
+      .then((res) => res.body.data.items)) as Array<{ id: string }>;
+    const completed = await app.http.patch(`/v1/alpha/enrollments/${enrollment!.id}`).set('Authorization', a.key.auth).send({ status: 'completed' });
+    expect(completed.status).toBe(200);
+    const data = (await overview(session)).body.data as Overview;
+    expect(data.curricula.map((item) => item.enrollment.status)).toEqual(['completed']);
+    expect(data.curricula[0]!.concepts[0]).toMatchObject({ attempts: 1, mastery: round4(nextMastery(0, true)) });
+    expect(data.points_total).toBe(ALPHA_RULES.CORRECT_POINTS);
+    const refused = await activity(session, { curriculum_id: fractions.id, concept_id: halves, correct: true, minutes: 1 });
+    expect(refused.status).toBe(409);
+  });
+
   it("another institution's curricula and activity never show, though both use the shared curriculum", async () => {
     const session = await learnerSession(app, b.key, b.bea);
     const res = await activity(session, { curriculum_id: fractions.id, concept_id: fractions.concepts[1]!.id, correct: true, minutes: 1 });

@@ -10,6 +10,7 @@ import { applyPendingRestore } from './db/restore.js';
 import { sweepTempFiles } from './files/temp.js';
 import { answerClientError } from './http/client-error.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
+import { RedisRateLimitStore } from './http/redis-rate-limit.js';
 import { jobs } from './jobs/registry.js';
 import { startScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createLogger, type Logger } from './logger.js';
@@ -41,6 +42,8 @@ export interface Appliance {
 }
 
 const STOP_GRACE_MS = 8_000;
+/** How long a start waits for a Redis rate-limit store to connect before serving without it (503s). */
+const REDIS_CONNECT_WAIT_MS = 3_000;
 
 /**
  * Starts everything in order: database and migrations, HTTP server, cron jobs. The headless
@@ -60,11 +63,14 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   const sweptTempFiles = await sweepTempFiles(config.dataDir, 0);
   if (sweptTempFiles > 0) logger.info({ removed: sweptTempFiles }, 'removed temporary files of an earlier run');
 
+  const ownStore = !options.rateLimitStore && config.rateLimitStore.kind === 'redis' ? new RedisRateLimitStore(config.rateLimitStore.url, logger) : null;
+  // Redis down at start does not stop the start: rate-limited requests get 503 until it answers.
+  if (ownStore && !(await ownStore.connected(REDIS_CONNECT_WAIT_MS))) logger.warn('starting without the rate limiter store (Redis); it keeps being tried');
   const ctx: AppContext = {
     config,
     db,
     logger,
-    rateLimitStore: options.rateLimitStore ?? new MemoryRateLimitStore(),
+    rateLimitStore: options.rateLimitStore ?? ownStore ?? new MemoryRateLimitStore(),
     validateResponses: options.validateResponses ?? false,
     publicUrl: () => readApplianceSetting(db, config, 'public_url'),
     listening: { host: config.host, port: config.port },
@@ -84,6 +90,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
       });
     });
   } catch (error) {
+    await ownStore?.close();
     await db.close();
     throw error;
   }
@@ -115,6 +122,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
       await closed;
       clearTimeout(grace);
       await webhooksStopped;
+      await ownStore?.close();
       await mailer.stop();
       await scheduler.stop();
       await db.close();

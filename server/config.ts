@@ -49,8 +49,8 @@ const envSchema = z.object({
   RATE_LIMIT_STORE: z
     .string()
     .default('memory')
-    .refine((value) => value === 'memory', {
-      message: 'only "memory" is available in this release; a redis:// store is planned for multi-process deployments',
+    .refine((value) => value === 'memory' || /^rediss?:\/\/[^/]/.test(value), {
+      message: 'must be memory or redis://host:port[/db] (rediss:// for TLS)',
     }),
   DATABASE_URL: z
     .string()
@@ -75,7 +75,8 @@ export interface Config {
     sweepSeconds: number;
     timeoutMs: number;
   };
-  rateLimitStore: 'memory';
+  /** Where the per-key request counters live: this process's memory, or a Redis shared by every process. */
+  rateLimitStore: { kind: 'memory' } | { kind: 'redis'; url: string };
   /** How long after start-up (and after a wake) missed job runs are caught up (server/jobs/scheduler.ts); tests shorten it. */
   jobsCatchUpDelayMs: number;
 }
@@ -105,7 +106,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       sweepSeconds: e.WEBHOOK_SWEEP_SECONDS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
-    rateLimitStore: 'memory',
+    rateLimitStore: e.RATE_LIMIT_STORE === 'memory' ? { kind: 'memory' } : { kind: 'redis', url: e.RATE_LIMIT_STORE },
     jobsCatchUpDelayMs: 30_000,
     ...overrides,
   };

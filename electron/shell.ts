@@ -119,7 +119,8 @@ export async function runShell(electron: ElectronApi, options: ShellOptions): Pr
   try {
     // The tray's network choice (desktop-preferences.json in the data folder) sets HOST.
     networkMode = networkModeOf(readPreferences(dataDir), options.env.HOST);
-    config = loadConfig({ ...options.env, HOST: hostFor(networkMode) }, { dataDir });
+    // The desktop is one whole appliance: a ROLE left in the environment never splits it.
+    config = loadConfig({ ...options.env, HOST: hostFor(networkMode), ROLE: 'all' }, { dataDir });
   } catch (caught) {
     const error = caught instanceof Error ? caught : new Error(String(caught));
     logger?.error({ err: error }, 'CampusBridge could not start');

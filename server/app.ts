@@ -81,3 +81,24 @@ export function createApp(ctx: AppContext): Express {
   app.use(errorHandler(ctx.logger));
   return app;
 }
+
+/**
+ * A worker process's HTTP surface (`--role worker`, docs/decisions.md#process-roles): `/healthz`
+ * for the service manager and nothing else, so a misrouted client learns where it is.
+ */
+export function createWorkerApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(requestId);
+  app.use(requestLog(ctx.logger));
+  app.get('/healthz', healthCheck(ctx));
+  app.use((_req, res) => {
+    res.status(404).json({
+      success: false,
+      error: 'not_found',
+      message: 'This is a worker process (--role worker): it serves only /healthz. The API is on the api processes.',
+    });
+  });
+  app.use(errorHandler(ctx.logger));
+  return app;
+}

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApp } from './app.js';
+import { createApp, createWorkerApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import type { MasterKeyStore } from './crypto/master-key.js';
@@ -47,7 +47,9 @@ const REDIS_CONNECT_WAIT_MS = 3_000;
 
 /**
  * Starts everything in order: database and migrations, HTTP server, cron jobs. The headless
- * entry (main.ts), the desktop shell and the tests all start the appliance this way.
+ * entry (main.ts), the desktop shell and the tests all start the appliance this way. The role
+ * (docs/decisions.md#process-roles) says which part runs here: `api` serves HTTP and sends
+ * nothing, `worker` runs jobs, webhooks and mail behind a bare /healthz, `all` does both.
  */
 export async function startAppliance(options: StartOptions): Promise<Appliance> {
   const { config } = options;
@@ -63,7 +65,12 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   const sweptTempFiles = await sweepTempFiles(config.dataDir, 0);
   if (sweptTempFiles > 0) logger.info({ removed: sweptTempFiles }, 'removed temporary files of an earlier run');
 
-  const ownStore = !options.rateLimitStore && config.rateLimitStore.kind === 'redis' ? new RedisRateLimitStore(config.rateLimitStore.url, logger) : null;
+  const { role } = config;
+  const serves = role !== 'worker';
+  const works = role !== 'api';
+  // A worker answers no rate-limited request, so it keeps no connection to a shared store.
+  const ownStore =
+    !options.rateLimitStore && serves && config.rateLimitStore.kind === 'redis' ? new RedisRateLimitStore(config.rateLimitStore.url, logger) : null;
   // Redis down at start does not stop the start: rate-limited requests get 503 until it answers.
   if (ownStore && !(await ownStore.connected(REDIS_CONNECT_WAIT_MS))) logger.warn('starting without the rate limiter store (Redis); it keeps being tried');
   const ctx: AppContext = {
@@ -79,7 +86,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   };
 
   options.onProgress?.('server');
-  const server = http.createServer(createApp(ctx));
+  const server = http.createServer(serves ? createApp(ctx) : createWorkerApp(ctx));
   server.on('clientError', answerClientError);
   try {
     await new Promise<void>((resolve, reject) => {
@@ -100,15 +107,19 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   ctx.listening = { host: config.host, port };
   // Webhooks: deliveries go out right after their event's transaction commits; the webhook-sweep
   // job (every WEBHOOK_SWEEP_SECONDS) sends retries and whatever waited. On ctx so routes can kick it.
-  // Started before the scheduler, whose sweep job calls it.
-  const webhooks = startWebhookEngine(ctx);
-  ctx.webhooks = webhooks;
+  // Started before the scheduler, whose sweep job calls it. An api process has none: what its
+  // requests make due waits for a worker's sweep (WEBHOOK_SWEEP_SECONDS).
+  const webhooks = works ? startWebhookEngine(ctx) : null;
+  ctx.webhooks = webhooks ?? undefined;
   // A database this start created has no missed runs to catch up; an older one without records has.
   const createdNow = db.migrationsApplied.includes(migrations[0]!.name);
-  const scheduler = startScheduler(ctx, jobs, { catchUpDelayMs: config.jobsCatchUpDelayMs, neverRunIsMissed: !createdNow });
+  // An api process schedules nothing, but the operator's "Run now" still runs the job here.
+  const scheduler = startScheduler(ctx, jobs, { catchUpDelayMs: config.jobsCatchUpDelayMs, neverRunIsMissed: !createdNow, timed: works });
   ctx.jobs = scheduler;
-  // Mail goes out right after the transaction that queued it commits; the send-mail job retries.
-  const mailer = sendMailAfterCommit(db, logger);
+  // Mail goes out right after the transaction that queued it commits; the send-mail job retries
+  // (and, on a worker, sends what an api process queued).
+  const mailer = works ? sendMailAfterCommit(db, logger) : null;
+  logger.info({ role, rate_limit_store: ownStore ? 'redis' : 'memory' }, `running as ${role}`);
 
   let stopping: Promise<void> | null = null;
   const stop = () =>
@@ -116,14 +127,14 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
       // Stop accepting, let in-flight requests finish (bounded), then jobs, then the database.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       // Webhooks stop claiming now; sends in flight finish and are recorded (bounded) while requests drain.
-      const webhooksStopped = webhooks.stop();
+      const webhooksStopped = webhooks?.stop();
       server.closeIdleConnections();
       const grace = setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS);
       await closed;
       clearTimeout(grace);
       await webhooksStopped;
       await ownStore?.close();
-      await mailer.stop();
+      await mailer?.stop();
       await scheduler.stop();
       await db.close();
     })());

@@ -31,6 +31,10 @@ const retrySchedule = z
   .transform((value) => value.split(',').map(Number))
   .refine((gaps) => gaps.length >= 1, 'at least one gap');
 
+/** `api` serves HTTP and runs no background work; `worker` runs it and serves only /healthz; `all` does both. */
+export const PROCESS_ROLES = ['api', 'worker', 'all'] as const;
+export type ProcessRole = (typeof PROCESS_ROLES)[number];
+
 const envSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4780),
@@ -52,6 +56,7 @@ const envSchema = z.object({
     .refine((value) => value === 'memory' || /^rediss?:\/\/[^/]/.test(value), {
       message: 'must be memory or redis://host:port[/db] (rediss:// for TLS)',
     }),
+  ROLE: z.enum(PROCESS_ROLES, { message: 'must be api, worker or all (--role or ROLE)' }).default('all'),
   DATABASE_URL: z
     .string()
     .optional()
@@ -77,6 +82,8 @@ export interface Config {
   };
   /** Where the per-key request counters live: this process's memory, or a Redis shared by every process. */
   rateLimitStore: { kind: 'memory' } | { kind: 'redis'; url: string };
+  /** What this process does (docs/decisions.md#process-roles): serve the API, run the background work, or both. */
+  role: ProcessRole;
   /** How long after start-up (and after a wake) missed job runs are caught up (server/jobs/scheduler.ts); tests shorten it. */
   jobsCatchUpDelayMs: number;
 }
@@ -107,7 +114,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     rateLimitStore: e.RATE_LIMIT_STORE === 'memory' ? { kind: 'memory' } : { kind: 'redis', url: e.RATE_LIMIT_STORE },
+    role: e.ROLE,
     jobsCatchUpDelayMs: 30_000,
     ...overrides,
   };
+}
+
+/**
+ * The environment as the headless entry sees it: `--role <role>` (or `--role=<role>`) on the
+ * command line wins over `ROLE`. Anything else on the command line is refused, not ignored.
+ */
+export function environmentWithFlags(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  let role: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i]!;
+    if (arg.startsWith('--role=')) role = arg.slice('--role='.length);
+    else if (arg === '--role') {
+      if (i + 1 >= argv.length) throw new ConfigError('invalid configuration: --role needs a value: api, worker or all');
+      role = argv[(i += 1)];
+    } else throw new ConfigError(`invalid configuration: unknown argument ${JSON.stringify(arg)}; the only option is --role api|worker|all`);
+  }
+  return role === undefined ? env : { ...env, ROLE: role };
 }

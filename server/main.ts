@@ -1,5 +1,5 @@
 import { startAppliance, type Appliance } from './appliance.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, environmentWithFlags, loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 
 /**
@@ -9,9 +9,14 @@ import { createLogger } from './logger.js';
  * before the database opens. A restart that fails to start exits 1, for a service manager to see.
  */
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig(environmentWithFlags(process.argv.slice(2)));
   const logger = createLogger(config.logLevel);
-  const announce = (appliance: Appliance) => console.log(`CampusBridge listening on ${appliance.origin} (API ${appliance.origin}/v1, data ${config.dataDir})`);
+  const announce = (appliance: Appliance) =>
+    console.log(
+      config.role === 'worker'
+        ? `CampusBridge worker listening on ${appliance.origin} (only /healthz; runs jobs, webhooks and mail; data ${config.dataDir})`
+        : `CampusBridge listening on ${appliance.origin} (API ${appliance.origin}/v1, data ${config.dataDir}${config.role === 'api' ? ', role api' : ''})`,
+    );
 
   let restarting: Promise<void> | null = null;
   const start = (at: Config) => startAppliance({ config: at, logger, onRestartRequested: () => void restart() });

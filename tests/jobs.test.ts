@@ -235,11 +235,11 @@ describe('the operator portal', () => {
 });
 
 describe('GET /healthz', () => {
-  it('answers ok with the version while the database answers, never cached, without a key', async () => {
+  it('answers ok with the version and the role while the database answers, never cached, without a key', async () => {
     const app = await start();
     const res = await app.http.get('/healthz');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), database: 'ok' });
+    expect(res.body).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), database: 'ok', role: 'all' });
     expect(res.headers['cache-control']).toBe('no-store');
   });
 

@@ -34,7 +34,7 @@ async function databaseAnswers(ctx: AppContext): Promise<boolean> {
 
 /**
  * `GET /healthz` for monitors (docs/install.md#running-as-a-service): no key, never cached, one
- * cheap read. 200 while the database answers, 503 when it cannot be read.
+ * cheap read. 200 while the database answers, 503 when it cannot be read; says the process's role.
  */
 export function healthCheck(ctx: AppContext): RequestHandler {
   const version = readVersion();
@@ -43,6 +43,6 @@ export function healthCheck(ctx: AppContext): RequestHandler {
     res
       .status(ok ? 200 : 503)
       .set('Cache-Control', 'no-store')
-      .json(ok ? { status: 'ok', version, database: 'ok' } : { status: 'unavailable', version, database: 'unavailable' });
+      .json({ ...(ok ? { status: 'ok', database: 'ok' } : { status: 'unavailable', database: 'unavailable' }), version, role: ctx.config.role });
   };
 }

@@ -16,6 +16,11 @@ export interface SchedulerOptions {
   wakeCheckMs?: number;
   wakeGapMs?: number;
   now?: () => number;
+  /**
+   * False in an api process (`--role api`): nothing runs on a schedule or catches up here (the
+   * workers do); `run`/`runNow` still run a job in this process, as `cli jobs run` does.
+   */
+  timed?: boolean;
 }
 
 export interface Scheduler extends JobControl {
@@ -42,8 +47,9 @@ export function startScheduler(ctx: AppContext, jobs: readonly Job[], options: S
   const periods = new Map(jobs.map((job) => [job.name, periodMs(job.schedule(ctx))]));
   const runner = createJobRunner(ctx);
   let stopped = false;
+  const timed = options.timed ?? true;
 
-  const tasks: ScheduledTask[] = jobs.map((job) =>
+  const tasks: ScheduledTask[] = (timed ? jobs : []).map((job) =>
     cron.schedule(job.schedule(ctx), () => runner.runIfIdle(job, 'scheduled'), {
       name: job.name,
       timezone: 'Etc/UTC',
@@ -85,16 +91,18 @@ export function startScheduler(ctx: AppContext, jobs: readonly Job[], options: S
     timer.unref();
     timers.add(timer);
   };
-  catchUpSoon();
-  const wake = watchForWake({
-    everyMs: options.wakeCheckMs ?? WAKE_CHECK_MS,
-    gapMs: options.wakeGapMs ?? WAKE_GAP_MS,
-    now,
-    onWake: (sleptMs) => {
-      ctx.logger.info({ slept_seconds: Math.round(sleptMs / 1000) }, 'the computer woke up; catching up missed job runs');
-      catchUpSoon();
-    },
-  });
+  if (timed) catchUpSoon();
+  const wake = timed
+    ? watchForWake({
+        everyMs: options.wakeCheckMs ?? WAKE_CHECK_MS,
+        gapMs: options.wakeGapMs ?? WAKE_GAP_MS,
+        now,
+        onWake: (sleptMs) => {
+          ctx.logger.info({ slept_seconds: Math.round(sleptMs / 1000) }, 'the computer woke up; catching up missed job runs');
+          catchUpSoon();
+        },
+      })
+    : null;
 
   const runNow = (name: string) => {
     const job = byName.get(name);
@@ -115,7 +123,7 @@ export function startScheduler(ctx: AppContext, jobs: readonly Job[], options: S
     catchUp,
     stop: async () => {
       stopped = true;
-      wake.stop();
+      wake?.stop();
       for (const timer of timers) clearTimeout(timer);
       await Promise.all(tasks.map((task) => task.destroy()));
       await catchingUp;

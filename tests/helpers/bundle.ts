@@ -18,6 +18,7 @@ const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
 const APPLIANCE_VARIABLES = [
   'DATABASE_URL',
   'RATE_LIMIT_STORE',
+  'ROLE',
   'HOST',
   'PORT',
   'LOG_LEVEL',
@@ -78,9 +79,9 @@ export function killBundles(): void {
   for (const child of running) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
-/** Starts `node dist/server/main.js` on 127.0.0.1, port 0, and waits for its start line. */
-export async function startBundle(dataDir: string, env: Record<string, string> = {}): Promise<BundleServer> {
-  const child = spawn(process.execPath, [MAIN_BUNDLE], {
+/** Starts `node dist/server/main.js [argv]` on 127.0.0.1, port 0, and waits for its start line. */
+export async function startBundle(dataDir: string, env: Record<string, string> = {}, argv: string[] = []): Promise<BundleServer> {
+  const child = spawn(process.execPath, [MAIN_BUNDLE, ...argv], {
     cwd: repoRoot,
     env: childEnv({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,7 +4,7 @@ import { createApp, createWorkerApp } from './app.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import type { MasterKeyStore } from './crypto/master-key.js';
-import { connectDatabase } from './db/index.js';
+import { connectDatabase, databaseLocation } from './db/index.js';
 import { migrations } from './db/migrations/index.js';
 import { applyPendingRestore } from './db/restore.js';
 import { sweepTempFiles } from './files/temp.js';
@@ -56,10 +56,10 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   tuneGarbageCollection();
   const logger = options.logger ?? createLogger(config.logLevel);
   // A restore chosen in the portal while the last run was running is put in place before the database opens.
-  const restored = await applyPendingRestore(config.databaseFile);
+  const restored = config.databaseUrl ? null : await applyPendingRestore(config.databaseFile);
   if (restored) logger[restored.outcome === 'restored' ? 'info' : 'warn']({ restore: restored }, `pending restore ${restored.outcome}`);
   options.onProgress?.('database');
-  const db = await connectDatabase(config.databaseFile, options.masterKeyStore);
+  const db = await connectDatabase(databaseLocation(config), options.masterKeyStore);
   if (db.migrationsApplied.length) logger.info({ migrations: db.migrationsApplied }, 'database migrated');
   // Before the first request: whatever is in the temp folder was left by an earlier run (a crash mid-upload).
   const sweptTempFiles = await sweepTempFiles(config.dataDir, 0);

@@ -60,8 +60,8 @@ const envSchema = z.object({
   DATABASE_URL: z
     .string()
     .optional()
-    .refine((value) => value === undefined || value === '' || value.startsWith('sqlite:'), {
-      message: 'only SQLite (the default, in DATA_DIR) is available in this release',
+    .refine((value) => value === undefined || value === '' || /^(sqlite:|postgres(ql)?:\/\/)/.test(value), {
+      message: 'must be sqlite:<file> or postgres://user:password@host:port/database (SQLite in DATA_DIR when unset)',
     }),
 });
 
@@ -69,7 +69,10 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** The SQLite file: the database itself unless `databaseUrl` is set; backups and restores work on it. */
   databaseFile: string;
+  /** `DATABASE_URL` when it names PostgreSQL; null for SQLite (the default). */
+  databaseUrl: string | null;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** `PUBLIC_URL`: when set, wins over the `public_url` setting (settings/appliance-settings.ts). */
   publicUrl: string | null;
@@ -99,12 +102,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   const e = parsed.data;
   const dataDir = path.resolve(overrides.dataDir ?? e.DATA_DIR ?? path.join(defaultAppDataDir(), 'campusbridge'));
-  const databaseFile = e.DATABASE_URL ? e.DATABASE_URL.replace(/^sqlite:(\/\/)?/, '') : path.join(dataDir, 'campusbridge.sqlite');
+  const postgres = e.DATABASE_URL && /^postgres(ql)?:\/\//.test(e.DATABASE_URL) ? e.DATABASE_URL : null;
+  const databaseFile = e.DATABASE_URL && !postgres ? e.DATABASE_URL.replace(/^sqlite:(\/\/)?/, '') : path.join(dataDir, 'campusbridge.sqlite');
   return {
     host: e.HOST,
     port: e.PORT,
     dataDir,
     databaseFile,
+    databaseUrl: postgres,
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL,
     webhooks: {

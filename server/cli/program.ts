@@ -8,7 +8,7 @@ import { createInstitution, findInstitution, listInstitutions, setInstitutionSta
 import { readAllowance, setAllowance } from '../commands/merits.js';
 import { runSetup } from '../commands/setup.js';
 import { loadConfig } from '../config.js';
-import { connectDatabase, type Database } from '../db/index.js';
+import { connectDatabase, databaseLocation, type Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../mail/smtp-settings.js';
@@ -34,7 +34,7 @@ const USAGE_ERROR = 2;
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Database | null = null;
-  const database = async () => (db ??= await connectDatabase(loadConfig(io.env).databaseFile, io.masterKeyStore));
+  const database = async () => (db ??= await connectDatabase(databaseLocation(loadConfig(io.env)), io.masterKeyStore));
   const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
   const program = new Command('campusbridge')

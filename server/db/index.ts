@@ -8,6 +8,7 @@ import { defineModels, type Models } from '../models/index.js';
 import { backupBeforeMigrating } from './backup.js';
 import { closeDataVersion } from './data-version.js';
 import { migrate } from './migrate.js';
+import { openPostgres } from './postgres.js';
 import { openDatabase, settledWrites } from './sequelize.js';
 
 export type CommittedEventListener = (events: readonly EventRow[]) => void;
@@ -35,23 +36,41 @@ export interface ConnectedDatabase extends Database {
   preMigrationBackup: string | null;
 }
 
+/** A PostgreSQL database, with the folder its master key lives in (DATA_DIR). */
+export interface PostgresLocation {
+  postgresUrl: string;
+  keyDir: string;
+}
+
+/** The SQLite file (the default), or a PostgreSQL database. */
+export type DatabaseLocation = string | PostgresLocation;
+
+/** Where the configuration says the database is. */
+export const databaseLocation = (config: { databaseFile: string; databaseUrl: string | null; dataDir: string }): DatabaseLocation =>
+  config.databaseUrl ? { postgresUrl: config.databaseUrl, keyDir: config.dataDir } : config.databaseFile;
+
+const keyDirOf = (location: DatabaseLocation) => (typeof location === 'string' ? path.dirname(location) : location.keyDir);
+
 /**
- * Opens the SQLite file, applies pending migrations and defines the models. The master key
- * lives beside the database (a 0600 file) unless the caller supplies another store.
+ * Opens the database (the SQLite file, or PostgreSQL), applies pending migrations and defines
+ * the models. The master key lives beside the SQLite file, or in DATA_DIR with PostgreSQL (a
+ * 0600 file), unless the caller supplies another store.
  *
- * An existing database with migrations applied is copied to backups/ (SQLite online backup)
- * before newer migrations run; when that copy fails nothing is migrated and this throws.
+ * An existing SQLite database with migrations applied is copied to backups/ (SQLite online
+ * backup) before newer migrations run; when that copy fails nothing is migrated and this throws.
+ * PostgreSQL is backed up with its own tools (docs/scale-out.md).
  */
 export async function connectDatabase(
-  databaseFile: string,
-  masterKeyStore: MasterKeyStore = new FileMasterKeyStore(masterKeyFile(path.dirname(databaseFile))),
+  location: DatabaseLocation,
+  masterKeyStore: MasterKeyStore = new FileMasterKeyStore(masterKeyFile(keyDirOf(location))),
   options: ConnectOptions = {},
 ): Promise<ConnectedDatabase> {
-  const existed = fs.existsSync(databaseFile);
+  const databaseFile = typeof location === 'string' ? location : null;
+  const existed = databaseFile !== null && fs.existsSync(databaseFile);
   // First, so a key that cannot be read (a keychain that is locked) stops the start before the
   // database is opened or migrated.
   const fieldCrypto = new FieldCrypto(loadOrCreateMasterKey(masterKeyStore));
-  const sequelize = await openDatabase(databaseFile);
+  const sequelize = databaseFile !== null ? await openDatabase(databaseFile) : await openPostgres((location as PostgresLocation).postgresUrl);
   let preMigrationBackup: string | null = null;
   let migrationsApplied: string[];
   try {
@@ -59,7 +78,7 @@ export async function connectDatabase(
       fieldCrypto,
       to: options.migrateTo,
       beforeMigrating: async ({ executed, pending }) => {
-        if (existed && executed.length) preMigrationBackup = await backupBeforeMigrating(databaseFile, pending[0]!);
+        if (databaseFile !== null && existed && executed.length) preMigrationBackup = await backupBeforeMigrating(databaseFile, pending[0]!);
       },
     });
   } catch (error) {

@@ -1,0 +1,75 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Sequelize, Transaction } from 'sequelize';
+
+/**
+ * PostgreSQL through Sequelize's own dialect (the `pg` driver). SQLite runs one write transaction
+ * at a time, and the commands were written for that: read, decide, write. PostgreSQL runs them
+ * side by side, so here every top-level transaction is SERIALIZABLE: the database guarantees the
+ * outcome of some one-at-a-time order, and when two transactions could not have run one after the
+ * other, one fails with a serialization failure (40001) or a deadlock (40P01) and is run again
+ * from the start. The same commands keep their meaning on both databases without a lock in each
+ * (docs/scale-out.md#transactions).
+ */
+export async function openPostgres(url: string): Promise<Sequelize> {
+  const sequelize = new Sequelize(url, {
+    dialect: 'postgres',
+    logging: false,
+    define: { underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' },
+    isolationLevel: Transaction.ISOLATION_LEVELS.SERIALIZABLE,
+    // Per process: several API processes and workers share the server's max_connections (100 by default).
+    pool: { max: 10, min: 0, idle: 10_000, acquire: 30_000 },
+    dialectOptions: { application_name: 'campusbridge' },
+  });
+  retrySerializationFailures(sequelize);
+  await sequelize.authenticate();
+  return sequelize;
+}
+
+export const isPostgres = (sequelize: Sequelize) => sequelize.getDialect() === 'postgres';
+
+/** How many times a transaction is run before its serialization failure is let through (as a 500). */
+const MAX_RUNS = 12;
+const RETRYABLE = new Set(['40001', '40P01']);
+/**
+ * A unique violation (23505) is retried a little: when the row that collided was inserted by a
+ * transaction running beside this one, the next run reads it and takes the path the command has
+ * for it (a replay, a 409 in words). A duplicate that was there all along fails the same way again.
+ */
+const UNIQUE_VIOLATION = '23505';
+const MAX_RUNS_ON_UNIQUE_VIOLATION = 3;
+
+/** The SQLSTATE of a failed query, wherever Sequelize keeps the driver's error. */
+function sqlState(error: unknown): string | undefined {
+  const err = error as { parent?: { code?: unknown }; original?: { code?: unknown }; code?: unknown } | null;
+  const code = err?.parent?.code ?? err?.original?.code ?? err?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export const isSerializationFailure = (error: unknown) => RETRYABLE.has(sqlState(error) ?? '');
+
+/**
+ * `sequelize.transaction(work)` runs `work` again, in a new transaction, when the database
+ * refused to commit it as serializable. `work` must not have effects outside the database that a
+ * second run would repeat; after-commit hooks are fine (a rolled-back run never fires them). A
+ * savepoint (`{transaction: parent}`) is part of its parent and is never retried on its own.
+ */
+function retrySerializationFailures(sequelize: Sequelize): void {
+  type Work = (t: Transaction) => Promise<unknown>;
+  const original = sequelize.transaction.bind(sequelize) as (options: object, work?: Work) => Promise<unknown>;
+  const retrying = async (optionsOrWork?: object | Work, maybeWork?: Work) => {
+    const [options, work]: [object, Work | undefined] = typeof optionsOrWork === 'function' ? [{}, optionsOrWork as Work] : [optionsOrWork ?? {}, maybeWork];
+    if (!work || (options as { transaction?: unknown }).transaction) return original(options, work);
+    for (let run = 1; ; run += 1) {
+      try {
+        return await original(options, work);
+      } catch (error) {
+        const state = sqlState(error);
+        const retryable = isSerializationFailure(error) ? run < MAX_RUNS : state === UNIQUE_VIOLATION && run < MAX_RUNS_ON_UNIQUE_VIOLATION;
+        if (!retryable) throw error;
+        // Jittered and growing, so the transactions that collided do not collide again in step.
+        await sleep(Math.random() * Math.min(200, 5 * 2 ** run));
+      }
+    }
+  };
+  (sequelize as unknown as { transaction: typeof retrying }).transaction = retrying;
+}

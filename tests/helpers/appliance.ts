@@ -14,6 +14,7 @@ import { createLogger } from '../../server/logger.js';
 import type { InstitutionStatus } from '../../server/models/institution.js';
 import type { MailOutboxRow } from '../../server/models/mail.js';
 import { openBody } from '../../server/mail/outbox.js';
+import { createTestDatabase, testPostgresAdminUrl } from './postgres.js';
 import type { Scope } from '../../server/policies/scopes.js';
 
 export interface TestAppliance extends Appliance {
@@ -49,12 +50,16 @@ export function tempDataDirs(prefix = 'campusbridge-test-'): () => string {
   };
 }
 
-/** A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder. */
+/** A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder (in the postgres project, a fresh PostgreSQL database). */
 export async function startTestAppliance(
   options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string; logLevel?: string } = {},
 ): Promise<TestAppliance> {
   const dataDir = options.dataDir ?? makeDataDir();
-  const config = loadConfig({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info' }, options.config);
+  // In the postgres project each appliance gets a database of its own on the run's cluster.
+  const adminUrl = testPostgresAdminUrl();
+  const database = adminUrl ? await createTestDatabase(adminUrl) : null;
+  const env = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...(database ? { DATABASE_URL: database.url } : {}) };
+  const config = loadConfig(env, options.config);
   let logged = '';
   const sink = new Writable({
     write(chunk, _encoding, callback) {
@@ -80,6 +85,7 @@ export async function startTestAppliance(
     http: supertest(appliance.origin),
     close: async () => {
       await appliance.stop();
+      await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -7,12 +7,19 @@ export interface CliResult {
   stderr: string;
 }
 
-/** The command line in this process against a data folder (its own database connection), output captured. */
-export async function runCliCaptured(dataDir: string, ...argv: string[]): Promise<CliResult> {
+/** A data folder, or a running test appliance (whose database may be PostgreSQL's). */
+export type CliTarget = string | { dataDir: string; ctx: { config: { databaseUrl: string | null } } };
+
+/** The command line in this process against a data folder or an appliance's database (its own connection), output captured. */
+export async function runCliCaptured(target: CliTarget, ...argv: string[]): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
+  const env =
+    typeof target === 'string'
+      ? { DATA_DIR: target }
+      : { DATA_DIR: target.dataDir, ...(target.ctx.config.databaseUrl ? { DATABASE_URL: target.ctx.config.databaseUrl } : {}) };
   const code = await runCli(argv, {
-    env: { DATA_DIR: dataDir },
+    env,
     stdout: (text) => {
       stdout += text;
     },

@@ -71,7 +71,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
 
   const person = (key: TestKey, role: 'students' | 'faculty', fullName: string) => makePerson(app, key, role, fullName);
 
-  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
+  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app, ...argv);
 
   async function curriculum(
     name: string,

@@ -49,7 +49,7 @@ describe('Coupons', () => {
   const { get, post } = requestsAs(() => app);
 
   /** The operator's command line on the running appliance's data folder (its own database connection). */
-  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
+  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app, ...argv);
 
   const person = (key: TestKey, role: 'students' | 'faculty', fullName: string) => makePerson(app, key, role, fullName);
 

@@ -538,7 +538,7 @@ describe('Guardians', () => {
 
     it('CLI `reports generate` makes last week’s reports and prints {generated: n}', async () => {
       const { inst, key, student } = await reportFixture();
-      const cli = (...argv: string[]) => runCliCaptured(app.dataDir, ...argv);
+      const cli = (...argv: string[]) => runCliCaptured(app, ...argv);
       const first = await cli('reports', 'generate', '--institution', inst.id);
       expect(first.code, first.stderr).toBe(0);
       expect(JSON.parse(first.stdout)).toEqual({ generated: 1 });

@@ -68,7 +68,7 @@ describe('Learner side: GET /v1/app/alpha', () => {
   let theirs: Curriculum;
 
   const cli = async (...argv: string[]) => {
-    const result = await runCliCaptured(app.dataDir, ...argv);
+    const result = await runCliCaptured(app, ...argv);
     expect(result.stderr).toBe('');
     return JSON.parse(result.stdout) as Curriculum;
   };

@@ -47,7 +47,7 @@ describe('Merits', () => {
 
   const { get, post } = requestsAs(() => app);
 
-  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app.dataDir, ...argv);
+  const cli = (...argv: string[]): Promise<CliResult> => runCliCaptured(app, ...argv);
 
   async function setAllowance(s: School, cents: number) {
     const result = await cli('merits', 'allowance', '--institution', s.inst.id, '--cents', String(cents));

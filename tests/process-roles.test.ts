@@ -80,7 +80,8 @@ describe('an api process and a worker on one data folder', () => {
       expect(api.logText()).toContain('"role":"api"');
       expect((await api.http.get('/healthz')).body).toMatchObject({ status: 'ok', role: 'api' });
 
-      worker = await startTestAppliance({ dataDir: api.dataDir, config: { role: 'worker', webhooks } });
+      // The same database: the data folder's SQLite file, or in the postgres project the api's database.
+      worker = await startTestAppliance({ dataDir: api.dataDir, config: { role: 'worker', webhooks, databaseUrl: api.ctx.config.databaseUrl } });
       await waitFor(() => received.length === 1, 'the worker to deliver the webhook', 10_000);
       expect(JSON.parse(received[0]!)).toMatchObject({ type: 'student.created', data: { student_id: student.body.data.id } });
       await waitFor(

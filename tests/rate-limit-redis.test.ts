@@ -35,8 +35,8 @@ describe.skipIf(!redisAvailable())('the Redis rate-limit store', () => {
     redis = await startTestRedis();
     const config = { rateLimitStore: { kind: 'redis' as const, url: redis.url } };
     first = await startTestAppliance({ config });
-    // Two appliances on one data folder, as two api processes on one database.
-    second = await startTestAppliance({ config, dataDir: first.dataDir });
+    // Two appliances on one database (the folder's SQLite file, or the first's PostgreSQL database), as two api processes.
+    second = await startTestAppliance({ config: { ...config, databaseUrl: first.ctx.config.databaseUrl }, dataDir: first.dataDir });
     institution = await makeInstitution(first);
   });
 

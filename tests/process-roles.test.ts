@@ -1,7 +1,7 @@
 // Process roles (docs/decisions.md#process-roles): an api process serves HTTP and sends nothing, a
 // worker serves only /healthz and runs webhooks, mail and jobs, both on one data folder. Every
 // request, webhook deliveries included, goes to 127.0.0.1.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -104,6 +104,36 @@ describe('an api process and a worker on one data folder', () => {
       await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
   });
+
+  it.skipIf(process.platform === 'win32')(
+    'npm start -- --role worker reaches the server, and SIGTERM to npm still stops it cleanly',
+    { timeout: 150_000 },
+    async () => {
+      const npm = spawn('npm', ['start', '--', '--role', 'worker'], {
+        cwd: repoRoot,
+        env: childEnv({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: makeDataDir(), ROLE: 'api' }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      npm.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      npm.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      const exited = new Promise<number | null>((resolve) => npm.once('exit', (code) => resolve(code)));
+      try {
+        const [, origin] = await waitFor(() => output.match(/listening on (http:\/\/127\.0\.0\.1:\d+)/), 'the start line', {
+          timeoutMs: 120_000,
+          context: () => output,
+        });
+        expect(output).toContain('CampusBridge worker listening on');
+        expect(await (await fetch(`${origin}/healthz`)).json()).toMatchObject({ role: 'worker' });
+        expect((await fetch(`${origin}/v1/me`)).status).toBe(404);
+        npm.kill('SIGTERM');
+        await exited;
+        await waitFor(() => output.includes('"msg":"stopped"'), 'the server to say it stopped', { timeoutMs: 10_000, context: () => output });
+      } finally {
+        if (npm.exitCode === null && npm.signalCode === null) npm.kill('SIGKILL');
+      }
+    },
+  );
 
   it('node dist/server/main.js --role worker beats ROLE=api, says so at start and answers only /healthz', { timeout: 30_000 }, async () => {
     const dataDir = makeDataDir();

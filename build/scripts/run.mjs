@@ -6,8 +6,14 @@ import { buildAll } from './build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [what, ...rest] = process.argv.slice(2);
+// `npm start` is `node run.mjs start-on-windows || exec node run.mjs start`, and npm appends its
+// arguments (`npm start -- --role api`) to the end, so only the `exec` part gets them. On POSIX
+// shells this exits at once and the `exec` part starts the server with them, as npm's own child
+// (docs/decisions.md#running-as-a-service). cmd.exe has no `exec`, so there this one serves.
+if (what === 'start-on-windows' && process.platform !== 'win32') process.exit(1);
 const entries = {
   start: { build: 'all', file: 'dist/server/main.js' },
+  'start-on-windows': { build: 'all', file: 'dist/server/main.js' },
   cli: { build: 'server', file: 'dist/server/cli.js' },
   bench: { build: 'server', file: 'tests/bench/run.mjs' },
 };
@@ -17,7 +23,7 @@ if (!entry) {
   process.exit(2);
 }
 await buildAll(entry.build);
-if (what === 'start') stopWhenOrphaned();
+if (what === 'start' || what === 'start-on-windows') stopWhenOrphaned();
 process.argv = [process.argv[0], path.join(root, entry.file), ...rest];
 await import(pathToFileURL(path.join(root, entry.file)).href);
 

@@ -132,9 +132,38 @@ describe.skipIf(!redisAvailable())('the Redis rate-limit store', () => {
     expect(first.logText()).toContain('rate limiter store (Redis) reachable again');
   });
 
+  it('starts while Redis is down, refusing rate-limited requests, and serves them once Redis comes up', { timeout: 30_000 }, async () => {
+    await redis.stop();
+    let third: TestAppliance | null = null;
+    try {
+      const startedAt = Date.now();
+      third = await startTestAppliance({ config: { rateLimitStore: { kind: 'redis', url: redis.url } } });
+      expect(Date.now() - startedAt).toBeLessThan(10_000);
+      const inst = await makeInstitution(third);
+      const key = await makeKey(third, inst, { rateLimit: 600 });
+      const refused = await third.http.get('/v1/me').set('Authorization', key.auth);
+      expect(refused.status).toBe(503);
+      expect(refused.headers['retry-after']).toBe('5');
+      expect(third.logText()).toContain('starting without the rate limiter store (Redis)');
+      await redis.start();
+      const app = third;
+      await waitFor(async () => (await app.http.get('/v1/me').set('Authorization', key.auth)).status === 200, 'the appliance to reach Redis', {
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      });
+    } finally {
+      await redis.start();
+      await third?.close();
+    }
+  });
+
   it('refuses within the command timeout when Redis hangs without answering, and goes on when it answers again', { timeout: 20_000 }, async () => {
     const key = await makeKey(first, institution, { rateLimit: 600 });
-    expect((await first.http.get('/v1/me').set('Authorization', key.auth)).status).toBe(200);
+    // Reconnected after the restarts above.
+    await waitFor(async () => (await first.http.get('/v1/me').set('Authorization', key.auth)).status === 200, 'Redis in use', {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+    });
     redis.freeze();
     try {
       const startedAt = Date.now();

@@ -18,7 +18,7 @@ export interface TestRedis {
   url: string;
   /** Stops the server (SIGTERM, then SIGKILL after 3 s); its data is not kept. */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port, empty (nothing when it runs). */
   start(): Promise<void>;
   /** Suspends the process (SIGSTOP): connections stay open, commands get no answer. */
   freeze(): void;
@@ -38,6 +38,7 @@ export async function startTestRedis(): Promise<TestRedis> {
   let child: ChildProcess | null = null;
 
   const start = async () => {
+    if (child && child.exitCode === null && child.signalCode === null) return;
     const args = ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no', '--dir', dir, '--protected-mode', 'yes'];
     const started = spawn(REDIS_SERVER, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     child = started;

@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
  * on a database of its own. Suites about SQLite itself (files, backups, pragmas, query plans) or
  * the desktop run on SQLite only.
  */
-const POSTGRES_SUITES = ['server/routes/**/*.test.ts'];
+const POSTGRES_SUITES = ['server/routes/**/*.test.ts', 'tests/job-claims.test.ts'];
 
 export default defineConfig({
   test: {

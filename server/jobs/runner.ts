@@ -1,7 +1,11 @@
 import type { AppContext } from '../context.js';
 import type { JobRunOutcome } from '../models/job-run.js';
 import type { Job } from './job.js';
-import { finishRun, runDetail, startRun } from './runs.js';
+import { claimRun, finishRun, runDetail, startRun } from './runs.js';
+import { periodMs } from './schedule-times.js';
+
+/** What `claimRun` leaves when another process already started the period's run. */
+const TAKEN = Symbol('taken');
 
 /** Why a run happens: its cron time, a missed run caught up, or someone asked (CLI, portal, tests). */
 export type RunReason = 'scheduled' | 'catch-up' | 'manual';
@@ -42,10 +46,25 @@ export function createJobRunner(ctx: AppContext): JobRunner {
     }
   };
 
+  const periods = new Map<string, number>();
+  const periodOf = (job: Job) => {
+    let period = periods.get(job.name);
+    if (period === undefined) periods.set(job.name, (period = periodMs(job.schedule(ctx))));
+    return period;
+  };
+  /** A manual run always runs; an automatic one only if no other process started this period's (docs/scale-out.md#jobs). */
+  const begin = (job: Job, reason: RunReason) =>
+    reason === 'manual' ? startRun(ctx.db, job.name, new Date()) : claimRun(ctx.db, job.name, new Date(), periodOf(job)).then((id) => id ?? TAKEN);
+
   const execute = async (job: Job, reason: RunReason): Promise<JobResult> => {
     busy.set(job.name, (busy.get(job.name) ?? 0) + 1);
     try {
-      const runId = await record('recorded', job, () => startRun(ctx.db, job.name, new Date()));
+      const claimed = await record('recorded', job, () => begin(job, reason));
+      if (claimed === TAKEN) {
+        ctx.logger.debug({ job: job.name, reason }, 'job skipped: another process runs it this period');
+        return undefined;
+      }
+      const runId = claimed;
       try {
         const result = await job.run(ctx);
         if (runId) await record('completed', job, () => finishRun(ctx.db, runId, job.name, 'ok', runDetail(result)));

@@ -21,6 +21,26 @@ export async function startRun(db: Database, job: string, startedAt: Date): Prom
   return id;
 }
 
+/**
+ * Starts an automatic run (scheduled or caught up) unless another process already started one in
+ * this period: null then. Several worker processes each fire every job at its cron time; the run
+ * that commits first takes the period. Reading the newest run and writing the new one in one
+ * transaction is the lock: SQLite runs write transactions one at a time, and PostgreSQL's
+ * serializable transactions make the second reader run again and see the first's row. A run
+ * started more than half a period ago does not hold the next one back, finished or not (its
+ * process may have died).
+ */
+export async function claimRun(db: Database, job: string, startedAt: Date, periodMs: number): Promise<string | null> {
+  const { JobRun } = db.models;
+  return db.sequelize.transaction(async (transaction) => {
+    const newest = await JobRun.findOne({ where: { job }, order: [['started_at', 'DESC']], transaction });
+    if (newest && startedAt.getTime() - newest.started_at.getTime() < periodMs / 2) return null;
+    const id = newId('jrun');
+    await JobRun.create({ id, job, started_at: startedAt, finished_at: null, outcome: null, detail: null }, { transaction });
+    return id;
+  });
+}
+
 /** Records how a run ended, and deletes the job's runs beyond the newest JOB_RUNS_KEPT in the same transaction. */
 export async function finishRun(db: Database, id: string, job: string, outcome: JobRunOutcome, detail: string | null): Promise<void> {
   const { JobRun } = db.models;

@@ -21,6 +21,7 @@ import { readApplianceSetting } from '../settings/appliance-settings.js';
 import { registerAccountsCommands } from './accounts.js';
 import type { CliContext, CliIo } from './context.js';
 import { registerJobsCommands } from './jobs.js';
+import { registerMigrateCommands } from './migrate.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { registerSettingsCommands } from './settings.js';
 
@@ -222,7 +223,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   const cli: CliContext = { io, config: () => loadConfig(io.env), database, print };
-  for (const register of [registerSettingsCommands, registerAccountsCommands, registerJobsCommands, registerRecoveryCommands]) register(program, cli);
+  for (const register of [registerSettingsCommands, registerAccountsCommands, registerJobsCommands, registerRecoveryCommands, registerMigrateCommands])
+    register(program, cli);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

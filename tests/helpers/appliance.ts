@@ -8,13 +8,14 @@ import { startAppliance, type Appliance } from '../../server/appliance.js';
 import { createApiKey } from '../../server/commands/api-keys.js';
 import { createInstitution } from '../../server/commands/institutions.js';
 import { loadConfig, type Config } from '../../server/config.js';
+import { databaseLocation, type DatabaseLocation } from '../../server/db/index.js';
 import { Tenant } from '../../server/db/tenant.js';
 import type { RateLimitStore } from '../../server/http/rate-limit.js';
 import { createLogger } from '../../server/logger.js';
 import type { InstitutionStatus } from '../../server/models/institution.js';
 import type { MailOutboxRow } from '../../server/models/mail.js';
 import { openBody } from '../../server/mail/outbox.js';
-import { createTestDatabase, testPostgresAdminUrl } from './postgres.js';
+import { dataDirEnv, forgetTestDatabase } from './postgres.js';
 import type { Scope } from '../../server/policies/scopes.js';
 
 export interface TestAppliance extends Appliance {
@@ -24,13 +25,24 @@ export interface TestAppliance extends Appliance {
   /** Raw log text, for searching for things that must never appear. */
   logText: () => string;
   http: ReturnType<typeof supertest>;
-  /** Stops the server and removes its data folder. */
+  /** Stops the server and removes its data folder (and, on PostgreSQL, the folder's database). */
   close: () => Promise<void>;
 }
 
-/** A fresh, empty temp folder; whoever makes it removes it (as `startTestAppliance`'s `close` does). */
+/** A fresh, empty temp folder; whoever makes it removes it with `removeDataDir` (as `startTestAppliance`'s `close` does). */
 export function makeDataDir(prefix = 'campusbridge-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A data folder's database: its SQLite file, or in the postgres project the PostgreSQL database standing for the folder. */
+export async function dataDirDatabase(dataDir: string): Promise<DatabaseLocation> {
+  return databaseLocation(loadConfig(await dataDirEnv(dataDir)));
+}
+
+/** Removes a data folder and, in the postgres project, the database that stood for it. */
+export async function removeDataDir(dir: string): Promise<void> {
+  await forgetTestDatabase(dir);
+  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /**
@@ -40,8 +52,8 @@ export function makeDataDir(prefix = 'campusbridge-test-'): string {
  */
 export function tempDataDirs(prefix = 'campusbridge-test-'): () => string {
   const made: string[] = [];
-  afterAll(() => {
-    for (const dir of made) fs.rmSync(dir, { recursive: true, force: true });
+  afterAll(async () => {
+    for (const dir of made) await removeDataDir(dir);
   });
   return () => {
     const dir = makeDataDir(prefix);
@@ -50,15 +62,16 @@ export function tempDataDirs(prefix = 'campusbridge-test-'): () => string {
   };
 }
 
-/** A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder (in the postgres project, a fresh PostgreSQL database). */
+/**
+ * A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder, or in
+ * `dataDir` (in the postgres project, over the PostgreSQL database of that folder, so a restart
+ * on the same folder finds its data).
+ */
 export async function startTestAppliance(
   options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string; logLevel?: string } = {},
 ): Promise<TestAppliance> {
   const dataDir = options.dataDir ?? makeDataDir();
-  // In the postgres project each appliance gets a database of its own on the run's cluster.
-  const adminUrl = testPostgresAdminUrl();
-  const database = adminUrl ? await createTestDatabase(adminUrl) : null;
-  const env = { HOST: '127.0.0.1', PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...(database ? { DATABASE_URL: database.url } : {}) };
+  const env = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...(await dataDirEnv(dataDir)) };
   const config = loadConfig(env, options.config);
   let logged = '';
   const sink = new Writable({
@@ -85,8 +98,7 @@ export async function startTestAppliance(
     http: supertest(appliance.origin),
     close: async () => {
       await appliance.stop();
-      await database?.drop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await removeDataDir(dataDir);
     },
   };
 }

@@ -1,5 +1,6 @@
 import { expect } from 'vitest';
 import { runCli } from '../../server/cli/program.js';
+import { dataDirEnv } from './postgres.js';
 
 export interface CliResult {
   code: number;
@@ -10,13 +11,17 @@ export interface CliResult {
 /** A data folder, or a running test appliance (whose database may be PostgreSQL's). */
 export type CliTarget = string | { dataDir: string; ctx: { config: { databaseUrl: string | null } } };
 
-/** The command line in this process against a data folder or an appliance's database (its own connection), output captured. */
+/**
+ * The command line in this process against a data folder's database (in the postgres project, the
+ * PostgreSQL database standing for the folder) or an appliance's database (its own connection),
+ * output captured.
+ */
 export async function runCliCaptured(target: CliTarget, ...argv: string[]): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const env =
     typeof target === 'string'
-      ? { DATA_DIR: target }
+      ? await dataDirEnv(target)
       : { DATA_DIR: target.dataDir, ...(target.ctx.config.databaseUrl ? { DATABASE_URL: target.ctx.config.databaseUrl } : {}) };
   const code = await runCli(argv, {
     env,

@@ -1,5 +1,5 @@
 // PostgreSQL for the tests: a throwaway cluster on 127.0.0.1 (Debian's postgresql package) that
-// the `postgres` project's global setup starts, and one fresh database per test appliance.
+// the `postgres` project's global setup starts, and one database per test data folder (below).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -90,4 +90,38 @@ export async function createTestDatabase(adminUrl: string): Promise<TestDatabase
     url: url.toString(),
     drop: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined),
   };
+}
+
+/** In the postgres project, whether this suite runs on PostgreSQL: for the few cases about SQLite itself (its file, pragmas, query plans). */
+export const onPostgres = (): boolean => testPostgresAdminUrl() !== undefined;
+
+// A data folder's database: on SQLite the file in it, on PostgreSQL a database made the first time
+// an appliance or a CLI run uses the folder, kept while the folder lives so a restart or a CLI run
+// on the folder sees the same data, and dropped when the folder is removed (`forgetTestDatabase`).
+const databasesByDataDir = new Map<string, Promise<TestDatabase>>();
+
+/** The PostgreSQL database standing for `dataDir` in this run (made on first use), or null on SQLite. */
+export function testDatabaseFor(dataDir: string): Promise<TestDatabase> | null {
+  const adminUrl = testPostgresAdminUrl();
+  if (!adminUrl) return null;
+  let database = databasesByDataDir.get(dataDir);
+  if (!database) {
+    database = createTestDatabase(adminUrl);
+    databasesByDataDir.set(dataDir, database);
+  }
+  return database;
+}
+
+/** DATA_DIR, and in the postgres project DATABASE_URL of the folder's database: the environment of an appliance or CLI run on the folder. */
+export async function dataDirEnv(dataDir: string): Promise<{ DATA_DIR: string; DATABASE_URL?: string }> {
+  const database = await testDatabaseFor(dataDir);
+  return { DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
+}
+
+/** Drops the database made for `dataDir`, if any; whoever removes the folder calls it. */
+export async function forgetTestDatabase(dataDir: string): Promise<void> {
+  const database = databasesByDataDir.get(dataDir);
+  if (!database) return;
+  databasesByDataDir.delete(dataDir);
+  await (await database).drop();
 }

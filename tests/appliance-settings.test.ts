@@ -4,7 +4,7 @@
 import http from 'node:http';
 import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectDatabase } from '../server/db/index.js';
+import { connectDatabase, databaseLocation } from '../server/db/index.js';
 import { loadConfig } from '../server/config.js';
 import { defaultPublicUrl, readApplianceSettings } from '../server/settings/appliance-settings.js';
 import { addressSuggestions, linkWarning } from '../server/settings/addresses.js';
@@ -12,6 +12,7 @@ import { checkEndpointUrl } from '../server/webhooks/address.js';
 import { makePerson, makeSchool, startTestAppliance, tempDataDirs, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { listenOnLoopback, type LoopbackReceiver } from './helpers/bundle.js';
 import { cliFails, cliOk, runCliCaptured } from './helpers/cli.js';
+import { dataDirEnv } from './helpers/postgres.js';
 import { createAccount, expectError, MEMBER_PASSWORD, ok, setUpPortal, signIn, type FirstRun } from './helpers/portal.js';
 
 interface Resolved {
@@ -60,8 +61,8 @@ describe('settings through the CLI', () => {
   it('lets an environment variable of the same meaning win, and says so', async () => {
     const dir = makeDataDir();
     cliOk(await runCliCaptured(dir, 'settings', 'set', 'public_url', 'http://stored.school.lan:4780'));
-    const config = loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'https://cb.school.example', WEBHOOK_ALLOW_PRIVATE_HOSTS: '1' });
-    const db = await connectDatabase(config.databaseFile);
+    const config = loadConfig({ ...(await dataDirEnv(dir)), PUBLIC_URL: 'https://cb.school.example', WEBHOOK_ALLOW_PRIVATE_HOSTS: '1' });
+    const db = await connectDatabase(databaseLocation(config));
     try {
       expect(await readApplianceSettings(db, config)).toEqual({
         public_url: { value: 'https://cb.school.example', source: 'env' },

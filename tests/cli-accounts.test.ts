@@ -8,6 +8,7 @@ import { hashToken } from '../server/crypto/tokens.js';
 import { newId } from '../server/ids.js';
 import { startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
 import { cliFails, cliOk, type CliResult } from './helpers/cli.js';
+import { dataDirEnv } from './helpers/postgres.js';
 import { expectError, ok, signIn } from './helpers/portal.js';
 
 const makeDataDir = tempDataDirs('campusbridge-cli-accounts-');
@@ -17,7 +18,7 @@ async function cli(dataDir: string, argv: string[], env: Record<string, string> 
   let stdout = '';
   let stderr = '';
   const code = await runCli(argv, {
-    env: { DATA_DIR: dataDir, ...env },
+    env: { ...(await dataDirEnv(dataDir)), ...env },
     stdout: (text) => {
       stdout += text;
     },

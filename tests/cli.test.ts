@@ -8,10 +8,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../server/config.js';
 import { connectDatabase } from '../server/db/index.js';
 import { ALL_SCOPES } from '../server/policies/scopes.js';
-import { tempDataDirs } from './helpers/appliance.js';
+import { dataDirDatabase, tempDataDirs } from './helpers/appliance.js';
 import { cliFails as fails, cliOk as ok, runCliCaptured, type CliResult } from './helpers/cli.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -269,7 +268,7 @@ describe('cli: keys', () => {
     const inst = ok<InstitutionOut>(await cli(keyDir, 'institution', 'create', '--name', 'Hash School', '--approve')).id;
     const created = ok<CreatedKeyOut>(await cli(keyDir, 'key', 'create', '--institution', inst, '--name', 'hashed', '--scopes', 'all'));
 
-    const db = await connectDatabase(loadConfig({ DATA_DIR: keyDir }).databaseFile);
+    const db = await connectDatabase(await dataDirDatabase(keyDir));
     try {
       const rows = await db.sequelize.query<Record<string, unknown>>('SELECT * FROM api_keys WHERE id = ?', {
         replacements: [created.key_id],
@@ -283,9 +282,9 @@ describe('cli: keys', () => {
         expect(String(value), `api_keys.${column}`).not.toContain(created.key);
       }
       // nor in any other table
-      const tables = await db.sequelize.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT });
-      expect(tables.map((t) => t.name)).toContain('api_keys');
-      for (const { name } of tables) {
+      const tables = (await db.sequelize.getQueryInterface().showAllTables()) as string[];
+      expect(tables).toContain('api_keys');
+      for (const name of tables) {
         const all = await db.sequelize.query(`SELECT * FROM "${name.replaceAll('"', '""')}"`, { type: QueryTypes.SELECT });
         expect(JSON.stringify(all), `table ${name}`).not.toContain(created.key);
       }

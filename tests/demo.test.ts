@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../server/cli/program.js';
 import { ALL_SCOPES } from '../server/policies/scopes.js';
 import { makeDataDir, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
+import { dataDirEnv } from './helpers/postgres.js';
 
 const KEY_PATTERN = /^cb_live_[A-Za-z0-9]{32}$/;
 
@@ -17,7 +18,7 @@ async function seed(dataDir: string): Promise<{ seeded: Seeded; ms: number }> {
   let stderr = '';
   const started = Date.now();
   const code = await runCli(['demo', 'seed'], {
-    env: { DATA_DIR: dataDir },
+    env: await dataDirEnv(dataDir),
     stdout: (text) => {
       stdout += text;
     },

@@ -12,7 +12,7 @@ import { jobs } from '../server/jobs/registry.js';
 import { createJobRunner } from '../server/jobs/runner.js';
 import { periodMs } from '../server/jobs/schedule-times.js';
 import { JOB_RUNS_KEPT } from '../server/models/job-run.js';
-import { makeDataDir, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
+import { dataDirDatabase, makeDataDir, removeDataDir, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { cliFails, cliOk, runCliCaptured } from './helpers/cli.js';
 import { expectError, ok, portalRequests, setUpPortal, signedInMember } from './helpers/portal.js';
 import { waitFor } from './helpers/wait.js';
@@ -33,7 +33,7 @@ async function start(options: Parameters<typeof startTestAppliance>[0] = {}): Pr
 /** A data folder whose database already exists, with the given runs recorded (job name → when it finished, ms ago). */
 async function dataDirWithRuns(finishedAgo: Record<string, number>): Promise<string> {
   const dataDir = makeDataDir('campusbridge-jobs-');
-  const db = await connectDatabase(`${dataDir}/campusbridge.sqlite`);
+  const db = await connectDatabase(await dataDirDatabase(dataDir));
   for (const [job, ago] of Object.entries(finishedAgo)) {
     const finished = new Date(Date.now() - ago);
     await db.models.JobRun.create({
@@ -174,8 +174,7 @@ describe('recording runs', () => {
 describe('jobs list and jobs run (CLI)', () => {
   const dirs: string[] = [];
   afterAll(async () => {
-    const fs = await import('node:fs');
-    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+    for (const dir of dirs) await removeDataDir(dir);
   });
 
   it('lists every job with its schedule, last run and next time; runs one and records it', async () => {

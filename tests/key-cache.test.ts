@@ -1,14 +1,14 @@
-import path from 'node:path';
-import sqlite3 from 'sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateApiKey } from '../server/commands/api-keys.js';
+import { connectDatabase, databaseLocation } from '../server/db/index.js';
 import { cliOk, runCliCaptured } from './helpers/cli.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution } from './helpers/appliance.js';
 
 /**
  * The key lookup is cached (server/http/key-cache.ts) yet exact: a change committed by any other
  * connection, the CLI's in particular, holds from the very next request
- * (docs/decisions.md#the-authenticated-hot-path).
+ * (docs/decisions.md#the-authenticated-hot-path). On PostgreSQL, where there is no cache, the
+ * same changes hold all the same.
  */
 describe('the cached key lookup stays exact', () => {
   let app: TestAppliance;
@@ -47,12 +47,13 @@ describe('the cached key lookup stays exact', () => {
   it('a rate limit changed by another connection applies on the next request', async () => {
     const key = await makeKey(app, school, { rateLimit: 600 });
     await warm(key.auth);
-    // Another connection to the same file, as another process would write it.
-    const other = new sqlite3.Database(path.join(app.dataDir, 'campusbridge.sqlite'));
-    await new Promise<void>((resolve, reject) =>
-      other.run('UPDATE api_keys SET rate_limit_per_min = 42 WHERE id = ?', [key.id], (err) => (err ? reject(err) : resolve())),
-    );
-    await new Promise<void>((resolve) => other.close(() => resolve()));
+    // Another connection to the same database, as another process would write it.
+    const other = await connectDatabase(databaseLocation(app.ctx.config));
+    try {
+      await other.sequelize.query('UPDATE api_keys SET rate_limit_per_min = 42 WHERE id = :id', { replacements: { id: key.id } });
+    } finally {
+      await other.close();
+    }
     const res = await app.http.get('/v1/me').set('Authorization', key.auth).expect(200);
     expect(res.headers['x-ratelimit-limit']).toBe('42');
     expect(res.body.data.rate_limit_per_min).toBe(42);

@@ -3,13 +3,21 @@
 // import server/webhooks/signing.ts), retries on a shortened schedule, disabling, pausing,
 // suspension, concurrency, patterns, replay and retention.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setInstitutionStatus } from '../server/commands/institutions.js';
-import { connectDatabase } from '../server/db/index.js';
-import { makeDataDir, makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
+import { connectDatabase, databaseLocation } from '../server/db/index.js';
+import {
+  makeDataDir,
+  makeInstitution,
+  makeKey,
+  makeSchool,
+  removeDataDir,
+  startTestAppliance,
+  type TestAppliance,
+  type TestSchool,
+} from './helpers/appliance.js';
 import { waitFor } from './helpers/wait.js';
 import { PER_ENDPOINT_IN_FLIGHT } from '../server/webhooks/engine.js';
 
@@ -673,14 +681,14 @@ describe('webhook engine at stop', () => {
       throw error;
     }
 
-    const db = await connectDatabase(app.ctx.config.databaseFile);
+    const db = await connectDatabase(databaseLocation(app.ctx.config));
     try {
       const rows = await db.models.WebhookDelivery.findAll();
       expect(rows.map((row) => [row.status, row.attempt_count, row.response_body])).toEqual([['succeeded', 1, 'late but fine']]);
       expect(receiver.requests).toHaveLength(1);
     } finally {
       await db.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      await removeDataDir(dataDir);
     }
   });
 });

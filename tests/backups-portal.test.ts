@@ -13,10 +13,13 @@ import { dailyBackupJob } from '../server/jobs/daily-backup.js';
 import { startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
 import { killBundles, startBundle } from './helpers/bundle.js';
 import { expectError, ok, portalRequests, setUpPortal, signedInMember, signIn } from './helpers/portal.js';
+import { onPostgres } from './helpers/postgres.js';
 import { waitFor } from './helpers/wait.js';
 
 const OPERATOR = { institution: 'Northgate School', admin_email: 'operator@northgate.test', admin_password: 'correct horse battery' };
 const makeDataDir = tempDataDirs('campusbridge-portal-backup-');
+/** A backup is a copy of the SQLite file; PostgreSQL is backed up with its own tools (docs/scale-out.md). */
+const itBacksUpSqlite = it.skipIf(onPostgres());
 afterAll(killBundles);
 
 interface BackupItem {
@@ -43,7 +46,7 @@ const institutionNames = async (op: ReturnType<typeof operatorApi>) =>
     .sort();
 
 describe('Portal: backups and restore', () => {
-  it('backs up now, lists and downloads; a restore chosen in the portal is applied by the next start', async () => {
+  itBacksUpSqlite('backs up now, lists and downloads; a restore chosen in the portal is applied by the next start', async () => {
     const dataDir = makeDataDir();
     let app: TestAppliance = await startTestAppliance({ dataDir });
     const op = operatorApi(await setUpPortal(app, OPERATOR));
@@ -100,7 +103,7 @@ describe('Portal: backups and restore', () => {
     }
   });
 
-  it('refuses what is not a listed, intact backup, and anyone but the operator', async () => {
+  itBacksUpSqlite('refuses what is not a listed, intact backup, and anyone but the operator', async () => {
     const app = await startTestAppliance();
     try {
       const operator = await setUpPortal(app, OPERATOR);
@@ -152,7 +155,7 @@ describe('Portal: backups and restore', () => {
     }
   });
 
-  it('npm start restarts itself on request, applying the restore, on the same port', async () => {
+  itBacksUpSqlite('npm start restarts itself on request, applying the restore, on the same port', async () => {
     const dataDir = makeDataDir();
     const server = await startBundle(dataDir);
     try {
@@ -192,7 +195,7 @@ describe('Portal: backups and restore', () => {
 });
 
 describe('daily backups', () => {
-  it('keeps the seven newest daily copies and never touches another kind', async () => {
+  itBacksUpSqlite('keeps the seven newest daily copies and never touches another kind', async () => {
     const app = await startTestAppliance();
     try {
       const dir = path.join(app.dataDir, 'backups');

@@ -16,6 +16,7 @@ import { newId } from '../server/ids.js';
 import type { DeliveryStatus } from '../server/models/webhook.js';
 import { makeInstitution, startTestAppliance, type TestAppliance, type TestInstitution } from './helpers/appliance.js';
 import { expectError, institutionApi, ok, signedInMember, type SignedIn } from './helpers/portal.js';
+import { onPostgres } from './helpers/postgres.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
@@ -280,7 +281,8 @@ describe('the queries', () => {
     return plans.join('\n');
   }
 
-  it('read index ranges of the institution, never a whole table, and sort nothing', async () => {
+  // EXPLAIN QUERY PLAN and its wording are SQLite's; PostgreSQL's planner chooses by table statistics.
+  it.skipIf(onPostgres())('read index ranges of the institution, never a whole table, and sort nothing', async () => {
     const parts = new Set(['students', 'faculty', 'groups', 'licenses', 'deliveries'] as const);
     const overview = await plansOf(() => overviewStats(school.tenant, parts, 7));
     const endpoint = await plansOf(() => endpointStats(school.tenant, ids.endpoint!, 7));

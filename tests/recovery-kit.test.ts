@@ -9,6 +9,7 @@ import { FileMasterKeyStore, masterKeyFile } from '../server/crypto/master-key.j
 import { openRecoveryKit, parseRecoveryKit } from '../server/crypto/recovery-kit.js';
 import { makeSchool, makePerson, startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
 import { cliFails as fails, cliOk as ok, type CliResult } from './helpers/cli.js';
+import { onPostgres } from './helpers/postgres.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const makeDataDir = tempDataDirs('campusbridge-kit-');
@@ -85,7 +86,8 @@ describe('recovery-kit export and import', () => {
     expect(keyOf(target)!.equals(keyOf(source)!)).toBe(true);
   });
 
-  it('refuses while the appliance runs on the folder, and refuses what is not a kit or was altered', async () => {
+  // A running appliance is told by the lock it holds on the SQLite file; on PostgreSQL the CLI cannot tell.
+  it.skipIf(onPostgres())('refuses while the appliance runs on the folder', async () => {
     const source = await startedOnce();
     const kitFile = path.join(makeDataDir(), 'kit.json');
     ok(await cli(source, PASSPHRASE, 'recovery-kit', 'export', '--out', kitFile));
@@ -100,6 +102,12 @@ describe('recovery-kit export and import', () => {
     } finally {
       await running.close();
     }
+  });
+
+  it('refuses what is not a kit or was altered', async () => {
+    const source = await startedOnce();
+    const kitFile = path.join(makeDataDir(), 'kit.json');
+    ok(await cli(source, PASSPHRASE, 'recovery-kit', 'export', '--out', kitFile));
 
     const target = makeDataDir();
     const elsewhere = makeDataDir();
@@ -157,7 +165,8 @@ describe('recovery-kit export and import', () => {
   });
 });
 
-describe('moving to a new computer', () => {
+// A backup is a copy of the SQLite file; PostgreSQL is backed up with its own tools (docs/scale-out.md).
+describe.skipIf(onPostgres())('moving to a new computer', () => {
   it('backup + recovery kit → fresh data folder → import + restore → start: the data and its encrypted fields read back', async () => {
     // The old computer: a school with students whose personal emails are sealed with its key.
     const old: TestAppliance = await startTestAppliance();

@@ -27,6 +27,15 @@ export async function openPostgres(url: string): Promise<Sequelize> {
 
 export const isPostgres = (sequelize: Sequelize) => sequelize.getDialect() === 'postgres';
 
+/**
+ * Options for the webhook engine's transactions: READ COMMITTED on PostgreSQL. Its claims read the
+ * whole due set, which every new delivery and every other worker's claim writes into, so as
+ * serializable transactions they would keep failing each other. They need no more than row locks:
+ * a claim's `UPDATE … WHERE status IN (due)` waits for another claim of the same row and then no
+ * longer matches it, and recording locks the rows it changes (`FOR UPDATE`). SQLite ignores this.
+ */
+export const rowLockedTransaction = (sequelize: Sequelize) => (isPostgres(sequelize) ? { isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED } : {});
+
 /** How many times a transaction is run before its serialization failure is let through (as a 500). */
 const MAX_RUNS = 12;
 const RETRYABLE = new Set(['40001', '40P01']);

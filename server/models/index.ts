@@ -32,7 +32,7 @@ import { definePasswordReset } from './password-reset.js';
 import { defineAttemptRecording, defineRecordingChunk } from './recording.js';
 import { defineStoredFile } from './stored-file.js';
 import { defineSubmission } from './submission.js';
-import { defineWebhookAttempt, defineWebhookDelivery, defineWebhookEndpoint } from './webhook.js';
+import { defineSenderLease, defineWebhookAttempt, defineWebhookDelivery, defineWebhookEndpoint } from './webhook.js';
 
 export type Models = ReturnType<typeof defineModels>;
 
@@ -72,6 +72,7 @@ export function defineModels(sequelize: Sequelize) {
     Submission: defineSubmission(sequelize),
     WebhookEndpoint: defineWebhookEndpoint(sequelize),
     WebhookDelivery: defineWebhookDelivery(sequelize),
+    SenderLease: defineSenderLease(sequelize),
     WebhookAttempt: defineWebhookAttempt(sequelize),
     CouponBatch: defineCouponBatch(sequelize),
     CouponCode: defineCouponCode(sequelize),

@@ -34,6 +34,8 @@ export interface WebhookDeliveryRow extends Model<InferAttributes<WebhookDeliver
   attempt_count: CreationOptional<number>;
   next_attempt_at: Date | null;
   last_attempt_at: Date | null;
+  /** The sending process (its `sender_leases` id) that holds the claim while `delivering`. */
+  claimed_by: CreationOptional<string | null>;
   response_status: number | null;
   response_time_ms: number | null;
   response_body: string | null;
@@ -89,6 +91,7 @@ export function defineWebhookDelivery(sequelize: Sequelize) {
       attempt_count: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
       next_attempt_at: { type: DataTypes.DATE, allowNull: true },
       last_attempt_at: { type: DataTypes.DATE, allowNull: true },
+      claimed_by: { type: DataTypes.STRING(40), allowNull: true },
       response_status: { type: DataTypes.INTEGER, allowNull: true },
       response_time_ms: { type: DataTypes.INTEGER, allowNull: true },
       response_body: { type: DataTypes.TEXT, allowNull: true },
@@ -114,5 +117,22 @@ export function defineWebhookAttempt(sequelize: Sequelize) {
       error: { type: DataTypes.STRING(200), allowNull: true },
     },
     { tableName: 'webhook_attempts', timestamps: false },
+  );
+}
+
+/** A process that sends webhooks, alive while it renews `renewed_at` (every second). */
+export interface SenderLeaseRow extends Model<InferAttributes<SenderLeaseRow>, InferCreationAttributes<SenderLeaseRow>> {
+  id: string;
+  renewed_at: Date;
+}
+
+export function defineSenderLease(sequelize: Sequelize) {
+  return sequelize.define<SenderLeaseRow>(
+    'SenderLease',
+    {
+      id: { type: DataTypes.STRING(40), primaryKey: true },
+      renewed_at: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'sender_leases', timestamps: false },
   );
 }

@@ -1,3 +1,4 @@
+import { rowLockedTransaction } from '../db/postgres.js';
 import { Op, QueryTypes, Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { TenantTx } from '../db/tenant.js';
@@ -111,6 +112,8 @@ export interface Claim {
 
 export interface ClaimRequest {
   now: Date;
+  /** The claiming process's lease id (`sender_leases`). */
+  sender: string;
   /** Sends in flight per endpoint in this process. */
   inFlight: ReadonlyMap<string, number>;
   perEndpoint: number;
@@ -170,18 +173,23 @@ export async function claimDueIn(db: Database, transaction: Transaction, request
 
   const { WebhookDelivery, WebhookEndpoint } = db.models;
   // One UPDATE for the batch; its status condition is what makes a claim exclusive. Inside this
-  // write transaction the rows now `delivering` since `now` among those chosen are exactly ours.
+  // write transaction the rows now `delivering` since `now` by this process among those chosen are
+  // exactly ours (another process may claim in the same millisecond: the sender tells them apart).
   const chosenIds = chosen.map((row) => row.id);
   await WebhookDelivery.update(
-    { status: 'delivering', last_attempt_at: request.now },
+    { status: 'delivering', last_attempt_at: request.now, claimed_by: request.sender },
     { where: { id: { [Op.in]: chosenIds }, status: { [Op.in]: ['pending', 'failed'] } }, transaction },
   );
   const deliveries = await WebhookDelivery.findAll({
-    where: { id: { [Op.in]: chosenIds }, status: 'delivering', last_attempt_at: request.now },
+    where: { id: { [Op.in]: chosenIds }, status: 'delivering', last_attempt_at: request.now, claimed_by: request.sender },
     transaction,
   });
   if (deliveries.length === 0) return [];
-  const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
+  const endpoints = await WebhookEndpoint.findAll({
+    where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } },
+    transaction,
+    lock: transaction.LOCK.UPDATE,
+  });
   const byId = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
   const order = new Map(chosenIds.map((id, index) => [id, index]));
   return deliveries
@@ -190,23 +198,45 @@ export async function claimDueIn(db: Database, transaction: Transaction, request
 }
 
 /**
- * Claims older than `olderThan` whose send is not running here belong to a process that died
- * mid-delivery: they become due again at once. The interrupted attempt is not counted (its result
- * is unknown, and the receiver may have it: receivers are idempotent on the event id).
+ * Claims older than `olderThan` whose send is not running here and whose process is gone (its
+ * lease not renewed since `olderThan`, or no lease: an older version, or a process that stopped)
+ * belong to a process that died mid-delivery: they become due again at once. A claim of a living
+ * process is left to it however long it takes, so each attempt is sent once. The interrupted
+ * attempt is not counted (its result is unknown, and the receiver may have it: receivers are
+ * idempotent on the event id).
  */
-export async function releaseStaleClaims(db: Database, olderThan: Date, runningHere: ReadonlySet<string>, now = new Date()): Promise<string[]> {
-  return db.sequelize.transaction(async (transaction) => {
+export async function releaseStaleClaims(db: Database, olderThan: Date, runningHere: ReadonlySet<string>, sender: string, now = new Date()): Promise<string[]> {
+  return db.sequelize.transaction(rowLockedTransaction(db.sequelize), async (transaction) => {
+    const living = await db.models.SenderLease.findAll({ attributes: ['id'], where: { renewed_at: { [Op.gte]: olderThan } }, transaction });
+    const others = living.map((lease) => lease.id).filter((id) => id !== sender);
     const where: WhereOptions[] = [{ status: 'delivering' }, { last_attempt_at: { [Op.lt]: olderThan } }];
     if (runningHere.size > 0) where.push({ id: { [Op.notIn]: [...runningHere] } });
+    if (others.length > 0) where.push({ [Op.or]: [{ claimed_by: null }, { claimed_by: { [Op.notIn]: others } }] });
     const stale = await db.models.WebhookDelivery.findAll({ attributes: ['id', 'attempt_count'], where: { [Op.and]: where }, transaction });
     for (const row of stale) {
       await db.models.WebhookDelivery.update(
-        { status: row.attempt_count === 0 ? 'pending' : 'failed', next_attempt_at: now },
+        { status: row.attempt_count === 0 ? 'pending' : 'failed', next_attempt_at: now, claimed_by: null },
         { where: { id: row.id, status: 'delivering' }, transaction },
       );
     }
     return stale.map((row) => row.id);
   });
+}
+
+/** Starts or renews a sending process's lease; leases not renewed for a day are removed on the way. */
+export async function renewSenderLease(db: Database, sender: string, now = new Date()): Promise<void> {
+  await db.sequelize.transaction(rowLockedTransaction(db.sequelize), async (transaction) => {
+    const [renewed] = await db.models.SenderLease.update({ renewed_at: now }, { where: { id: sender }, transaction });
+    if (renewed === 0) {
+      await db.models.SenderLease.destroy({ where: { renewed_at: { [Op.lt]: new Date(now.getTime() - 86_400_000) } }, transaction });
+      await db.models.SenderLease.create({ id: sender, renewed_at: now }, { transaction });
+    }
+  });
+}
+
+/** Gives a stopping process's lease up: what it left claimed is released by the others at once, not after a wait. */
+export async function endSenderLease(db: Database, sender: string): Promise<void> {
+  await db.sequelize.transaction(rowLockedTransaction(db.sequelize), (transaction) => db.models.SenderLease.destroy({ where: { id: sender }, transaction }));
 }
 
 export interface OutcomeInput {
@@ -290,9 +320,10 @@ export async function recordAttemptsIn(
   if (sends.length === 0) return [];
   const { WebhookAttempt, WebhookDelivery, WebhookEndpoint } = db.models;
   const deliveries = await WebhookDelivery.findAll({
-    attributes: ['id', 'institution_id', 'endpoint_id', 'status', 'attempt_count', 'last_attempt_at'],
+    attributes: ['id', 'institution_id', 'endpoint_id', 'status', 'attempt_count', 'last_attempt_at', 'claimed_by'],
     where: { id: { [Op.in]: sends.map((send) => send.claim.delivery.id) } },
     transaction,
+    lock: transaction.LOCK.UPDATE,
   });
   const deliveryById = new Map(deliveries.map((delivery) => [delivery.id, delivery]));
   await WebhookAttempt.bulkCreate(
@@ -314,7 +345,11 @@ export async function recordAttemptsIn(
     }),
     { transaction },
   );
-  const endpoints = await WebhookEndpoint.findAll({ where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } }, transaction });
+  const endpoints = await WebhookEndpoint.findAll({
+    where: { id: { [Op.in]: [...new Set(deliveries.map((row) => row.endpoint_id))] } },
+    transaction,
+    lock: transaction.LOCK.UPDATE,
+  });
   const endpointById = new Map(endpoints.map((endpoint) => [endpoint.id, endpoint]));
   // Each endpoint as the earlier results of this batch left it.
   const endpointNow = new Map(endpoints.map((endpoint) => [endpoint.id, { status: endpoint.status, consecutive_failures: endpoint.consecutive_failures }]));
@@ -327,7 +362,11 @@ export async function recordAttemptsIn(
       recorded.push({ kind: 'vanished' });
       continue;
     }
-    if (delivery.status !== 'delivering' || delivery.last_attempt_at?.getTime() !== claim.claimedAt.getTime()) {
+    const stillOurs =
+      delivery.status === 'delivering' &&
+      delivery.last_attempt_at?.getTime() === claim.claimedAt.getTime() &&
+      (delivery.claimed_by === null || delivery.claimed_by === claim.delivery.claimed_by);
+    if (!stillOurs) {
       recorded.push({ kind: 'superseded' });
       continue;
     }

@@ -1,7 +1,18 @@
+import { rowLockedTransaction } from '../db/postgres.js';
+import { newId } from '../ids.js';
 import { endpointSecrets } from './secrets.js';
 import type { AppContext, WebhookEngine } from '../context.js';
 import type { PrivateHosts, Resolver } from './address.js';
-import { claimDueIn, recordAttemptsIn, releaseStaleClaims, type Claim, type FinishedSend, type RecordedAttempt } from './deliveries.js';
+import {
+  claimDueIn,
+  endSenderLease,
+  recordAttemptsIn,
+  releaseStaleClaims,
+  renewSenderLease,
+  type Claim,
+  type FinishedSend,
+  type RecordedAttempt,
+} from './deliveries.js';
 import { postWebhook, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
@@ -23,6 +34,8 @@ export const STALE_CLAIM_MARGIN_MS = 5_000;
 const MAX_WAKE_TIMES = 10_000;
 /** At stop, sends in flight get at most this long to finish and be recorded (the process must exit within 10 s). */
 const STOP_WAIT_MAX_MS = 7_000;
+/** How often a sending process renews its lease; a claim is released only once its lease is older than the stale-claim age. */
+const LEASE_RENEW_MS = 1_000;
 
 export type { WebhookEngine } from '../context.js';
 
@@ -46,6 +59,15 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
   let sending = 0;
   /** Claimed deliveries not yet recorded (in flight, or finished and waiting for the recorder). */
   const claimedIds = new Set<string>();
+  // This process's lease: renewed every second, so no other process takes its claims while it lives.
+  const sender = newId('snd');
+  const renewLease = () =>
+    renewSenderLease(db, sender).catch((err: unknown) => {
+      if (!stopped) logger.warn({ err }, 'webhook sender lease could not be renewed');
+    });
+  void renewLease();
+  const leaseTimer = setInterval(() => void renewLease(), LEASE_RENEW_MS);
+  leaseTimer.unref();
   /** Finished sends waiting to be recorded, in the order they finished. */
   const finished: FinishedSend[] = [];
   const background = new Set<Promise<unknown>>();
@@ -145,9 +167,9 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     const now = new Date();
     let claims: Claim[];
     try {
-      const done = await db.sequelize.transaction(async (transaction) => ({
+      const done = await db.sequelize.transaction(rowLockedTransaction(db.sequelize), async (transaction) => ({
         recorded: await recordAttemptsIn(db, transaction, batch, settings.retryScheduleSeconds, now),
-        claims: await claimDueIn(db, transaction, { now, inFlight, perEndpoint: PER_ENDPOINT_IN_FLIGHT, limit }),
+        claims: await claimDueIn(db, transaction, { now, sender, inFlight, perEndpoint: PER_ENDPOINT_IN_FLIGHT, limit }),
       }));
       batch.forEach((item, index) => report(item, done.recorded[index]!));
       claims = done.claims;
@@ -219,7 +241,7 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
 
   async function releaseOrphans(): Promise<void> {
     const olderThan = new Date(Date.now() - settings.timeoutMs - STALE_CLAIM_MARGIN_MS);
-    const released = await releaseStaleClaims(db, olderThan, claimedIds);
+    const released = await releaseStaleClaims(db, olderThan, claimedIds, sender);
     if (released.length > 0) logger.warn({ deliveries: released }, 'webhook deliveries interrupted mid-send are due again');
   }
 
@@ -257,6 +279,8 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
         // Left `delivering`: the next start returns them to due once their claim is stale.
         logger.warn({ deliveries: [...claimedIds] }, 'webhook sends still in flight at stop; they will be retried after restart');
       }
+      clearInterval(leaseTimer);
+      await endSenderLease(db, sender).catch((err: unknown) => logger.warn({ err }, 'webhook sender lease could not be ended'));
     },
   };
 }

@@ -20,6 +20,7 @@ import { statsIndexes } from './20261129100000-stats-indexes.js';
 import { aiUsage } from './20261130100000-ai-usage.js';
 import { mailHtml } from './20261130200000-mail-html.js';
 import { attemptRecordings } from './20261201100000-attempt-recordings.js';
+import { senderLeases } from './20261202000000-sender-leases.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -44,4 +45,5 @@ export const migrations: Migration[] = [
   aiUsage,
   mailHtml,
   attemptRecordings,
+  senderLeases,
 ];

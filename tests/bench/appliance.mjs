@@ -20,10 +20,13 @@ export function useAppliance(dir) {
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;
 
-export function benchEnv(dataDir) {
+/** The environment of the bundle and the CLI: the data folder, and the PostgreSQL database when given (else SQLite in the folder). */
+export function benchEnv(dataDir, databaseUrl = null) {
+  const { DATABASE_URL: _inherited, ...inherited } = process.env;
   return {
-    ...process.env,
+    ...inherited,
     DATA_DIR: dataDir,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     HOST: '127.0.0.1',
     PORT: '0',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',

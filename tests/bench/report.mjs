@@ -105,6 +105,8 @@ export function renderReport(r) {
   const out = [];
   out.push(`## CampusBridge benchmark${r.quick ? ' (--quick)' : ''}`, '');
   out.push(`${r.machine}; ${r.startedAt}; server code: ${r.commit}`, '');
+  // Runs before the database was a choice measured SQLite.
+  out.push(`Database: ${r.database ?? 'SQLite'}`, '');
   out.push(
     table(
       ['Figure', 'Goal', 'Measured', ''],

@@ -9,16 +9,16 @@ import { FileMasterKeyStore, masterKeyFile } from '../server/crypto/master-key.j
 import { openRecoveryKit, parseRecoveryKit } from '../server/crypto/recovery-kit.js';
 import { makeSchool, makePerson, startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
 import { cliFails as fails, cliOk as ok, type CliResult } from './helpers/cli.js';
-import { onPostgres } from './helpers/postgres.js';
+import { dataDirEnv, onPostgres } from './helpers/postgres.js';
 
 const PASSPHRASE = 'correct horse battery staple';
 const makeDataDir = tempDataDirs('campusbridge-kit-');
 
-/** The command line on a data folder, with CAMPUSBRIDGE_PASSPHRASE set unless `passphrase` is null. */
+/** The command line on a data folder (and its database), with CAMPUSBRIDGE_PASSPHRASE set unless `passphrase` is null. */
 async function cli(dataDir: string, passphrase: string | null, ...argv: string[]): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
-  const env: NodeJS.ProcessEnv = { DATA_DIR: dataDir };
+  const env: NodeJS.ProcessEnv = await dataDirEnv(dataDir);
   if (passphrase !== null) env.CAMPUSBRIDGE_PASSPHRASE = passphrase;
   const code = await runCli(argv, { env, stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
   return { code, stdout, stderr };
@@ -86,8 +86,9 @@ describe('recovery-kit export and import', () => {
     expect(keyOf(target)!.equals(keyOf(source)!)).toBe(true);
   });
 
-  // A running appliance is told by the lock it holds on the SQLite file; on PostgreSQL the CLI cannot tell.
-  it.skipIf(onPostgres())('refuses while the appliance runs on the folder', async () => {
+  // A running appliance is told by the lock it holds on the SQLite file, or on PostgreSQL by the
+  // connection each server process keeps open under its own application name.
+  it('refuses while the appliance runs on the folder', async () => {
     const source = await startedOnce();
     const kitFile = path.join(makeDataDir(), 'kit.json');
     ok(await cli(source, PASSPHRASE, 'recovery-kit', 'export', '--out', kitFile));

@@ -8,7 +8,8 @@ import { createInstitution, findInstitution, listInstitutions, setInstitutionSta
 import { readAllowance, setAllowance } from '../commands/merits.js';
 import { runSetup } from '../commands/setup.js';
 import { loadConfig } from '../config.js';
-import { connectDatabase, databaseLocation, type Database } from '../db/index.js';
+import { connectDatabase, databaseLocation, type Database, type DatabaseLocation } from '../db/index.js';
+
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../mail/smtp-settings.js';
@@ -25,6 +26,10 @@ import { registerMigrateCommands } from './migrate.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { registerSettingsCommands } from './settings.js';
 
+/** The CLI's PostgreSQL connections carry a name of their own, so a running appliance is told from the CLI itself. */
+const cliLocation = (location: DatabaseLocation): DatabaseLocation =>
+  typeof location === 'string' ? location : { ...location, applicationName: 'campusbridge-cli' };
+
 export type { CliIo } from './context.js';
 
 const USAGE_ERROR = 2;
@@ -35,7 +40,7 @@ const USAGE_ERROR = 2;
  */
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Database | null = null;
-  const database = async () => (db ??= await connectDatabase(databaseLocation(loadConfig(io.env)), io.masterKeyStore));
+  const database = async () => (db ??= await connectDatabase(cliLocation(databaseLocation(loadConfig(io.env))), io.masterKeyStore));
   const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 
   const program = new Command('campusbridge')

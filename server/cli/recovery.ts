@@ -47,7 +47,8 @@ export const registerRecoveryCommands: RegisterCommands = (program, cli) => {
     .command('import <file>')
     .description(`install the kit's master key; CampusBridge must not be running; a different key in place is kept as master.key.before-import-<time>`)
     .action(async (file: string) => {
-      await importRecoveryKit({ store: keyStore(), keyFile: keyFile(), databaseFile: databaseFile() }, file, passphrase(cli));
+      const target = { store: keyStore(), keyFile: keyFile(), databaseFile: databaseFile(), postgresUrl: cli.config().databaseUrl };
+      await importRecoveryKit(target, file, passphrase(cli));
       cli.print({ imported: true });
     });
 };

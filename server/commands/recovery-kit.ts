@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MasterKeyStore } from '../crypto/master-key.js';
 import { keyFingerprint, openRecoveryKit, sealRecoveryKit } from '../crypto/recovery-kit.js';
+import { ensurePostgresNotInUse } from '../db/postgres.js';
 import { ensureNotInUse } from '../db/sqlite-file.js';
 import { AppError } from '../errors.js';
 
@@ -54,6 +55,8 @@ export interface ImportTarget {
   /** The file the store keeps the key in (DATA_DIR/master.key). */
   keyFile: string;
   databaseFile: string;
+  /** The PostgreSQL database when DATABASE_URL names one: then it is that database that must not be open. */
+  postgresUrl?: string | null;
 }
 
 export interface ImportResult {
@@ -71,7 +74,8 @@ export interface ImportResult {
 export async function importRecoveryKit(target: ImportTarget, kitFile: string, passphrase: string, at: Date = new Date()): Promise<ImportResult> {
   const source = path.resolve(kitFile);
   if (!fs.statSync(source, { throwIfNoEntry: false })?.isFile()) throw new AppError('not_found', `No file at ${source}.`);
-  await ensureNotInUse(target.databaseFile, 'import the recovery kit');
+  if (target.postgresUrl) await ensurePostgresNotInUse(target.postgresUrl, 'import the recovery kit');
+  else await ensureNotInUse(target.databaseFile, 'import the recovery kit');
   const key = await openRecoveryKit(fs.readFileSync(source, 'utf8'), passphrase);
   const fingerprint = keyFingerprint(key);
 

@@ -40,6 +40,8 @@ export interface ConnectedDatabase extends Database {
 export interface PostgresLocation {
   postgresUrl: string;
   keyDir: string;
+  /** The connections' application_name: the server's unless given (the CLI names its own). */
+  applicationName?: string;
 }
 
 /** The SQLite file (the default), or a PostgreSQL database. */
@@ -70,7 +72,10 @@ export async function connectDatabase(
   // First, so a key that cannot be read (a keychain that is locked) stops the start before the
   // database is opened or migrated.
   const fieldCrypto = new FieldCrypto(loadOrCreateMasterKey(masterKeyStore));
-  const sequelize = databaseFile !== null ? await openDatabase(databaseFile) : await openPostgres((location as PostgresLocation).postgresUrl);
+  const sequelize =
+    databaseFile !== null
+      ? await openDatabase(databaseFile)
+      : await openPostgres((location as PostgresLocation).postgresUrl, (location as PostgresLocation).applicationName);
   let preMigrationBackup: string | null = null;
   let migrationsApplied: string[];
   try {

@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 import { Sequelize, Transaction } from 'sequelize';
+import { AppError } from '../errors.js';
 
 /**
  * PostgreSQL through Sequelize's own dialect (the `pg` driver). SQLite runs one write transaction
@@ -10,19 +12,44 @@ import { Sequelize, Transaction } from 'sequelize';
  * from the start. The same commands keep their meaning on both databases without a lock in each
  * (docs/scale-out.md#transactions).
  */
-export async function openPostgres(url: string): Promise<Sequelize> {
+/** How a server process names its connections; the CLI names its own differently, so it can tell a running appliance from itself. */
+export const SERVER_APPLICATION_NAME = 'campusbridge';
+
+export async function openPostgres(url: string, applicationName = SERVER_APPLICATION_NAME): Promise<Sequelize> {
   const sequelize = new Sequelize(url, {
     dialect: 'postgres',
     logging: false,
     define: { underscored: true, createdAt: 'created_at', updatedAt: 'updated_at' },
     isolationLevel: Transaction.ISOLATION_LEVELS.SERIALIZABLE,
-    // Per process: several API processes and workers share the server's max_connections (100 by default).
-    pool: { max: 10, min: 0, idle: 10_000, acquire: 30_000 },
-    dialectOptions: { application_name: 'campusbridge' },
+    // Per process: several API processes and workers share the server's max_connections (100 by
+    // default). At least one stays open, idle or not: how the CLI tells that an appliance runs.
+    pool: { max: 10, min: 1, idle: 10_000, acquire: 30_000 },
+    dialectOptions: { application_name: applicationName },
   });
   retrySerializationFailures(sequelize);
   await sequelize.authenticate();
   return sequelize;
+}
+
+/**
+ * What SQLite's file lock tells the CLI: whether any CampusBridge server process has the database
+ * open. Each keeps at least one connection named SERVER_APPLICATION_NAME; `conflict` when one does.
+ */
+export async function ensurePostgresNotInUse(url: string, doing: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, application_name: `${SERVER_APPLICATION_NAME}-cli` });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ open: number }>(
+      'SELECT count(*)::int AS open FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
+      [SERVER_APPLICATION_NAME],
+    );
+    const open = rows[0]?.open ?? 0;
+    if (open > 0) {
+      throw new AppError('conflict', `CampusBridge has this database open (${open} connections of running processes); stop every process, then ${doing}.`);
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 export const isPostgres = (sequelize: Sequelize) => sequelize.getDialect() === 'postgres';

@@ -48,7 +48,8 @@ interface RequestOptions {
   session?: string;
 }
 
-async function request<T>(path: string, options: RequestOptions = {}): Promise<Timed<T>> {
+/** One call of the learner side: a refusal is an ApiError with the API's code and message. */
+export async function request<T>(path: string, options: RequestOptions = {}): Promise<Timed<T>> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.session) headers.Authorization = `Bearer ${options.session}`;

@@ -19,6 +19,8 @@ const SERVER_LAYERS = [
   { type: 'commands', pattern: 'server/commands' },
   { type: 'services', pattern: ['server/webhooks', 'server/mail', 'server/events', 'server/files'] },
   { type: 'data', pattern: ['server/db', 'server/models'] },
+  // The typed client (server/client/) is for integrators' programs: it may import only itself.
+  { type: 'client', pattern: 'server/client' },
   {
     type: 'foundation',
     pattern: ['server/crypto/**', 'server/validation/**', 'server/policies/**', 'server/{errors,ids,logger,config,paths,context}.ts'],
@@ -29,7 +31,7 @@ const SERVER_LAYERS = [
 const allow = (from, to) => ({ from: { element: { type: from } }, allow: { to: { element: { types: { anyOf: to } } } } });
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'tests/artifacts/**', 'ui/dist/**', 'build/icons/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'tests/artifacts/**', 'ui/dist/**', 'build/icons/**', 'server/client/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -68,6 +70,7 @@ export default tseslint.config(
             allow('services', ['services', 'data', 'foundation']),
             allow('data', ['data', 'foundation']),
             allow('foundation', ['foundation', 'data']),
+            allow('client', ['client']),
           ],
         },
       ],

@@ -47,6 +47,7 @@ const POSTGRES_SUITES = [
     'tenancy-sweep',
     'upload-limits',
     'webhooks-engine',
+    'webhooks-delete-race',
   ].map((name) => `tests/${name}.test.ts`),
 ];
 

@@ -600,10 +600,18 @@ async function execute(op: Operation, plan: Plan): Promise<void> {
     ...prototypeProblems(),
   ];
   if (problems.length > 0) {
-    const line = `${op.method.toUpperCase()} ${op.path} ${problems.join('; ')}\n      ${describePlan(plan, app.origin)}\n      -> ${answerSummary(answer)}`;
+    const line = `${op.method.toUpperCase()} ${op.path} ${problems.join('; ')}\n      ${describePlan(plan, app.origin)}\n      -> ${answerSummary(answer)}${serverLogOf(answer)}`;
     stats.failures.push(line);
     throw new Error(line);
   }
+}
+
+/** For a 5xx, what the server logged about that request (the error and its cause), so a failure in CI explains itself. */
+function serverLogOf(answer: RawAnswer): string {
+  if (answer.status < 500) return '';
+  const requestId = String(answer.headers['x-request-id'] ?? '');
+  const lines = app.logLines().filter((entry) => entry.request_id === requestId);
+  return lines.length ? `\n      server log: ${lines.map((entry) => JSON.stringify(entry)).join('\n      ')}` : '';
 }
 
 /** After a 200 DELETE, its target is gone: later requests should not keep hitting 404 on it. */

@@ -131,10 +131,17 @@ export async function updateEndpoint(tenant: Tenant, id: string, patch: Endpoint
   });
 }
 
-/** Deletes the endpoint; its deliveries and their attempts go with it (foreign-key cascade). */
+/**
+ * Deletes the endpoint with its deliveries and their attempts (the foreign keys cascade). The
+ * engine may be sending and recording those deliveries at that moment, so this takes the rows'
+ * locks in the engine's order, deliveries before their endpoint, and runs at the engine's
+ * isolation: on PostgreSQL it waits for a recording in progress rather than failing against it.
+ */
 export function deleteEndpoint(tenant: Tenant, id: string): Promise<{ id: string; deleted: true }> {
-  return tenant.inTransaction(async (tx) => {
+  return tenant.inRowLockedTransaction(async (tx) => {
     const endpoint = await findEndpoint(tx, id);
+    await tx.webhookDeliveries.findAll({ attributes: ['id'], where: { endpoint_id: endpoint.id }, lock: true });
+    await tx.webhookEndpoints.findAll({ attributes: ['id'], where: { id: endpoint.id }, lock: true });
     await tx.webhookEndpoints.destroy({ id: endpoint.id });
     return { id: endpoint.id, deleted: true as const };
   });

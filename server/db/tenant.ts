@@ -43,6 +43,7 @@ import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '
 import type { InstitutionRow } from '../models/institution.js';
 import type { Database } from './index.js';
 import { plainRowReader } from './plain-rows.js';
+import { rowLockedTransaction } from './postgres.js';
 
 type TenantOwned = Model & { institution_id: string };
 type Find<M extends Model> = Omit<FindOptions<Attributes<M>>, 'transaction'>;
@@ -375,6 +376,18 @@ export class Tenant {
   inTransaction<T>(work: (tx: TenantTx) => Promise<T>): Promise<T> {
     if (this.tx) return work(this as TenantTx);
     return this.db.sequelize.transaction((transaction) => work(new Tenant(this.db, this.institutionId, transaction) as TenantTx));
+  }
+
+  /**
+   * `inTransaction` for work that shares rows with the webhook engine and takes its row locks in
+   * the engine's order (docs/scale-out.md#transactions): READ COMMITTED on PostgreSQL, where a
+   * serializable transaction would keep failing against the engine's writes; the same on SQLite.
+   */
+  inRowLockedTransaction<T>(work: (tx: TenantTx) => Promise<T>): Promise<T> {
+    if (this.tx) return work(this as TenantTx);
+    return this.db.sequelize.transaction(rowLockedTransaction(this.db.sequelize), (transaction) =>
+      work(new Tenant(this.db, this.institutionId, transaction) as TenantTx),
+    );
   }
 
   /** Once this transaction commits, hands `events` to the appliance's event listeners (the webhook dispatcher). */

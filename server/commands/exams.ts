@@ -293,10 +293,15 @@ export async function deleteExam(tenant: Tenant, id: string, options: { dataDir:
     await tx.examSecrets.destroy({ exam_id: exam.id });
     if (files.length > 0) await tx.files.destroy({ id: { [Op.in]: files.map((file) => file.id) } });
     await tx.exams.destroy({ id: exam.id });
-    // After commit: a rollback must not leave rows pointing at files already removed.
+    // After commit: a rollback must not leave rows pointing at files already removed. Sequelize
+    // runs after-commit hooks even when the COMMIT itself fails (a serialization failure on
+    // PostgreSQL, run again from the start), so the hook first checks that the rows are gone.
+    const fileIds = files.map((file) => file.id);
     const paths = files.map((file) => absolutePath(options.dataDir, file));
     if (paths.length > 0) {
       tx.tx.afterCommit(async () => {
+        const remaining = await tenant.files.count({ where: { id: { [Op.in]: fileIds } } }).catch(() => fileIds.length);
+        if (remaining > 0) return;
         await Promise.all(paths.map((file) => fs.promises.rm(file, { force: true }).catch(() => undefined)));
       });
     }

@@ -156,7 +156,7 @@ describe('recording runs', () => {
     await expect(runner.run(failing, 'manual')).rejects.toThrow('disk full');
 
     const [pruned] = await app.ctx.db.models.JobRun.findAll({ where: { job: 'prune-sessions' } });
-    expect(pruned).toMatchObject({ outcome: 'ok', detail: JSON.stringify({ launch_tokens: 0, sessions: 0, portal_sessions: 0 }) });
+    expect(pruned).toMatchObject({ outcome: 'ok', detail: JSON.stringify({ launch_tokens: 0, sessions: 0, portal_sessions: 0, idempotency_keys: 0 }) });
     expect(pruned!.finished_at).toBeInstanceOf(Date);
     const [failed] = await app.ctx.db.models.JobRun.findAll({ where: { job: 'failing' } });
     expect(failed).toMatchObject({ outcome: 'failed', detail: 'disk full' });

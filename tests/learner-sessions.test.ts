@@ -64,7 +64,7 @@ describe('learner sessions end with the license or seat they rest on', () => {
       created_at: old,
     });
     const result = await app.scheduler.runNow('prune-sessions');
-    expect(result).toEqual({ launch_tokens: 1, sessions: 1, portal_sessions: 0 });
+    expect(result).toEqual({ launch_tokens: 1, sessions: 1, portal_sessions: 0, idempotency_keys: 0 });
     expect(await LearnerSession.count()).toBe(before);
     expect(await LaunchToken.count({ where: { user_id: student.id } })).toBe(0);
     expect((await app.http.get('/v1/app/me').set('Authorization', session)).status).toBe(200);

@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { parseInput } from '../validation/parse.js';
 import { z } from '../validation/zod.js';
 import { authenticateKey, requireScope } from './auth.js';
+import { idempotency } from './idempotency.js';
 import { auditPortalChange, authenticatePortalCaller, authenticatePortalRoute, PORTAL_OPERATIONS_PREFIX } from './portal-caller.js';
 import { rateLimit } from './rate-limit.js';
 import { RawResponse, type AnyPortalRoute, type AnyRoute, type ApiRoute, type InstitutionCaller } from './route.js';
@@ -25,7 +26,7 @@ const jsonBody = { api: express.json({ limit: '2mb', type: jsonType }), portal: 
 
 /**
  * Mounts every route with the same middleware order, so none can skip a step:
- * auth (401) → institution state (403) → rate limit (429) → scope or role (403) → body → validation → handler → envelope.
+ * auth (401) → institution state (403) → rate limit (429) → scope or role (403) → body → Idempotency-Key (POST) → validation → handler → envelope.
  * Key, learner and public routes belong under `/v1`; portal routes under `/portal/api`.
  */
 export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[], mount: RouteMount): void {
@@ -44,6 +45,8 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
     else if (route.auth !== 'none') chain.push(authenticate.key, limit, requireScope(route.scope));
     if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
     else if (route.method !== 'get' && route.method !== 'delete') chain.push(route.auth === 'portal' ? jsonBody.portal : jsonBody.api);
+    if (route.method === 'post' && mount === '/v1' && (route.auth === 'session' || route.auth === undefined || route.auth === 'key'))
+      chain.push(idempotency(ctx.db));
     chain.push(handle(ctx, route));
     router[route.method](expressPath(route.path), ...chain);
   }

@@ -72,9 +72,9 @@ function errorSchema(codes: ErrorCode[]) {
   });
 }
 
-function errorResponses(route: AnyRoute) {
+function errorResponses(route: AnyRoute, extra: readonly ErrorCode[] = []) {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...COMMON_ERRORS[errorKind(route)], ...(route.errors ?? [])]) {
+  for (const code of [...COMMON_ERRORS[errorKind(route)], ...(route.errors ?? []), ...extra]) {
     const status = ERROR_STATUS[code];
     const codes = byStatus.get(status) ?? [];
     if (!codes.includes(code)) codes.push(code);
@@ -98,6 +98,29 @@ const rateLimitHeaders = requestIdHeader.extend({
   'X-RateLimit-Limit': z.string().openapi({ description: 'Requests allowed in the current 60-second window.' }),
   'X-RateLimit-Remaining': z.string().openapi({ description: 'Requests left in the current window.' }),
   'X-RateLimit-Reset': z.string().openapi({ description: 'End of the current window, Unix seconds.' }),
+});
+
+const idempotencyRequestHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .regex(/^[\x20-\x7e]+$/)
+    .optional()
+    .openapi({
+      description:
+        'Optional, 1 to 255 printable ASCII characters, unique per request you mean once (a UUID). The first answer (status and body) is kept 24 hours for ' +
+        'this caller and key; the same request with the same key gets it again with `Idempotent-Replayed: true` instead of running again. The same key with ' +
+        'another path or body, or while the first is still running, is `409 conflict`. Answers of 500 and above are not kept.',
+      example: 'f1b9e0c2-7c4e-4a8e-9d0a-3b1f2f6b8d11',
+    }),
+});
+
+const replayedHeader = z.object({
+  'Idempotent-Replayed': z
+    .literal('true')
+    .optional()
+    .openapi({ description: 'Present when this is the kept answer of an earlier request with the same Idempotency-Key.' }),
 });
 
 /** Which document: the integration API (`/v1/openapi.json`) or the portal's own (`/portal/api/openapi.json`). */
@@ -164,7 +187,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiD
         ? { body: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: route.body } } } }
         : {};
     // Only operations behind the per-caller rate limiter promise its headers.
-    const headers = access.rateLimited ? rateLimitHeaders : requestIdHeader;
+    const idempotent = kind === 'api' && route.method === 'post' && (route.auth === undefined || route.auth === 'key' || route.auth === 'session');
+    const baseHeaders = access.rateLimited ? rateLimitHeaders : requestIdHeader;
+    const headers = idempotent ? baseHeaders.extend(replayedHeader.shape) : baseHeaders;
     const success = route.produces
       ? { description: 'Success', headers, content: { [route.produces]: { schema: route.response } } }
       : {
@@ -185,9 +210,11 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiD
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
+        ...(idempotent ? { headers: idempotencyRequestHeaders } : {}),
         ...body,
       },
-      responses: { 200: success, ...errorResponses(route) },
+      // An Idempotency-Key reused for another request, or while its first request runs: 409 conflict.
+      responses: { 200: success, ...errorResponses(route, idempotent ? ['conflict'] : []) },
     });
   }
 

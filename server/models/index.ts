@@ -17,6 +17,7 @@ import { defineExam, defineExamAssignment, defineExamSecret } from './exam.js';
 import { defineGroup, defineGroupMember } from './group.js';
 import { defineGuardianLink, defineGuardianReport } from './guardian.js';
 import { defineInstitution } from './institution.js';
+import { defineIdempotencyKey } from './idempotency-key.js';
 import { defineInvitation } from './invitation.js';
 import { defineJobRun } from './job-run.js';
 import { defineLaunchToken, defineLearnerSession } from './learner.js';
@@ -48,6 +49,7 @@ export function defineModels(sequelize: Sequelize) {
     PortalAuditEntry: definePortalAuditEntry(sequelize),
     JobRun: defineJobRun(sequelize),
     ApiKey: defineApiKey(sequelize),
+    IdempotencyKey: defineIdempotencyKey(sequelize),
     Event: defineEvent(sequelize),
     Person: definePerson(sequelize),
     PersonCount: definePersonCount(sequelize),

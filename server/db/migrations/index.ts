@@ -21,6 +21,7 @@ import { aiUsage } from './20261130100000-ai-usage.js';
 import { mailHtml } from './20261130200000-mail-html.js';
 import { attemptRecordings } from './20261201100000-attempt-recordings.js';
 import { senderLeases } from './20261202000000-sender-leases.js';
+import { idempotencyKeys } from './20261203030000-idempotency-keys.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -46,4 +47,5 @@ export const migrations: Migration[] = [
   mailHtml,
   attemptRecordings,
   senderLeases,
+  idempotencyKeys,
 ];

@@ -29,6 +29,7 @@ const POSTGRES_SUITES = [
     'exam-loop',
     'fuzz',
     'guardian-reports',
+    'idempotency',
     'job-claims',
     'jobs',
     'key-cache',

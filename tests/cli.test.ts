@@ -164,7 +164,9 @@ describe('cli: keys', () => {
     const created = ok<CreatedKeyOut>(
       await cli(dir, 'key', 'create', '--institution', institutionId, '--name', 'LMS sync', '--scopes', 'students:read,exams:write', '--rate-limit', '120'),
     );
-    expect(Object.keys(created).sort()).toEqual(['key', 'key_id', 'last4', 'name', 'prefix', 'rate_limit_per_min', 'scopes'].sort());
+    expect(Object.keys(created).sort()).toEqual(
+      ['environment', 'expires_at', 'key', 'key_id', 'last4', 'name', 'prefix', 'rate_limit_per_min', 'scopes'].sort(),
+    );
     expect(created.key).toMatch(KEY_PATTERN);
     expect(created.key_id).toMatch(/^key_/);
     expect(created.name).toBe('LMS sync');

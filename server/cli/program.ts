@@ -1,21 +1,31 @@
 import { Command, CommanderError, Option } from 'commander';
 import { createCurriculum, publishCurriculum } from '../commands/alpha/curricula.js';
-import { createApiKey, institutionOfKey, listApiKeys, revokeApiKey } from '../commands/api-keys.js';
+import {
+  createApiKey,
+  DEFAULT_ROLL_OVERLAP_HOURS,
+  institutionOfKey,
+  listApiKeys,
+  MAX_KEY_LIFETIME_DAYS,
+  MAX_ROLL_OVERLAP_HOURS,
+  revokeApiKey,
+  rollApiKey,
+} from '../commands/api-keys.js';
 import { approveBatch, rejectBatch } from '../commands/coupons.js';
 import { seedDemo } from '../commands/demo/seed.js';
 import { generateWeeklyReports } from '../commands/guardian-reports.js';
 import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
 import { readAllowance, setAllowance } from '../commands/merits.js';
+import { ensureSandbox } from '../commands/sandbox.js';
 import { runSetup } from '../commands/setup.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, databaseLocation, type Database, type DatabaseLocation } from '../db/index.js';
 
 import { Tenant } from '../db/tenant.js';
-import { AppError } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../mail/smtp-settings.js';
 import { presentAccount } from '../presenters/account.js';
 import { presentCurriculum } from '../presenters/alpha.js';
-import { presentApiKey, presentCreatedApiKey } from '../presenters/api-key.js';
+import { presentApiKey, presentCreatedApiKey, presentRolledApiKey } from '../presenters/api-key.js';
 import { presentBatch } from '../presenters/coupon.js';
 import { presentInstitutionSummary } from '../presenters/institution.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
@@ -89,15 +99,32 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .requiredOption('--name <label>', 'label for the key')
     .requiredOption('--scopes <list>', 'comma-separated scopes, or "all"')
     .addOption(new Option('--rate-limit <n>', 'requests per minute, 10 to 6000').default('600'))
-    .action(async (opts: { institution: string; name: string; scopes: string; rateLimit: string }) => {
+    .option('--sandbox', "a sandbox key (cb_test_…): it acts on the institution's sandbox, never on live data")
+    .option('--expires <date>', `when the key stops working, ISO 8601 (e.g. 2027-06-30T00:00:00Z), at most ${MAX_KEY_LIFETIME_DAYS} days ahead`)
+    .action(async (opts: { institution: string; name: string; scopes: string; rateLimit: string; sandbox?: boolean; expires?: string }) => {
       const db = await database();
-      await findInstitution(db, opts.institution);
+      const institution = await findInstitution(db, opts.institution);
+      // A sandbox is reached through its live institution's sandbox keys, never named itself.
+      if (institution.sandbox_of) throw notFound('institution');
+      if (opts.sandbox) await ensureSandbox(db, institution.id);
       const { row, key: fullKey } = await createApiKey(new Tenant(db, opts.institution), {
         name: opts.name,
         scopes: opts.scopes.split(','),
         rate_limit_per_min: Number(opts.rateLimit),
+        environment: opts.sandbox ? 'sandbox' : 'live',
+        expires_at: opts.expires ?? null,
       });
       print(presentCreatedApiKey(row, fullKey));
+    });
+  key
+    .command('roll <key_id>')
+    .description('a new key with the same name, scopes, rate limit and lifetime; the old one keeps working for --overlap hours')
+    .addOption(new Option('--overlap <hours>', `hours both keys work, 0 to ${MAX_ROLL_OVERLAP_HOURS}`).default(String(DEFAULT_ROLL_OVERLAP_HOURS)))
+    .action(async (keyId: string, opts: { overlap: string }) => {
+      const db = await database();
+      // Digits only: Number('') would be 0 and end the old key at once.
+      const overlapHours = /^\d{1,9}$/.test(opts.overlap) ? Number(opts.overlap) : Number.NaN;
+      print(presentRolledApiKey(await rollApiKey(new Tenant(db, await institutionOfKey(db, keyId)), keyId, { overlap_hours: overlapHours })));
     });
   key.command('revoke <key_id>').action(async (keyId: string) => {
     const db = await database();

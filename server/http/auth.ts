@@ -9,11 +9,13 @@ import { keyCacheFor } from './key-cache.js';
 import { missingScopes, type Scope } from '../policies/scopes.js';
 import { hashToken } from '../crypto/tokens.js';
 
-export const API_KEY_PATTERN = /^cb_live_[A-Za-z0-9]{32}$/;
+/** Live keys `cb_live_…`, sandbox keys `cb_test_…` (docs/decisions.md#sandbox). */
+export const API_KEY_PATTERN = /^cb_(?:live|test)_[A-Za-z0-9]{32}$/;
 
 export interface KeyAuth {
   kind: 'key';
   key: ApiKeyRow;
+  /** The institution the key acts on: its sandbox for a sandbox key (`key.environment`). */
   institution: InstitutionRow;
   tenant: Tenant;
 }
@@ -40,15 +42,20 @@ export function authenticateKey(db: Database) {
     const found = await keys.find(hash);
     // The lookup is by hash, so its timing says nothing about the key; the comparison is constant-time anyway.
     if (!found || !timingSafeEqual(Buffer.from(found.key.key_hash, 'hex'), Buffer.from(hash, 'hex'))) throw invalidKey();
-    const { key, institution } = found;
+    const { key, institution, sandbox } = found;
     if (key.status !== 'active') throw invalidKey();
+    // Checked on every request against the (cached) row, so a key fails on its first request past `expires_at`.
+    if (key.expires_at && key.expires_at.getTime() <= Date.now()) throw invalidKey();
 
     if (!institution || institution.status === 'suspended') throw invalidKey();
     if (institution.status !== 'approved') {
       throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
     }
 
-    req.auth = { kind: 'key', key, institution, tenant: new Tenant(db, institution.id) };
+    // A sandbox key passes the live institution's checks above, then acts on its sandbox only.
+    const actsOn = key.environment === 'sandbox' ? sandbox : institution;
+    if (!actsOn) throw invalidKey();
+    req.auth = { kind: 'key', key, institution: actsOn, tenant: new Tenant(db, actsOn.id) };
     req.rateLimitSubject = { id: key.id, limit: key.rate_limit_per_min };
     recordUse(db, key, req);
     next();
@@ -58,7 +65,10 @@ export function authenticateKey(db: Database) {
 /** When this process last wrote each key's `last_used_at`: the cached row keeps its old value until reread. */
 const useRecordedAt = new Map<string, number>();
 
-/** `last_used_at` at one-minute resolution, so a busy key costs one write a minute, not one per request. */
+/**
+ * `last_used_at` and the caller's address (`req.ip`: the connecting address, as the app sets no trust proxy) at
+ * one-minute resolution, so a busy key costs one write a minute, not one per request.
+ */
 function recordUse(db: Database, key: ApiKeyRow, req: Request): void {
   const now = Date.now();
   if (key.last_used_at && now - key.last_used_at.getTime() < LAST_USED_RESOLUTION_MS) return;
@@ -66,9 +76,11 @@ function recordUse(db: Database, key: ApiKeyRow, req: Request): void {
   if (recorded !== undefined && now - recorded < LAST_USED_RESOLUTION_MS) return;
   if (useRecordedAt.size >= 10_000) useRecordedAt.clear();
   useRecordedAt.set(key.id, now);
+  // Read now: once the response is sent and the socket closed, `req.ip` is undefined.
+  const address = req.ip ?? null;
   // In a (queued) transaction like every other write, never blocking a pool thread on the lock.
   db.sequelize
-    .transaction((transaction) => db.models.ApiKey.update({ last_used_at: new Date(now) }, { where: { id: key.id }, transaction }))
+    .transaction((transaction) => db.models.ApiKey.update({ last_used_at: new Date(now), last_used_ip: address }, { where: { id: key.id }, transaction }))
     .catch((err: unknown) => {
       req.log?.warn({ err, request_id: req.requestId }, 'could not record key use');
     });

@@ -21,7 +21,10 @@ import { aiUsage } from './20261130100000-ai-usage.js';
 import { mailHtml } from './20261130200000-mail-html.js';
 import { attemptRecordings } from './20261201100000-attempt-recordings.js';
 import { senderLeases } from './20261202000000-sender-leases.js';
+import { sandbox } from './20261203010000-sandbox.js';
+import { keyLifecycle } from './20261203020000-key-lifecycle.js';
 import { idempotencyKeys } from './20261203030000-idempotency-keys.js';
+import { oneroster } from './20261204010000-oneroster.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -47,5 +50,8 @@ export const migrations: Migration[] = [
   mailHtml,
   attemptRecordings,
   senderLeases,
+  sandbox,
+  keyLifecycle,
   idempotencyKeys,
+  oneroster,
 ];

@@ -1,6 +1,7 @@
-import { apiKeyInput, apiKeyUpdateInput, createApiKey, listApiKeys, revokeApiKey, updateApiKey } from '../../commands/api-keys.js';
+import { apiKeyInput, apiKeyUpdateInput, createApiKey, listApiKeys, revokeApiKey, rollApiKey, rollApiKeyInput, updateApiKey } from '../../commands/api-keys.js';
+import { ensureSandbox } from '../../commands/sandbox.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
-import { presentApiKey, presentCreatedApiKey } from '../../presenters/api-key.js';
+import { presentApiKey, presentCreatedApiKey, presentRolledApiKey } from '../../presenters/api-key.js';
 import { z } from '../../validation/zod.js';
 
 /** An institution's API keys, managed in the portal by its admins and developers. */
@@ -12,10 +13,17 @@ export const apiKeySchema = z.object({
   last4: z.string(),
   scopes: z.array(z.string()),
   rate_limit_per_min: z.number().int(),
-  status: z.enum(['active', 'revoked']),
+  environment: z.enum(['live', 'sandbox']).openapi({ description: "`sandbox`: a `cb_test_` key acting on the institution's sandbox." }),
+  status: z
+    .enum(['active', 'revoked', 'expired'])
+    .openapi({ description: 'An active key past its `expires_at` is `expired` and answers 401 invalid_api_key.' }),
   created_at: z.string(),
-  last_used_at: z.string().nullable(),
+  last_used_at: z.string().nullable().openapi({ description: 'Last use, to the minute.' }),
+  last_used_ip: z.string().nullable().openapi({ description: 'The address the last use came from, as the appliance saw the connection.' }),
   revoked_at: z.string().nullable(),
+  expires_at: z.string().nullable().openapi({ description: 'When the key stops working; a rolled key ends at the end of its overlap. Null: never.' }),
+  replaced_by: z.string().nullable().openapi({ description: 'The key made by rolling this one.' }),
+  replaces: z.string().nullable().openapi({ description: 'The key this one was rolled from.' }),
 });
 
 export const createdApiKeySchema = z.object({
@@ -26,6 +34,13 @@ export const createdApiKeySchema = z.object({
   rate_limit_per_min: z.number().int(),
   prefix: z.string(),
   last4: z.string(),
+  environment: z.enum(['live', 'sandbox']),
+  expires_at: z.string().nullable(),
+});
+
+export const rolledApiKeySchema = createdApiKeySchema.extend({
+  replaces: z.string(),
+  old_key: apiKeySchema,
 });
 
 const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
@@ -57,7 +72,8 @@ export const keyRoutes: AnyPortalRoute[] = [
     params: institutionParams,
     body: apiKeyInput.omit({ created_by: true }),
     response: createdApiKeySchema,
-    handler: async ({ access, auth, body }) => {
+    handler: async ({ access, auth, body, ctx }) => {
+      if (body.environment === 'sandbox') await ensureSandbox(ctx.db, access.institution.id);
       const { row, key } = await createApiKey(access.tenant, { ...body, created_by: auth.account.id }, { grantedBy: access.role });
       return presentCreatedApiKey(row, key);
     },
@@ -74,6 +90,20 @@ export const keyRoutes: AnyPortalRoute[] = [
     body: apiKeyUpdateInput,
     response: apiKeySchema,
     handler: async ({ access, params, body }) => presentApiKey(await updateApiKey(access.tenant, params.keyId, body)),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/institutions/{id}/keys/{keyId}/roll',
+    operationId: 'rollApiKey',
+    tag: 'Keys',
+    summary:
+      'Roll a key: a new key (in this answer only) with the same name, scopes, rate limit and lifetime; the old one keeps working for overlap_hours. A revoked, expired or already rolled key: 409 conflict',
+    access: 'member',
+    roles: KEY_ROLES,
+    params: keyParams,
+    body: rollApiKeyInput,
+    response: rolledApiKeySchema,
+    handler: async ({ access, params, body }) => presentRolledApiKey(await rollApiKey(access.tenant, params.keyId, body, { grantedBy: access.role })),
   }),
   definePortalRoute({
     method: 'post',

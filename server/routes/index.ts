@@ -20,6 +20,7 @@ import { metaRoutes } from './meta/meta.js';
 import { ssoRoutes } from './sso/sso.js';
 import { studentRoutes } from './students/students.js';
 import { submissionRoutes } from './submissions/submissions.js';
+import { webhookDebuggingRoutes } from './webhooks/debugging.js';
 import { webhookDeliveryRoutes } from './webhooks/deliveries.js';
 import { webhookEndpointRoutes } from './webhooks/endpoints.js';
 
@@ -41,6 +42,7 @@ export const apiRoutes: ApiRoute[] = [
   ...alphaRoutes,
   ...webhookEndpointRoutes,
   ...webhookDeliveryRoutes,
+  ...webhookDebuggingRoutes,
   ...eventRoutes,
   ...learnerRoutes,
   ...alphaLearnerRoutes,

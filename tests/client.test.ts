@@ -20,6 +20,7 @@ import {
   type EventType,
 } from '../server/client/index.js';
 import { seedDemo } from '../server/commands/demo/seed.js';
+import { exampleEventData } from '../server/events/examples.js';
 import { EVENT_TYPES as CATALOG, type EventType as CatalogEventType } from '../server/events/catalog.js';
 import { buildOpenApiDocument } from '../server/http/openapi.js';
 import { apiRoutes } from '../server/routes/index.js';
@@ -56,6 +57,11 @@ describe('event union', () => {
     expect([...EVENT_TYPES].sort()).toEqual(Object.keys(CATALOG).sort());
   });
 
+  it("agrees with the server's example payload of every type (server/events/examples.ts)", () => {
+    const problems = (Object.keys(CATALOG) as CatalogEventType[]).flatMap((type) => eventDataProblems(type, exampleEventData(type, new Date())));
+    expect(problems).toEqual([]);
+  });
+
   it('describes the payloads the appliance really emits (the demo school, events of most types)', async () => {
     const app = await startTestAppliance();
     try {
@@ -78,7 +84,7 @@ describe('event union', () => {
     } finally {
       await app.close();
     }
-  });
+  }, 180_000); // the demo school takes a while on PostgreSQL
 });
 
 describe('client against an appliance', () => {
@@ -243,6 +249,37 @@ describe('client against an appliance', () => {
       for (const which of [secret, newSecret])
         await expect(verifyWebhook({ body: second.body, headers: second.headers, secret: which, scheme })).resolves.toMatchObject({ type: 'student.created' });
     }
+  });
+});
+
+describe('verifyWebhook on the known answer of docs/webhooks.md', () => {
+  const body =
+    '{"id":"evt_KnownAnswer000000000000000","type":"exam.graded","created_at":"2026-09-14T08:00:00.000Z","institution_id":"inst_KnownAnswer00000000000000","data":{"score":87}}';
+  const headers = {
+    'X-Service-Signature': 't=1789372800,v1=ba2d8eed524161c70bcc2e9538bac7ef298c4834096d8c6d98d7778864a3520b',
+    'webhook-id': 'evt_KnownAnswer000000000000000',
+    'webhook-timestamp': '1789372800',
+    'webhook-signature': 'v1,WE15jdbLhihmnD1vytHB5osEENhRsjXJ9xl567pfC5U=',
+  };
+  const secret = 'whsec_AAECAwQFBgcICQoLDA0ODxAREhMUFRYX';
+  const now = 1789372800 * 1000;
+
+  it('accepts it under both schemes (header names in any case), one matching secret among several', async () => {
+    for (const scheme of ['standard', 'service'] as const) {
+      const event = await verifyWebhook({ body, headers, secret: ['whsec_' + Buffer.alloc(24).toString('base64'), secret], scheme, now });
+      expect(event).toMatchObject({ type: 'exam.graded', data: { score: 87 } });
+    }
+  });
+
+  it('refuses a malformed signature header with its reason', async () => {
+    const reason = (extra: Record<string, string>, scheme: 'standard' | 'service') =>
+      verifyWebhook({ body, headers: { ...headers, ...extra }, secret, scheme, now }).then(
+        () => 'accepted',
+        (error: WebhookVerificationError) => error.reason,
+      );
+    expect(await reason({ 'X-Service-Signature': 'v1=abc' }, 'service')).toBe('malformed_signature');
+    expect(await reason({ 'webhook-timestamp': 'soon' }, 'standard')).toBe('malformed_signature');
+    expect(await reason({ 'webhook-signature': 'v2,abc' }, 'standard')).toBe('malformed_signature');
   });
 });
 

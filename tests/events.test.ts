@@ -14,6 +14,7 @@ import {
   type TestKey,
   type WireEvent,
 } from './helpers/appliance.js';
+import { clientFor, collect } from './helpers/client.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -67,18 +68,8 @@ describe('event store', () => {
 
   const poll = (key: TestKey, query: Record<string, string | number> = {}) => app.http.get('/v1/events').query(query).set('Authorization', key.auth);
 
-  /** Every event of the key's institution via the API, following has_more. */
-  async function pollAll(key: TestKey, query: Record<string, string | number> = {}): Promise<WireEvent[]> {
-    const all: WireEvent[] = [];
-    let since: string | undefined;
-    for (;;) {
-      const res = await poll(key, { ...query, limit: 200, ...(since ? { since } : {}) });
-      expect(res.status).toBe(200);
-      all.push(...res.body.data.items);
-      if (!res.body.data.has_more) return all;
-      since = res.body.data.items.at(-1).created_at;
-    }
-  }
+  /** Every event of the key's institution via the typed client's iterator, which follows has_more (and throws on anything but 200). */
+  const pollAll = (key: TestKey) => collect(clientFor(app, key).events({ limit: 200 }));
 
   function expectStrictlyIncreasing(events: Array<{ created_at: string | Date }>) {
     const times = events.map((event) => new Date(event.created_at).getTime());
@@ -317,9 +308,9 @@ describe('event store', () => {
       });
 
       const typesFor = async (type: string) => {
-        const res = await poll(key, { type });
-        expect(res.status, type).toBe(200);
-        return (res.body.data.items as WireEvent[]).map((item) => item.type);
+        const { data, response } = await clientFor(app, key).GET('/events', { params: { query: { type } } });
+        expect(response.status, type).toBe(200);
+        return data!.data.items.map((item) => item.type);
       };
 
       it("'*' matches every event", async () => {

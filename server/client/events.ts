@@ -67,17 +67,25 @@ export type EventData<T extends EventType> = Flatten<Required<(typeof EVENT_DATA
 /** An event as GET /v1/events returns it; narrowing on `type` types `data`. */
 export type CampusBridgeEvent = { [T in EventType]: { id: string; type: T; created_at: string; data: EventData<T> } }[EventType];
 
+/** What a delivery's body adds to the event. */
+export interface DeliveryFields {
+  institution_id: string;
+  /** `sandbox` for a sandbox key's institution; absent on deliveries made before sandboxes existed. */
+  environment?: 'live' | 'sandbox';
+  /** Set on an example the portal or API sent on request, not on a real event. */
+  example?: true;
+}
+
 /** The test ping an endpoint's "Send test" posts; never in the event stream. */
-export interface WebhookPing {
+export interface WebhookPing extends DeliveryFields {
   id: string;
   type: 'webhook.ping';
   created_at: string;
-  institution_id: string;
   data: { endpoint_id: string };
 }
 
 /** A webhook delivery's body: an event with its institution, or a test ping. */
-export type WebhookEvent = (CampusBridgeEvent & { institution_id: string }) | WebhookPing;
+export type WebhookEvent = (CampusBridgeEvent & DeliveryFields) | WebhookPing;
 
 /** Every event type, in the catalog's order. */
 export const EVENT_TYPES = Object.keys(EVENT_DATA_FIELDS) as EventType[];

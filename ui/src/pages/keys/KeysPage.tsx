@@ -1,4 +1,4 @@
-import { Alert, Button, Code, Menu, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Menu, Radio, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
@@ -8,7 +8,6 @@ import {
   ConfirmModal,
   DataTable,
   formatDate,
-  formatRelative,
   FormModal,
   PageHeader,
   RowActions,
@@ -20,19 +19,29 @@ import {
 } from '../../components';
 import { useInstitution } from '../../session';
 import { keysQueryKey, MAX_ACTIVE_KEYS, RATE_LIMIT, type ApiKey, type CreatedApiKey } from './keys';
+import { ExpiryInput, expiryOfDay, KeyEnd, LastUsed, RollKeyModal } from './KeyLifecycle';
 import { ScopePicker } from './ScopePicker';
 
 /** The key forms' labels by API field: shown on the inputs, and in a refusal's words. */
-const KEY_LABELS = { name: 'Name', rate_limit_per_min: 'Rate limit (requests per minute)', scopes: 'Scopes' } as const;
+const KEY_LABELS = { name: 'Name', rate_limit_per_min: 'Rate limit (requests per minute)', scopes: 'Scopes', expires_at: 'Expires' } as const;
 
 function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institution = useInstitution();
   const [name, setName] = useState('');
   const [scopes, setScopes] = useState<string[]>([]);
   const [rateLimit, setRateLimit] = useState<number>(RATE_LIMIT.default);
+  const [environment, setEnvironment] = useState<'live' | 'sandbox'>('live');
+  const [expiresOn, setExpiresOn] = useState('');
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const create = useApiMutation({
-    mutationFn: () => api.post<CreatedApiKey>(`/institutions/${institution.id}/keys`, { name: name.trim(), scopes, rate_limit_per_min: rateLimit }),
+    mutationFn: () =>
+      api.post<CreatedApiKey>(`/institutions/${institution.id}/keys`, {
+        name: name.trim(),
+        scopes,
+        rate_limit_per_min: rateLimit,
+        environment,
+        expires_at: expiryOfDay(expiresOn),
+      }),
     invalidate: [keysQueryKey(institution.id)],
     onSuccess: setCreated,
     labels: KEY_LABELS,
@@ -41,6 +50,8 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
     setName('');
     setScopes([]);
     setRateLimit(RATE_LIMIT.default);
+    setEnvironment('live');
+    setExpiresOn('');
     setCreated(null);
     create.reset();
     onClose();
@@ -63,6 +74,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
             <SecretOnce label={`Key "${created.name}"`} value={created.key} />
             <Text size="sm">
               Scopes: {created.scopes.join(', ')} · {created.rate_limit_per_min} requests per minute
+              {created.expires_at ? ` · expires ${formatDate(created.expires_at)}` : ''}
             </Text>
           </>
         ) : null
@@ -73,6 +85,17 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
           This institution already holds {MAX_ACTIVE_KEYS} active keys, the most it may. Revoke a key you no longer use, then create this one.
         </Alert>
       ) : null}
+      <Radio.Group
+        label="Environment"
+        description="A sandbox key (cb_test_…) acts on the institution's sandbox only: its own students, exams, webhooks and events, never live data."
+        value={environment}
+        onChange={(value) => setEnvironment(value === 'sandbox' ? 'sandbox' : 'live')}
+      >
+        <Group mt="xs">
+          <Radio value="live" label="Live" />
+          <Radio value="sandbox" label="Sandbox" />
+        </Group>
+      </Radio.Group>
       <TextInput
         label={KEY_LABELS.name}
         description="Who uses it, e.g. “Moodle production”."
@@ -94,6 +117,7 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
         fallback={RATE_LIMIT.min}
         error={create.fieldErrors.rate_limit_per_min}
       />
+      <ExpiryInput value={expiresOn} onChange={setExpiresOn} error={create.fieldErrors.expires_at} />
       <ScopePicker value={scopes} onChange={setScopes} role={institution.role} error={create.fieldErrors.scopes} />
     </FormModal>
   );
@@ -167,6 +191,7 @@ export function KeysPage() {
   const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [rolling, setRolling] = useState<ApiKey | null>(null);
   const keys = useQuery({ queryKey: keysQueryKey(institution.id), queryFn: () => api.get<ApiKey[]>(`/institutions/${institution.id}/keys`) });
   const active = keys.data?.filter((key) => key.status === 'active').length ?? 0;
 
@@ -174,6 +199,16 @@ export function KeysPage() {
     () => [
       { header: 'Name', accessorKey: 'name', cell: ({ row }) => <Text fw={500}>{row.original.name}</Text> },
       { header: 'Key', id: 'key', cell: ({ row }) => <Code>{`${row.original.prefix}…${row.original.last4}`}</Code> },
+      {
+        header: 'Environment',
+        id: 'environment',
+        accessorFn: (row) => row.environment,
+        cell: ({ row }) => (
+          <Badge color={row.original.environment === 'sandbox' ? 'orange' : 'teal'} variant="light">
+            {row.original.environment === 'sandbox' ? 'Sandbox' : 'Live'}
+          </Badge>
+        ),
+      },
       {
         header: 'Scopes',
         id: 'scopes',
@@ -184,11 +219,10 @@ export function KeysPage() {
         header: 'Last used',
         id: 'last_used',
         accessorFn: (row) => row.last_used_at ?? '',
-        cell: ({ row }) => (
-          <span title={formatDate(row.original.last_used_at)}>{row.original.last_used_at ? formatRelative(row.original.last_used_at) : 'never'}</span>
-        ),
+        cell: ({ row }) => <LastUsed apiKey={row.original} />,
       },
       { header: 'Created', id: 'created', accessorFn: (row) => row.created_at, cell: ({ row }) => formatDate(row.original.created_at) },
+      { header: 'Ends', id: 'ends', accessorFn: (row) => row.expires_at ?? '', cell: ({ row }) => <KeyEnd apiKey={row.original} keys={keys.data ?? []} /> },
       { header: 'Status', id: 'status', accessorFn: (row) => row.status, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       {
         header: '',
@@ -197,6 +231,7 @@ export function KeysPage() {
           row.original.status === 'active' ? (
             <RowActions name={row.original.name}>
               <Menu.Item onClick={() => setEditing(row.original)}>Edit name or limit</Menu.Item>
+              {row.original.replaced_by ? null : <Menu.Item onClick={() => setRolling(row.original)}>Roll key</Menu.Item>}
               <Menu.Item color="red" onClick={() => setRevoking(row.original)}>
                 Revoke
               </Menu.Item>
@@ -204,7 +239,7 @@ export function KeysPage() {
           ) : null,
       },
     ],
-    [],
+    [keys.data],
   );
 
   return (
@@ -235,6 +270,7 @@ export function KeysPage() {
       <CreateKeyModal opened={creating} onClose={closeCreate} />
       {editing ? <EditKeyModal key={editing.key_id} apiKey={editing} onClose={() => setEditing(null)} /> : null}
       <RevokeKeyModal apiKey={revoking} onClose={() => setRevoking(null)} />
+      <RollKeyModal apiKey={rolling} onClose={() => setRolling(null)} />
     </>
   );
 }

@@ -204,6 +204,38 @@ describe('client against an appliance', () => {
     expect(Date.now() - started).toBeLessThan(400);
   });
 
+  it('retries a POST whose answer was lost: the appliance replays the first answer, one student is made', async () => {
+    const { key } = await makeSchool(app);
+    // A proxy on 127.0.0.1 that passes the first POST to the appliance but answers it 503, as a
+    // gateway would when the appliance's answer is lost, then passes everything through.
+    let lost = 0;
+    const proxy = await startServer(async (request, res) => {
+      const upstream = await fetch(`${app.origin}${request.url}`, {
+        method: request.method,
+        headers: Object.fromEntries(Object.entries(flatten(request.headers)).filter(([name]) => !['host', 'content-length', 'connection'].includes(name))),
+        body: request.method === 'GET' ? undefined : request.body,
+      });
+      if (request.method === 'POST' && lost++ === 0) {
+        res.writeHead(503, { 'Retry-After': '0', 'Content-Type': 'application/json' }).end('{"success":false,"error":"bad_gateway","message":"lost"}');
+        return;
+      }
+      res.writeHead(upstream.status, Object.fromEntries(upstream.headers)).end(await upstream.text());
+    });
+    try {
+      const cb = createClient({ baseUrl: `${proxy.url}/v1`, apiKey: key.key });
+      const { data, response } = await cb.POST('/students', { body: { full_name: 'Only Once', student_id: 'ONCE-1' } });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('Idempotent-Replayed')).toBe('true');
+      expect(proxy.requests).toHaveLength(2);
+      expect(proxy.requests[1]!.headers['idempotency-key']).toBe(proxy.requests[0]!.headers['idempotency-key']);
+      const listed = await clientFor(key.key).GET('/students', { params: { query: { student_id: 'ONCE-1' } } });
+      expect(listed.data!.data.total).toBe(1);
+      expect(listed.data!.data.items[0]!.id).toBe(data!.data.id);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('verifies real deliveries under both schemes, during a rotation too, and refuses forged ones', async () => {
     const { inst, key } = await makeSchool(app);
     const cb = clientFor(key.key);
@@ -394,7 +426,7 @@ interface Receiver {
   close: () => Promise<void>;
 }
 
-async function startServer(respond: (request: Received, res: http.ServerResponse) => void): Promise<Receiver> {
+async function startServer(respond: (request: Received, res: http.ServerResponse) => void | Promise<void>): Promise<Receiver> {
   const requests: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -402,7 +434,7 @@ async function startServer(respond: (request: Received, res: http.ServerResponse
     req.on('end', () => {
       const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       requests.push(request);
-      respond(request, res);
+      void Promise.resolve(respond(request, res)).catch((error: unknown) => res.writeHead(599).end(String(error)));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));

@@ -29,6 +29,7 @@ import { MailOutboxPage } from './pages/settings/MailOutboxPage';
 import { DeliveriesPage } from './pages/webhooks/DeliveriesPage';
 import { DeliveryDetailPage } from './pages/webhooks/DeliveryDetailPage';
 import { EndpointDetailPage } from './pages/webhooks/EndpointDetailPage';
+import { SignatureCheckPage } from './pages/webhooks/SignatureCheckPage';
 import { WebhooksPage } from './pages/webhooks/WebhooksPage';
 import type { MembershipRole } from './session';
 
@@ -45,6 +46,8 @@ export interface InstitutionPage {
   element: ReactNode;
   /** Detail pages: routed, not listed in the navigation. */
   hidden?: boolean;
+  /** The live institution's alone (keys, team, audit log): in the sandbox view it links to live. */
+  liveOnly?: true;
 }
 
 export interface OperatorPage {
@@ -62,12 +65,13 @@ export const SECTIONS: readonly Section[] = ['Developers', 'Institution', 'Setti
 
 /** Every page of an institution, in navigation order within its section. */
 export const institutionPages: InstitutionPage[] = [
-  { path: 'keys', label: 'API keys', section: 'Developers', roles: EVERY_MEMBER, element: <KeysPage /> },
+  { path: 'keys', label: 'API keys', section: 'Developers', roles: EVERY_MEMBER, element: <KeysPage />, liveOnly: true },
   { path: 'scopes', label: 'Scopes', section: 'Developers', roles: EVERY_MEMBER, element: <ScopesPage /> },
   { path: 'webhooks', label: 'Webhooks', section: 'Developers', roles: EVERY_MEMBER, element: <WebhooksPage /> },
   { path: 'webhooks/deliveries', label: 'Deliveries', section: 'Developers', roles: EVERY_MEMBER, element: <DeliveriesPage /> },
   { path: 'webhooks/deliveries/:deliveryId', label: 'Delivery', section: 'Developers', roles: EVERY_MEMBER, element: <DeliveryDetailPage />, hidden: true },
   { path: 'webhooks/endpoints/:endpointId', label: 'Endpoint', section: 'Developers', roles: EVERY_MEMBER, element: <EndpointDetailPage />, hidden: true },
+  { path: 'webhooks/signature-check', label: 'Signature checker', section: 'Developers', roles: EVERY_MEMBER, element: <SignatureCheckPage />, hidden: true },
   { path: 'students', label: 'Students', section: 'Institution', roles: ADMINS, element: <StudentsPage /> },
   { path: 'students/:studentId', label: 'Student', section: 'Institution', roles: ADMINS, element: <StudentDetailPage />, hidden: true },
   { path: 'faculty', label: 'Faculty', section: 'Institution', roles: ADMINS, element: <FacultyPage /> },
@@ -81,9 +85,9 @@ export const institutionPages: InstitutionPage[] = [
   { path: 'submissions', label: 'Submissions', section: 'Institution', roles: ADMINS, element: <SubmissionsPage /> },
   { path: 'submissions/:submissionId', label: 'Submission', section: 'Institution', roles: ADMINS, element: <SubmissionDetailPage />, hidden: true },
   { path: 'settings', label: 'Institution settings', section: 'Settings', roles: ADMINS, element: <InstitutionSettingsPage /> },
-  { path: 'developers', label: 'Team', section: 'Settings', roles: ADMINS, element: <DevelopersPage /> },
+  { path: 'developers', label: 'Team', section: 'Settings', roles: ADMINS, element: <DevelopersPage />, liveOnly: true },
   { path: 'outbox', label: 'Mail outbox', section: 'Settings', roles: ADMINS, element: <MailOutboxPage /> },
-  { path: 'audit-log', label: 'Audit log', section: 'Settings', roles: ADMINS, element: <AuditLogPage /> },
+  { path: 'audit-log', label: 'Audit log', section: 'Settings', roles: ADMINS, element: <AuditLogPage />, liveOnly: true },
 ];
 
 /** The appliance operator's pages. */

@@ -5,6 +5,7 @@ import { Link, useNavigate, useParams } from 'react-router';
 import { api } from '../../api/client';
 import { DataTable, Fact, Facts, formatDateSeconds, formatRelative, PageHeader, QueryError, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
+import { CopyAsCurl } from './CopyAsCurl';
 import { deliveriesKey, deliveryKey, useEndpoints, type DeliveryAttempt, type DeliveryDetail, type ReplayedDelivery } from './webhooks';
 
 /** States that can still change on their own: the page refreshes while the delivery is in one. */
@@ -107,14 +108,17 @@ export function DeliveryDetailPage() {
           </>
         }
         actions={
-          <Button
-            onClick={() => replay.mutate()}
-            loading={replay.isPending}
-            disabled={endpoint !== undefined && endpoint.status !== 'active'}
-            title={endpoint && endpoint.status !== 'active' ? `The endpoint is ${endpoint.status}` : undefined}
-          >
-            Replay
-          </Button>
+          <>
+            <CopyAsCurl institutionId={institution.id} deliveryId={delivery.id} />
+            <Button
+              onClick={() => replay.mutate()}
+              loading={replay.isPending}
+              disabled={endpoint !== undefined && endpoint.status !== 'active'}
+              title={endpoint && endpoint.status !== 'active' ? `The endpoint is ${endpoint.status}` : undefined}
+            >
+              Replay
+            </Button>
+          </>
         }
       />
 
@@ -199,7 +203,10 @@ export function DeliveryDetailPage() {
             </Table.Tbody>
           </Table>
           <Text size="xs" c="dimmed">
-            Signatures are computed afresh at each attempt, with the secrets valid then.
+            Signatures are computed afresh at each attempt, with the secrets valid then; Copy as curl signs a copy now.{' '}
+            <Anchor component={Link} to={`../../signature-check?endpoint_id=${encodeURIComponent(delivery.endpoint_id)}`} relative="path">
+              Check a signature
+            </Anchor>
           </Text>
         </Section>
         <Section title="Payload">

@@ -1,4 +1,4 @@
-import { Button, Text, Tooltip } from '@mantine/core';
+import { Button, SimpleGrid, Text, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
 import { api } from '../../api/client';
@@ -6,6 +6,8 @@ import { Fact, Facts, formatDate, PageHeader, StatusBadge, TagBadges } from '../
 import { useInstitution } from '../../session';
 import { BackLink, DetailState } from '../shared/common';
 import { EndpointCharts } from './EndpointCharts';
+import { ReplaySinceCard } from './ReplaySinceCard';
+import { SendExampleCard } from './SendExampleCard';
 import { DISABLED_REASONS, endpointsKey, MAX_CONSECUTIVE_FAILURES, type WebhookEndpoint } from './webhooks';
 
 /** One webhook endpoint: what it receives and its last week's deliveries in pictures. Changes stay on the endpoints list. */
@@ -28,6 +30,9 @@ export function EndpointDetailPage() {
               actions={
                 <>
                   <BackLink to="../.." label="All endpoints" />
+                  <Button variant="default" component={Link} to={`/i/${institution.id}/webhooks/signature-check?endpoint_id=${encodeURIComponent(row.id)}`}>
+                    Check a signature
+                  </Button>
                   <Button component={Link} to={`/i/${institution.id}/webhooks/deliveries?endpoint_id=${encodeURIComponent(row.id)}`}>
                     Deliveries
                   </Button>
@@ -66,6 +71,10 @@ export function EndpointDetailPage() {
                 </Text>
               </Fact>
             </Facts>
+            <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="lg" mb="lg">
+              <ReplaySinceCard institutionId={institution.id} endpoint={row} />
+              <SendExampleCard institutionId={institution.id} endpoint={row} />
+            </SimpleGrid>
             <EndpointCharts institutionId={institution.id} endpointId={row.id} />
           </>
         );

@@ -143,6 +143,9 @@ export function WebhooksPage() {
             <Button variant="default" component={Link} to="deliveries">
               Delivery log
             </Button>
+            <Button variant="default" component={Link} to="signature-check">
+              Signature checker
+            </Button>
             <Button onClick={openCreate} disabled={count >= MAX_ENDPOINTS}>
               Add endpoint
             </Button>

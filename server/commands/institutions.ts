@@ -32,7 +32,7 @@ function slugOf(name: string): string {
 }
 
 /** `riverside-high.campusbridge.local`, then `riverside-high-2…` when another institution has it. */
-async function uniqueEmailDomain(domainsLike: (pattern: string) => Promise<string[]>, name: string): Promise<string> {
+export async function uniqueEmailDomain(domainsLike: (pattern: string) => Promise<string[]>, name: string): Promise<string> {
   const slug = slugOf(name);
   const used = new Set(await domainsLike(`${slug}%.${EMAIL_DOMAIN_SUFFIX}`));
   for (let n = 1; ; n += 1) {
@@ -97,6 +97,7 @@ export async function setInstitutionStatus(db: Database, id: string, status: Exc
   return institution;
 }
 
+/** The appliance's institutions; sandboxes are part of their live institution, never listed (docs/decisions.md#sandbox). */
 export function listInstitutions(db: Database): Promise<InstitutionRow[]> {
-  return db.models.Institution.findAll({ order: [['created_at', 'ASC']] });
+  return db.models.Institution.findAll({ where: { sandbox_of: null }, order: [['created_at', 'ASC']] });
 }

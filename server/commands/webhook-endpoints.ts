@@ -6,6 +6,7 @@ import { AppError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { EndpointStatus, WebhookEndpointRow } from '../models/webhook.js';
 import { checkEndpointUrl, type AddressRules } from '../webhooks/address.js';
+import { environmentOf } from '../webhooks/deliveries.js';
 import { postWebhook } from '../webhooks/sender.js';
 import { newWebhookSecret, signatureHeaders } from '../webhooks/signing.js';
 import { endpointSecrets, sealSecret } from '../webhooks/secrets.js';
@@ -204,6 +205,7 @@ export async function pingEndpoint(tenant: Tenant, id: string, options: PingOpti
     type: 'webhook.ping',
     created_at: now.toISOString(),
     institution_id: tenant.institutionId,
+    environment: await environmentOf(tenant),
     data: { endpoint_id: endpoint.id },
   });
   const headers = {

@@ -3,10 +3,14 @@ import { dataVersion } from '../db/data-version.js';
 import { isPostgres } from '../db/postgres.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 import type { InstitutionRow } from '../models/institution.js';
+import { ensureSandbox } from '../commands/sandbox.js';
 
 export interface KeyWithInstitution {
   key: ApiKeyRow;
+  /** The key's own institution: the live one, for sandbox keys too (its status is theirs). */
   institution: InstitutionRow | undefined;
+  /** For a sandbox key, the sandbox it acts on (docs/decisions.md#sandbox); otherwise undefined. */
+  sandbox?: InstitutionRow;
 }
 
 interface Entry extends KeyWithInstitution {
@@ -60,7 +64,9 @@ export class KeyCache {
     const key = (await this.db.models.ApiKey.findOne({ where: { key_hash: keyHash }, include: [{ association: 'institution' }] })) as
       (ApiKeyRow & { institution?: InstitutionRow }) | null;
     if (!key) return null;
-    const entry: Entry = { version, key, institution: key.institution };
+    // A sandbox key's sandbox, made on its first use if the key's creator did not make it (one write, once).
+    const sandbox = key.environment === 'sandbox' && key.institution ? await ensureSandbox(this.db, key.institution.id) : undefined;
+    const entry: Entry = { version, key, institution: key.institution, sandbox };
     if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
     // Stored under the version read before the fetch: a commit during it makes the entry stale at once.
     if (version === this.version) this.entries.set(keyHash, entry);

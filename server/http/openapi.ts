@@ -233,7 +233,7 @@ function registerApiSchemes(registry: OpenAPIRegistry) {
     bearer: registry.registerComponent('securitySchemes', 'apiKey', {
       type: 'http',
       scheme: 'bearer',
-      description: 'An API key, `cb_live_` followed by 32 characters, created in the portal or with `cli key create`.',
+      description: 'An API key, `cb_live_` (or `cb_test_` for a sandbox key) followed by 32 characters, created in the portal or with `cli key create`.',
     }),
     session: registry.registerComponent('securitySchemes', 'learnerSession', {
       type: 'http',

@@ -6,7 +6,7 @@ import type { MembershipRole } from '../models/membership.js';
 import { grants, roleScopes, type Scope } from '../policies/scopes.js';
 import { recordPortalAction } from '../portal/audit-log.js';
 import { requireCsrf } from '../portal/csrf.js';
-import { requireMember, requireOperator } from '../portal/policies.js';
+import { requireMember, requireMemberOrSandbox, requireOperator } from '../portal/policies.js';
 import { findSession, signInAgain, type PortalAuth } from '../portal/session.js';
 import type { Tenant } from '../db/tenant.js';
 
@@ -38,7 +38,8 @@ export function authenticatePortalCaller(ctx: AppContext, scope: Scope | 'any'):
     if (!portal) throw signInAgain();
     requireCsrf(req, portal);
     const institutionId = String(req.params.institution ?? '');
-    const access = await requireMember(ctx.db, portal, institutionId, ['admin', 'developer']);
+    // The institution's sandbox answers here too, for the members of its live institution.
+    const access = await requireMemberOrSandbox(ctx.db, portal, institutionId, ['admin', 'developer']);
     if (access.institution.status !== 'approved') {
       throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
     }
@@ -52,7 +53,7 @@ export function authenticatePortalCaller(ctx: AppContext, scope: Scope | 'any'):
 }
 
 /** A portal-only operation's rule: who may call it (see PortalRouteDefinition). */
-export type PortalAccessRule = { access: 'none' | 'session' | 'operator' } | { access: 'member'; roles: readonly MembershipRole[] };
+export type PortalAccessRule = { access: 'none' | 'session' | 'operator' } | { access: 'member'; roles: readonly MembershipRole[]; sandbox?: true };
 
 /**
  * The checks of a portal-only operation, in the same order: session (401) → CSRF on writes (403)
@@ -68,7 +69,10 @@ export function authenticatePortalRoute(ctx: AppContext, rule: PortalAccessRule)
     if (!portal) throw signInAgain();
     requireCsrf(req, portal);
     if (rule.access === 'operator') requireOperator(portal);
-    if (rule.access === 'member') req.portalAccess = await requireMember(ctx.db, portal, String(req.params.id ?? ''), rule.roles);
+    if (rule.access === 'member') {
+      const id = String(req.params.id ?? '');
+      req.portalAccess = rule.sandbox ? await requireMemberOrSandbox(ctx.db, portal, id, rule.roles) : await requireMember(ctx.db, portal, id, rule.roles);
+    }
     req.portalSession = portal;
     next();
   };

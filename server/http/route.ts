@@ -133,7 +133,13 @@ export interface MemberHandlerInput<P, Q, B> extends SignedInHandlerInput<P, Q, 
 type PortalAccess<P, Q, B, R extends z.ZodType> =
   | { access: 'none'; handler: (input: PortalHandlerInput<P, Q, B>) => Output<R> }
   | { access: 'session' | 'operator'; handler: (input: SignedInHandlerInput<P, Q, B>) => Output<R> }
-  | { access: 'member'; roles: readonly MembershipRole[]; handler: (input: MemberHandlerInput<P, Q, B>) => Output<R> };
+  | {
+      access: 'member';
+      roles: readonly MembershipRole[];
+      /** Also answers for the institution's sandbox id in `{id}` (membership of its live institution; docs/decisions.md#sandbox). */
+      sandbox?: true;
+      handler: (input: MemberHandlerInput<P, Q, B>) => Output<R>;
+    };
 
 /** An operation only the portal has (`/portal/api/*`), called with the session cookie and, on writes, the CSRF header. */
 export type PortalRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = RouteBase<P, Q, B, R> & {

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, literal, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { MailOutboxRow } from '../models/mail.js';
@@ -84,6 +84,14 @@ export function describeMailError(error: unknown): string {
     .slice(0, 500);
 }
 
+/**
+ * A sandbox's mail (guardian reports, invitations of its test people) stays queued in its outbox
+ * and is never sent: its addresses may be real people's (docs/decisions.md#sandbox).
+ */
+const NOT_SANDBOX_MAIL: WhereOptions = {
+  [Op.or]: [{ institution_id: null }, { institution_id: { [Op.notIn]: literal('(SELECT id FROM institutions WHERE sandbox_of IS NOT NULL)') } }],
+};
+
 async function sendBatches(db: Database, logger: Logger, options: SendOptions): Promise<MailRunResult> {
   const result: MailRunResult = { configured: false, sent: 0, retrying: 0, failed: 0, dropped: 0 };
   const smtp = await loadSmtpConnection(db);
@@ -94,7 +102,7 @@ async function sendBatches(db: Database, logger: Logger, options: SendOptions): 
   try {
     let after: Pick<MailOutboxRow, 'created_at' | 'id'> | null = null;
     for (let batch = 0; batch < MAX_BATCHES; batch += 1) {
-      const where: WhereOptions[] = [{ status: 'queued' }];
+      const where: WhereOptions[] = [{ status: 'queued' }, NOT_SANDBOX_MAIL];
       if (options.retries === false) where.push({ attempts: 0 });
       // Keyset paging: a row that failed on this run stays queued but is not read again until the next run.
       if (after) {

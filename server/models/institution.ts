@@ -17,6 +17,8 @@ export interface InstitutionRow extends Model<InferAttributes<InstitutionRow>, I
   config: IntegrationConfig;
   /** Domain of generated login emails (`<slug>.campusbridge.local`), fixed at creation. */
   email_domain: string | null;
+  /** Set on a sandbox: the live institution it belongs to (docs/decisions.md#sandbox). Null on a live institution. */
+  sandbox_of: CreationOptional<string | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -30,6 +32,7 @@ export function defineInstitution(sequelize: Sequelize) {
       status: { type: DataTypes.STRING(16), allowNull: false },
       config: { type: DataTypes.JSON, allowNull: false },
       email_domain: { type: DataTypes.STRING(200), allowNull: true, unique: true },
+      sandbox_of: { type: DataTypes.STRING(40), allowNull: true, defaultValue: null },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

@@ -49,3 +49,23 @@ export async function requireMember(db: Database, auth: PortalAuth, institutionI
   if (institution.status === 'suspended') throw new AppError('forbidden', 'This institution is suspended by the appliance operator.');
   return { institution, role: membership.role, tenant: new Tenant(db, institution.id) };
 }
+
+/**
+ * `requireMember`, where `institutionId` may also name an institution's sandbox: the caller must
+ * be a member of its live institution (whose status counts), and then acts on the sandbox alone.
+ */
+export async function requireMemberOrSandbox(
+  db: Database,
+  auth: PortalAuth,
+  institutionId: string,
+  roles: readonly MembershipRole[],
+): Promise<InstitutionAccess> {
+  const sandbox = await db.models.Institution.findByPk(institutionId);
+  if (!sandbox?.sandbox_of) return requireMember(db, auth, institutionId, roles);
+  const live = await requireMember(db, auth, sandbox.sandbox_of, roles);
+  // Approval is the live institution's: a sandbox of a pending one is not open either.
+  if (live.institution.status !== 'approved') {
+    throw new AppError('institution_not_approved', 'This institution has not been approved by the appliance operator yet.');
+  }
+  return { institution: sandbox, role: live.role, tenant: new Tenant(db, sandbox.id) };
+}

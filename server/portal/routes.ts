@@ -10,6 +10,7 @@ import { operatorJobRoutes } from '../routes/operator/jobs.js';
 import { developerRoutes } from '../routes/developers/developers.js';
 import { apiRoutes } from '../routes/index.js';
 import { keyRoutes } from '../routes/keys/keys.js';
+import { ltiPortalRoutes } from '../routes/lti/portal.js';
 import { nameRoutes } from '../routes/names/names.js';
 import { operatorRoutes } from '../routes/operator/operator.js';
 import { outboxRoutes } from '../routes/outbox/outbox.js';
@@ -17,7 +18,9 @@ import { passwordRoutes } from '../routes/account/password.js';
 import { institutionAdminRoutes } from '../routes/operator/institution-admins.js';
 import { operatorAccountRoutes } from '../routes/operator/accounts.js';
 import { settingsRoutes } from '../routes/operator/settings.js';
+import { sandboxRoutes } from '../routes/sandbox/sandbox.js';
 import { statsRoutes } from '../routes/stats/stats.js';
+import { webhookDebuggingPortalRoutes } from '../routes/webhooks/debugging.js';
 import { LoginThrottle } from './login-throttle.js';
 
 /** Every operation only the portal has, each declared in server/routes/<area>/. */
@@ -25,12 +28,15 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
   return [
     ...accountRoutes(throttle),
     ...keyRoutes,
+    ...sandboxRoutes,
     ...nameRoutes,
     ...statsRoutes,
+    ...webhookDebuggingPortalRoutes,
     ...developerRoutes(throttle),
     ...auditRoutes,
     ...operatorRoutes,
     ...outboxRoutes,
+    ...ltiPortalRoutes,
     ...passwordRoutes(throttle),
     ...institutionAdminRoutes,
     ...operatorAccountRoutes,

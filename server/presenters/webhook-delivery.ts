@@ -51,6 +51,15 @@ function requestHeaders(delivery: WebhookDeliveryRow) {
 /** GET /webhooks/deliveries/{id}: the delivery, the event JSON it sends, every attempt (oldest first) and the request headers. */
 export function presentWebhookDeliveryDetail({ delivery, attempts }: { delivery: WebhookDeliveryRow; attempts: WebhookAttemptRow[] }) {
   const sent = delivery.payload as unknown as WebhookPayload;
-  const payload = { id: sent.id, type: sent.type, created_at: sent.created_at, institution_id: sent.institution_id, data: sent.data };
+  const payload = {
+    id: sent.id,
+    type: sent.type,
+    created_at: sent.created_at,
+    institution_id: sent.institution_id,
+    ...(sent.environment ? { environment: sent.environment } : {}),
+    data: sent.data,
+    // Only on "send an example" deliveries (docs/webhooks.md#debugging-a-webhook-integration).
+    ...((sent as { example?: unknown }).example === true ? { example: true as const } : {}),
+  };
   return { ...presentWebhookDelivery(delivery), payload, attempts: attempts.map(presentWebhookAttempt), request_headers: requestHeaders(delivery) };
 }

@@ -1,7 +1,7 @@
 import { rowLockedTransaction } from '../db/postgres.js';
 import { Op, QueryTypes, Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
-import type { TenantTx } from '../db/tenant.js';
+import type { Tenant, TenantTx } from '../db/tenant.js';
 import { matchesPattern } from '../events/patterns.js';
 import { retentionCutoff } from '../events/retention.js';
 import { newId } from '../ids.js';
@@ -39,7 +39,14 @@ export interface WebhookPayload {
   type: string;
   created_at: string;
   institution_id: string;
+  /** `sandbox` for events of an institution's sandbox (docs/decisions.md#sandbox); absent on deliveries stored before it existed, which were live. */
+  environment?: 'live' | 'sandbox';
   data: Record<string, unknown>;
+}
+
+/** Which environment a tenant's events belong to: its institution is a sandbox or it is live. */
+export async function environmentOf(tenant: Tenant): Promise<'live' | 'sandbox'> {
+  return (await tenant.institution()).sandbox_of ? 'sandbox' : 'live';
 }
 
 /** Endpoint states that receive new deliveries; a paused endpoint's rows wait until it is active. */
@@ -62,6 +69,7 @@ export async function createDeliveriesForEvents(tx: TenantTx, events: readonly E
     ],
   });
   if (endpoints.length === 0) return [];
+  const environment = await environmentOf(tx);
   const rows = events.flatMap((event) => {
     const subscribed = endpoints.filter((endpoint) => endpoint.events.some((pattern) => matchesPattern(pattern, event.type)));
     if (subscribed.length === 0) return [];
@@ -70,6 +78,7 @@ export async function createDeliveriesForEvents(tx: TenantTx, events: readonly E
       type: event.type,
       created_at: event.created_at.toISOString(),
       institution_id: event.institution_id,
+      environment,
       data: event.data,
     } satisfies WebhookPayload;
     return subscribed.map((endpoint) => ({

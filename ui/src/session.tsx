@@ -11,10 +11,29 @@ export type MembershipRole = PortalSession['memberships'][number]['role'];
 export type InstitutionStatus = PortalSession['memberships'][number]['institution']['status'];
 
 export interface CurrentInstitution {
+  /** The id the page's requests use: the sandbox's in the sandbox view (docs/decisions.md#sandbox). */
   id: string;
   name: string;
   status: InstitutionStatus;
   role: MembershipRole;
+  /** `sandbox` when the address names the institution's sandbox. */
+  environment: 'live' | 'sandbox';
+  /** The live institution's id (keys, team and audit log are its own), and its sandbox's once made. */
+  liveId: string;
+  sandboxId: string | null;
+}
+
+type Membership = PortalSession['memberships'][number];
+
+/** The institution an address id names, live or its sandbox, as the caller's membership sees it. */
+function currentOf(memberships: readonly Membership[] | undefined, institutionId: string | undefined): CurrentInstitution | null {
+  for (const membership of memberships ?? []) {
+    const { institution, role, sandbox_id: sandboxId } = membership;
+    const common = { name: institution.name, status: institution.status, role, liveId: institution.id, sandboxId };
+    if (institution.id === institutionId) return { ...common, id: institution.id, environment: 'live' };
+    if (sandboxId !== null && sandboxId === institutionId) return { ...common, id: sandboxId, environment: 'sandbox' };
+  }
+  return null;
 }
 
 export const sessionQueryKey = ['session'] as const;
@@ -56,15 +75,14 @@ export function useSession(): PortalSession {
 export function useInstitution(): CurrentInstitution {
   const session = useSession();
   const { institutionId } = useParams();
-  const membership = session.memberships.find((entry) => entry.institution.id === institutionId);
-  if (!membership) throw new Error(`not a member of ${institutionId ?? 'this institution'}`);
-  return { ...membership.institution, role: membership.role };
+  const current = currentOf(session.memberships, institutionId);
+  if (!current) throw new Error(`not a member of ${institutionId ?? 'this institution'}`);
+  return current;
 }
 
 /** Same as useInstitution, but null outside an institution's pages. */
 export function useOptionalInstitution(): CurrentInstitution | null {
   const session = useContext(SessionContext);
   const { institutionId } = useParams();
-  const membership = session?.memberships.find((entry) => entry.institution.id === institutionId);
-  return membership ? { ...membership.institution, role: membership.role } : null;
+  return currentOf(session?.memberships, institutionId);
 }

@@ -7,6 +7,7 @@ import { AppError } from '../../errors.js';
 import { randomToken } from '../../ids.js';
 import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { membershipsOf } from '../../portal/policies.js';
+import { sandboxIdsOf } from '../../commands/sandbox.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import { endSession, startSession, type PortalAuth } from '../../portal/session.js';
 import { z } from '../../validation/zod.js';
@@ -19,6 +20,8 @@ export const sessionSchema = z.object({
     z.object({
       institution: z.object({ id: z.string(), name: z.string(), status: z.enum(['pending', 'approved', 'suspended']) }),
       role: z.enum(['admin', 'developer']),
+      /** The institution's sandbox (docs/decisions.md#sandbox), null until first opened: the portal's sandbox view uses this id. */
+      sandbox_id: z.string().nullable(),
     }),
   ),
   csrf_token: z.string(),
@@ -39,11 +42,16 @@ const loginBody = z.strictObject({
 /** The signed-in account as the portal shows it: never the password hash, never the session token. */
 async function presentSession(db: Database, auth: PortalAuth): Promise<z.input<typeof sessionSchema>> {
   const memberships = await membershipsOf(db, auth.account.id);
+  const sandboxes = await sandboxIdsOf(
+    db,
+    memberships.map(({ institution }) => institution.id),
+  );
   return {
     account: { id: auth.account.id, email: auth.account.email, is_operator: auth.account.is_operator },
     memberships: memberships.map(({ institution, role }) => ({
       institution: { id: institution.id, name: institution.name, status: institution.status },
       role,
+      sandbox_id: sandboxes.get(institution.id) ?? null,
     })),
     csrf_token: auth.csrfToken,
   };

@@ -5,7 +5,10 @@ export const meResponse = z
   .object({
     key_id: z.string().openapi({ example: 'key_4fGh7KqWm2NpXr9TbVc1LzYd' }),
     name: z.string().openapi({ example: 'Moodle sync' }),
-    environment: z.literal('live'),
+    environment: z.enum(['live', 'sandbox']).openapi({
+      description: "`sandbox` for a `cb_test_` key: it acts on the institution's sandbox, whose id is `institution.id`.",
+      example: 'live',
+    }),
     institution: z.object({ id: z.string(), name: z.string() }).openapi({ example: { id: 'inst_8sJd2KfLq9XwBn3Vc7TzPm1R', name: 'Riverside High' } }),
     scopes: z.array(z.enum(ALL_SCOPES as [string, ...string[]])).openapi({ example: ['students:read', 'exams:write'] }),
     rate_limit_per_min: z.number().int().min(10).max(6000).openapi({ example: 600 }),

@@ -85,6 +85,7 @@ export const nameRoutes: AnyPortalRoute[] = [
     tag: 'Institution data',
     summary: 'The names of what ids stand for (people, groups, exams, endpoints, keys…), for showing names instead of ids',
     access: 'member',
+    sandbox: true,
     roles: ['admin', 'developer'],
     params: z.strictObject({ id: z.string().min(1).max(40) }),
     query: idsQuery(

@@ -95,7 +95,9 @@ function presentOperatorBatch(batch: CouponBatchRow, institution: InstitutionRow
 
 /** Every institution's batches, pending ones first (the operator's queue), then newest first. */
 async function listAllBatches(db: Database, filter: z.output<typeof batchesQuery>) {
-  const where = filter.status ? { status: filter.status } : {};
+  // A sandbox's requests are not the operator's to decide: they stay pending (docs/decisions.md#sandbox).
+  const notSandbox = { institution_id: { [Op.notIn]: literal('(SELECT id FROM institutions WHERE sandbox_of IS NOT NULL)') } };
+  const where = filter.status ? { status: filter.status, ...notSandbox } : notSandbox;
   const { count, rows } = await db.models.CouponBatch.findAndCountAll({
     where,
     order: [

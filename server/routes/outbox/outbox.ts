@@ -144,6 +144,7 @@ export const outboxRoutes: AnyPortalRoute[] = [
     tag: 'Outbox',
     summary: "The institution's mail, newest first: masked recipient, subject, kind, status (with why mail was dropped), attempts and the next try",
     access: 'member',
+    sandbox: true,
     roles: SETTINGS_ROLES,
     params: institutionParams,
     query: outboxQuery,

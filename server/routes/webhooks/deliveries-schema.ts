@@ -54,7 +54,15 @@ const payloadSchema = z
     type: z.string().openapi({ example: 'exam.graded' }),
     created_at: timestamp,
     institution_id: z.string().openapi({ example: 'inst_5Hc2kR8xLq3Wz7Pb1Nm9Vt4Y' }),
+    environment: z.enum(['live', 'sandbox']).optional().openapi({
+      description: "`sandbox` for an event of the institution's sandbox; absent only on deliveries stored before sandboxes existed (live).",
+      example: 'live',
+    }),
     data: z.record(z.string(), z.unknown()).openapi({ example: { submission_id: 'sub_3Jx8', exam_id: 'exm_7Qa2', student_id: 'stu_1Lm4', score: 87 } }),
+    example: z
+      .literal(true)
+      .optional()
+      .openapi({ description: 'Present (`true`) only on a sample event sent by "send an example"; its ids name no real record.' }),
   })
   .openapi('WebhookPayload', { description: 'The event JSON, exactly as POSTed to the receiver.' });
 

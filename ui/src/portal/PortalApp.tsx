@@ -24,6 +24,7 @@ import { institutionPages, operatorPages } from '../routes';
 import { sessionQueryKey } from '../session';
 import { HomeRedirect, MemberGate, NotFound, RoleGate } from './guards';
 import { PortalLayout } from './PortalLayout';
+import { LiveOnlyGate } from './SandboxControls';
 import { SignedInGate } from './SignedInGate';
 
 /**
@@ -105,7 +106,7 @@ const router = createHashRouter([
                 path: page.path,
                 element: (
                   <RoleGate roles={page.roles} label={page.label}>
-                    {page.element}
+                    {page.liveOnly ? <LiveOnlyGate>{page.element}</LiveOnlyGate> : page.element}
                   </RoleGate>
                 ),
               })),

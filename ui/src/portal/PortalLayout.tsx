@@ -7,6 +7,7 @@ import { notifyError } from '../components';
 import { institutionPages, operatorPages, SECTIONS } from '../routes';
 import { sessionQueryKey, useOptionalInstitution, useSession } from '../session';
 import { LinkWarningBanner } from './LinkWarningBanner';
+import { EnvironmentSwitch, SANDBOX_COLOR, SandboxBanner } from './SandboxControls';
 
 /** The navigation target the current address belongs to: the longest one it starts with. */
 function activeTarget(pathname: string, targets: readonly string[]): string | undefined {
@@ -37,11 +38,16 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
     navigate('/');
   };
 
+  const base = institution ? `/i/${institution.id}` : '/operator';
+  const sandboxView = institution?.environment === 'sandbox';
+  /** Where a page's link goes: a live-only page links to live from the sandbox view. */
+  const pageBase = (page: { liveOnly?: true }) => (institution && page.liveOnly ? `/i/${institution.liveId}` : base);
   const places = [
     ...session.memberships.map(({ institution: { id, name }, role }) => ({ value: `/i/${id}`, label: `${name} (${role})` })),
+    // In the sandbox view the switcher shows the institution; choosing it again goes to live.
+    ...(sandboxView && institution ? [{ value: base, label: `${institution.name} (sandbox)` }] : []),
     ...(session.account.is_operator ? [{ value: '/operator', label: 'Appliance operator' }] : []),
   ];
-  const base = institution ? `/i/${institution.id}` : '/operator';
   const visiblePages = institution ? institutionPages.filter((page) => !page.hidden && page.roles.includes(institution.role)) : [];
   const visibleOperatorPages = operatorPages.filter((page) => !page.hidden);
   const { pathname } = useLocation();
@@ -54,12 +60,16 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
       ? base
       : activeTarget(
           pathname,
-          visiblePages.map((page) => `${base}/${page.path}`),
+          visiblePages.map((page) => `${pageBase(page)}/${page.path}`),
         );
 
   return (
     <AppShell header={{ height: 60 }} navbar={{ width: 240, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="lg">
-      <AppShell.Header>
+      <AppShell.Header
+        style={
+          sandboxView ? { borderBottom: `4px solid var(--mantine-color-${SANDBOX_COLOR}-6)`, background: `var(--mantine-color-${SANDBOX_COLOR}-0)` } : undefined
+        }
+      >
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group gap="sm" wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
@@ -79,6 +89,7 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
             ) : institution ? (
               <Text fw={500}>{institution.name}</Text>
             ) : null}
+            {institution ? <EnvironmentSwitch /> : null}
             {institution && institution.status !== 'approved' ? (
               <Badge color={institution.status === 'suspended' ? 'red' : 'yellow'}>{institution.status}</Badge>
             ) : null}
@@ -115,7 +126,12 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
                       {section}
                     </Text>
                     {pages.map((page) => (
-                      <NavItem key={page.path} to={`${base}/${page.path}`} label={page.label} active={active === `${base}/${page.path}`} />
+                      <NavItem
+                        key={page.path}
+                        to={`${pageBase(page)}/${page.path}`}
+                        label={sandboxView && page.liveOnly ? `${page.label} (live)` : page.label}
+                        active={active === `${pageBase(page)}/${page.path}`}
+                      />
                     ))}
                   </div>
                 );
@@ -132,6 +148,7 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
       </AppShell.Navbar>
       <AppShell.Main>
         <LinkWarningBanner />
+        {institution ? <SandboxBanner /> : null}
         {operator && !session.account.is_operator ? (
           <Alert color="yellow" title="Not available to your account" role="alert">
             These pages are for the appliance operator, who approves institutions and runs this computer's settings.

@@ -172,7 +172,7 @@ describe('Webhook deliveries API', () => {
       expect(request_headers).toContainEqual({ name: 'X-Service-Delivery-Id', value: detail.id });
       expect(rest).toEqual(row);
       const [event] = (await get(s.key, '/events', { type: 'student.created' })).body.data.items;
-      expect(payload).toEqual({ ...event, institution_id: s.inst.id });
+      expect(payload).toEqual({ ...event, institution_id: s.inst.id, environment: 'live' });
       expect(attempts).toHaveLength(1);
       expect(Object.keys(attempts[0]).sort()).toEqual(['at', 'error', 'response_body', 'response_status', 'response_time_ms']);
       expect(attempts[0]).toMatchObject({ at: row.last_attempt_at, response_status: 200, error: null });

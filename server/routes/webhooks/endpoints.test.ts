@@ -493,8 +493,8 @@ describe('Webhook endpoints', () => {
         expect(receiver.received).toHaveLength(1);
         const [ping] = receiver.received;
         const event = JSON.parse(ping!.body);
-        expect(Object.keys(event).sort()).toEqual(['created_at', 'data', 'id', 'institution_id', 'type']);
-        expect(event).toMatchObject({ type: 'webhook.ping', institution_id: inst.id, data: { endpoint_id: created.id } });
+        expect(Object.keys(event).sort()).toEqual(['created_at', 'data', 'environment', 'id', 'institution_id', 'type']);
+        expect(event).toMatchObject({ type: 'webhook.ping', institution_id: inst.id, environment: 'live', data: { endpoint_id: created.id } });
         expect(event.id).toMatch(/^evt_/);
         expect(event.created_at).toMatch(ISO_MS);
         expect(ping!.headers['content-type']).toBe('application/json');

@@ -255,6 +255,10 @@ describe('sandbox keys', () => {
     const listed = cliOk<Array<{ id: string }>>(await runCliCaptured(app, 'institution', 'list'));
     expect(listed.map((row) => row.id)).toContain(inst.id);
     expect(listed.map((row) => row.id)).not.toContain(sandboxId);
+    // Nor can the operator approve or suspend it on its own: it follows its live institution.
+    const suspended = await runCliCaptured(app, 'institution', 'suspend', sandboxId);
+    expect(suspended.code).toBe(1);
+    expect(suspended.stderr).toContain('not_found');
   });
 
   it('the CLI prints a cb_test_ key with --sandbox, and refuses a sandbox as the institution', async () => {
@@ -349,5 +353,16 @@ describe('sandbox keys', () => {
     // The reset is in the live institution's audit log.
     const audit = ok(await admin.agent.get(`${institutionApi(inst.id)}/audit-log`));
     expect(JSON.stringify(audit)).toContain('/sandbox/reset');
+  });
+
+  it("a suspended institution's sandbox keys stop with its live keys, and a revoked sandbox key stops at once", async () => {
+    cliOk(await runCliCaptured(app, 'institution', 'suspend', inst.id));
+    expectError(await as(sandbox).get('/me'), 401, 'invalid_api_key');
+    expectError(await as(live).get('/me'), 401, 'invalid_api_key');
+    cliOk(await runCliCaptured(app, 'institution', 'approve', inst.id));
+    expect(ok(await as(sandbox).get('/me')).environment).toBe('sandbox');
+    cliOk(await runCliCaptured(app, 'key', 'revoke', sandbox.key.id));
+    expectError(await as(sandbox).get('/students'), 401, 'invalid_api_key');
+    expect(ok(await as(live).get('/me')).environment).toBe('live');
   });
 });

@@ -88,6 +88,8 @@ export async function findInstitution(db: Database, id: string): Promise<Institu
  */
 export async function setInstitutionStatus(db: Database, id: string, status: Exclude<InstitutionStatus, 'pending'>): Promise<InstitutionRow> {
   const institution = await findInstitution(db, id);
+  // A sandbox follows its live institution's status (its keys are checked against that one): never set on its own.
+  if (institution.sandbox_of) throw notFound('institution');
   if (institution.status !== status) {
     if (status === 'suspended' && institution.status === 'pending') {
       throw new AppError('conflict', 'A pending institution cannot be suspended; approve it first or leave it pending.');

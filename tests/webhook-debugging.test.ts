@@ -539,7 +539,7 @@ describe('send an example', () => {
     await waitFor(() => receiver.requests.length >= 1, 'the example');
     const [request] = receiver.requests;
     const body = JSON.parse(request!.body);
-    expect(body).toMatchObject({ type: 'exam.graded', institution_id: school.inst.id, example: true });
+    expect(body).toMatchObject({ type: 'exam.graded', institution_id: school.inst.id, environment: 'live', example: true });
     expect(body.data).toEqual({
       submission_id: expect.stringMatching(/^sub_[A-Za-z0-9]{24}$/),
       exam_id: expect.stringMatching(/^exm_/),

@@ -6,6 +6,7 @@ import { exampleEventData } from '../events/examples.js';
 import { newId } from '../ids.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
 import { curlCommand } from '../webhooks/curl.js';
+import { environmentOf } from '../webhooks/deliveries.js';
 import { endpointSecrets } from '../webhooks/secrets.js';
 import { checkSignature, parseHeaders, type SignatureCheckResult } from '../webhooks/signature-check.js';
 import { signatureHeaders } from '../webhooks/signing.js';
@@ -176,6 +177,7 @@ export async function sendExampleEvent(tenant: Tenant, endpointId: string, type:
       type,
       created_at: now.toISOString(),
       institution_id: tx.institutionId,
+      environment: await environmentOf(tx),
       data: exampleEventData(type, now),
       example: true as const,
     };

@@ -309,7 +309,7 @@ describe('signature checker on real deliveries', () => {
     expect(noStandardId.findings.find((f) => f.code === 'malformed_header')!.message).toMatch(/missing: webhook-id/);
   });
 
-  it('a bad request is a 422, another institution’s endpoint a 404, and an API key cannot call it', async () => {
+  it('a bad request is a 422, another institution’s endpoint a 404, a developer may, an API key cannot', async () => {
     const badBody = await portal.post(`/webhook-debugging/endpoints/${endpoint.id}/signature-check`, { body: 1, headers: '' });
     expect(badBody.status).toBe(422);
     expect(badBody.body.error).toBe('validation_error');
@@ -320,6 +320,19 @@ describe('signature checker on real deliveries', () => {
       .set('X-CSRF-Token', otherAdmin.csrf)
       .send({ body: captured.body, headers: captured.headerLines });
     expect(res.status).toBe(404);
+    // A developer may use it, as they may replay.
+    const developer = await signedInMember(app, school.inst.id, 'developer');
+    const asDeveloper = await developer.agent
+      .post(`${institutionApi(school.inst.id)}/webhook-debugging/endpoints/${endpoint.id}/signature-check`)
+      .set('X-CSRF-Token', developer.csrf)
+      .send({ body: captured.body, headers: captured.headerLines });
+    expect(asDeveloper.status).toBe(200);
+    expect(asDeveloper.body.data.verdict).toBe('valid');
+    // Without the CSRF header, refused.
+    const noCsrf = await developer.agent
+      .post(`${institutionApi(school.inst.id)}/webhook-debugging/endpoints/${endpoint.id}/signature-check`)
+      .send({ body: captured.body, headers: captured.headerLines });
+    expect(noCsrf.status).toBe(403);
     const byKey = await app.http
       .post(`/v1/webhook-debugging/endpoints/${endpoint.id}/signature-check`)
       .set('Authorization', school.key.auth)

@@ -39,6 +39,7 @@ const POSTGRES_SUITES = [
     'list-sort',
     'mail',
     'mail-stale',
+    'oneroster',
     'openapi',
     'person-counts',
     'portal-*',

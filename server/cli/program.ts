@@ -33,6 +33,7 @@ import { registerAccountsCommands } from './accounts.js';
 import type { CliContext, CliIo } from './context.js';
 import { registerJobsCommands } from './jobs.js';
 import { registerMigrateCommands } from './migrate.js';
+import { registerOneRosterCommands } from './oneroster.js';
 import { registerRecoveryCommands } from './recovery.js';
 import { registerSettingsCommands } from './settings.js';
 
@@ -255,7 +256,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     });
 
   const cli: CliContext = { io, config: () => loadConfig(io.env), database, print };
-  for (const register of [registerSettingsCommands, registerAccountsCommands, registerJobsCommands, registerRecoveryCommands, registerMigrateCommands])
+  for (const register of [
+    registerSettingsCommands,
+    registerAccountsCommands,
+    registerJobsCommands,
+    registerRecoveryCommands,
+    registerMigrateCommands,
+    registerOneRosterCommands,
+  ])
     register(program, cli);
 
   try {

@@ -36,6 +36,7 @@ import type { LicenseRow } from '../models/license.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import type { MeritAllowanceRow, MeritLedgerRow, MeritWalletRow } from '../models/merit.js';
 import type { PersonCountRow, PersonRow } from '../models/person.js';
+import type { OneRosterConnectionRow, OneRosterLinkRow, OneRosterRunRow } from '../models/oneroster.js';
 import type { AttemptRecordingRow, RecordingChunkRow } from '../models/recording.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
@@ -293,6 +294,10 @@ export class Tenant {
   readonly alphaActivities: ScopedRepo<AlphaActivityRow>;
   readonly alphaPoints: ScopedRepo<AlphaPointsRow>;
   readonly alphaBadges: ScopedRepo<AlphaBadgeRow>;
+  // OneRoster roster sync: the SIS connection, its sourcedId links and its runs.
+  readonly onerosterConnections: ScopedRepo<OneRosterConnectionRow>;
+  readonly onerosterLinks: ScopedRepo<OneRosterLinkRow>;
+  readonly onerosterRuns: ScopedRepo<OneRosterRunRow>;
   /** Not institution data: the few appliance-wide reads an institution's work needs (read-only). */
   readonly appliance: ApplianceReads;
   /** Seals and opens sensitive columns (master key); holds no data. Named as on Database, so helpers take either. */
@@ -342,6 +347,9 @@ export class Tenant {
     this.alphaActivities = new ScopedRepo(models.AlphaActivity, institutionId, tx);
     this.alphaPoints = new ScopedRepo(models.AlphaPoints, institutionId, tx);
     this.alphaBadges = new ScopedRepo(models.AlphaBadge, institutionId, tx);
+    this.onerosterConnections = new ScopedRepo(models.OneRosterConnection, institutionId, tx);
+    this.onerosterLinks = new ScopedRepo(models.OneRosterLink, institutionId, tx);
+    this.onerosterRuns = new ScopedRepo(models.OneRosterRun, institutionId, tx);
     this.memberships = new ScopedRepo(models.Membership, institutionId, tx);
     this.invitations = new ScopedRepo(models.Invitation, institutionId, tx);
     this.alphaCurricula = new VisibleCurricula(models.AlphaCurriculum, institutionId, tx);

@@ -2,6 +2,7 @@ import { dailyBackupJob } from './daily-backup.js';
 import { expireLicensesJob } from './expire-licenses.js';
 import { finishRecordingsJob } from './finish-recordings.js';
 import { guardianReportsJob } from './guardian-reports.js';
+import { onerosterSyncJob } from './oneroster-sync.js';
 import type { Job } from './job.js';
 import { pruneAuditLogJob } from './prune-audit-log.js';
 import { pruneDeliveriesJob } from './prune-deliveries.js';
@@ -26,4 +27,5 @@ export const jobs: Job[] = [
   sweepTempFilesJob,
   webhookSweepJob,
   dailyBackupJob,
+  onerosterSyncJob,
 ];

@@ -26,6 +26,7 @@ import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
 import { definePerson, definePersonCount } from './person.js';
+import { defineOneRosterConnection, defineOneRosterLink, defineOneRosterRun } from './oneroster.js';
 import { definePortalAccount } from './portal-account.js';
 import { definePortalAuditEntry } from './portal-audit.js';
 import { definePortalSession } from './portal-session.js';
@@ -89,6 +90,9 @@ export function defineModels(sequelize: Sequelize) {
     AlphaActivity: defineAlphaActivity(sequelize),
     AlphaPoints: defineAlphaPoints(sequelize),
     AlphaBadge: defineAlphaBadge(sequelize),
+    OneRosterConnection: defineOneRosterConnection(sequelize),
+    OneRosterLink: defineOneRosterLink(sequelize),
+    OneRosterRun: defineOneRosterRun(sequelize),
   };
 
   models.Membership.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });

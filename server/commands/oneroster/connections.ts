@@ -1,0 +1,141 @@
+import type { Config } from '../../config.js';
+import type { Tenant } from '../../db/tenant.js';
+import { AppError, notFound, validationError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { OneRosterAuthMethod, OneRosterConnectionRow, OneRosterVersion } from '../../models/oneroster.js';
+import { readApplianceSetting } from '../../settings/appliance-settings.js';
+import type { Database } from '../../db/index.js';
+import { DEFAULT_SCOPES, OneRosterClient, type SisSettings } from './client.js';
+import { SisError } from './http.js';
+
+/** Blind context of the sealed client secret: binds the ciphertext to its column. */
+const CLIENT_SECRET = 'oneroster_connections.client_secret';
+
+/** The contract's guard (§12): 25% of a class and at least 4 people, 10% of the school. */
+export const GUARD_DEFAULTS = { class_share: 0.25, class_minimum: 4, school_share: 0.1 } as const;
+
+export interface ConnectionInput {
+  url: string;
+  version?: OneRosterVersion;
+  /** Absent: `<url>/token`, where many SIS products answer (say so when yours differs). */
+  token_url?: string | null;
+  client_id: string;
+  /** Required when connecting; absent on a change keeps the stored one (the secret is write-only). */
+  client_secret?: string;
+  auth_method?: OneRosterAuthMethod;
+  /** Absent: the version's read-only roster scope. */
+  scopes?: string | null;
+  class_share?: number;
+  class_minimum?: number;
+  school_share?: number;
+  schedule_hours?: number | null;
+}
+
+function checkUrl(raw: string, path: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError([{ path, message: 'Not a valid absolute URL.' }]);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw validationError([{ path, message: 'Must be an https:// (or http:// on campus) URL.' }]);
+  if (url.username || url.password) throw validationError([{ path, message: 'No user:password@ in the URL: the client id and secret are given apart.' }]);
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function findConnection(tenant: Tenant): Promise<OneRosterConnectionRow | null> {
+  return tenant.onerosterConnections.findOne();
+}
+
+export async function requireConnection(tenant: Tenant): Promise<OneRosterConnectionRow> {
+  const connection = await findConnection(tenant);
+  if (!connection) throw notFound('OneRoster connection (connect one first)');
+  return connection;
+}
+
+/**
+ * Connects the institution to its SIS, or changes the connection (one per institution). The
+ * secret is sealed with the master key before it is stored. Changing the URL or the version
+ * forgets the delta watermark: the next sync is a full one.
+ */
+export function saveConnection(tenant: Tenant, input: ConnectionInput): Promise<OneRosterConnectionRow> {
+  return tenant.inTransaction(async (tx) => {
+    const existing = await tx.onerosterConnections.findOne();
+    const url = checkUrl(input.url, 'url');
+    const version = input.version ?? existing?.version ?? '1.2';
+    const tokenUrl = input.token_url ? checkUrl(input.token_url, 'token_url') : `${url}/token`;
+    if (!existing && !input.client_secret) throw validationError([{ path: 'client_secret', message: 'Required when connecting.' }]);
+    const values = {
+      url,
+      version,
+      token_url: tokenUrl,
+      client_id: input.client_id,
+      auth_method: input.auth_method ?? existing?.auth_method ?? 'basic',
+      scopes: input.scopes?.trim() || DEFAULT_SCOPES[version],
+      class_share: input.class_share ?? existing?.class_share ?? GUARD_DEFAULTS.class_share,
+      class_minimum: input.class_minimum ?? existing?.class_minimum ?? GUARD_DEFAULTS.class_minimum,
+      school_share: input.school_share ?? existing?.school_share ?? GUARD_DEFAULTS.school_share,
+      schedule_hours: input.schedule_hours === undefined ? (existing?.schedule_hours ?? null) : input.schedule_hours,
+      ...(input.client_secret ? { client_secret_sealed: tx.fieldCrypto.encrypt(input.client_secret, CLIENT_SECRET) } : {}),
+    };
+    if (!existing) {
+      return tx.onerosterConnections.create({
+        id: newId('orc'),
+        ...values,
+        client_secret_sealed: values.client_secret_sealed!,
+        delta_watermark: null,
+        last_full_sync_at: null,
+      });
+    }
+    const moved = existing.url !== url || existing.version !== version;
+    await existing.update({ ...values, ...(moved ? { delta_watermark: null } : {}) }, { transaction: tx.tx });
+    return existing;
+  });
+}
+
+/** Removes the connection, its links and its runs; the people and groups it made stay. */
+export function removeConnection(tenant: Tenant): Promise<{ deleted: true }> {
+  return tenant.inTransaction(async (tx) => {
+    const connection = await tx.onerosterConnections.findOne();
+    if (!connection) throw notFound('OneRoster connection');
+    await tx.onerosterRuns.destroy({ connection_id: connection.id });
+    await tx.onerosterLinks.destroy({ connection_id: connection.id });
+    await tx.onerosterConnections.destroy({ id: connection.id });
+    return { deleted: true as const };
+  });
+}
+
+/** What the client needs, the secret opened; requests obey the `webhook_private_hosts` setting. */
+export async function sisSettings(db: Database, config: Config, tenant: Tenant, connection: OneRosterConnectionRow): Promise<SisSettings> {
+  return {
+    url: connection.url,
+    version: connection.version,
+    tokenUrl: connection.token_url,
+    clientId: connection.client_id,
+    clientSecret: tenant.fieldCrypto.decrypt(connection.client_secret_sealed, CLIENT_SECRET),
+    authMethod: connection.auth_method,
+    scopes: connection.scopes,
+    privateHosts: await readApplianceSetting(db, config, 'webhook_private_hosts'),
+  };
+}
+
+export interface ConnectionTest {
+  ok: boolean;
+  /** What was checked and what it found: the token, then one page of users. */
+  message: string;
+}
+
+/** Asks for a token and for one page of users, without writing anything. */
+export async function testConnection(db: Database, config: Config, tenant: Tenant): Promise<ConnectionTest> {
+  const connection = await requireConnection(tenant);
+  const client = new OneRosterClient(await sisSettings(db, config, tenant, connection));
+  try {
+    await client.accessToken();
+    const count = await client.countUsers();
+    return { ok: true, message: `Signed in to the SIS and read its users: ${count} in all.` };
+  } catch (error) {
+    if (error instanceof SisError) return { ok: false, message: error.message };
+    if (error instanceof AppError) return { ok: false, message: error.message };
+    throw error;
+  }
+}

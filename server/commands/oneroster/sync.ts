@@ -1,0 +1,128 @@
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/index.js';
+import { Tenant } from '../../db/tenant.js';
+import { newId } from '../../ids.js';
+import type { OneRosterRunRow, OneRosterRunTrigger, OneRosterSyncKind } from '../../models/oneroster.js';
+import { OneRosterClient } from './client.js';
+import { requireConnection, sisSettings } from './connections.js';
+import { SisError } from './http.js';
+import { applyPlan } from './apply.js';
+import { countPlan, guardPlan, planSync, type PlanCounts } from './plan.js';
+
+export interface SyncOptions {
+  dryRun?: boolean;
+  /** Applies a sync the guard would hold back. */
+  confirm?: boolean;
+  /** A full sync even when a delta is possible (a full sync also suspends what the SIS no longer lists). */
+  full?: boolean;
+  trigger: OneRosterRunTrigger;
+}
+
+/** What `oneroster sync` prints (contract §12) and the portal shows: the run with its counts. */
+export interface SyncResult extends PlanCounts {
+  run_id: string;
+  kind: OneRosterSyncKind;
+  dry_run: boolean;
+  outcome: OneRosterRunRow['outcome'];
+  held_back: boolean;
+  reason: string | null;
+}
+
+const emptyCounts = (): PlanCounts => ({
+  created: { students: 0, faculty: 0, groups: 0 },
+  updated: { students: 0, faculty: 0, groups: 0 },
+  suspended: { students: 0, faculty: 0, groups: 0 },
+  reactivated: { students: 0, faculty: 0 },
+  memberships: { added: 0, removed: 0 },
+  skipped: 0,
+});
+
+export function runResult(run: OneRosterRunRow): SyncResult {
+  return {
+    run_id: run.id,
+    kind: run.kind,
+    dry_run: run.dry_run,
+    outcome: run.outcome,
+    ...emptyCounts(),
+    ...((run.counts as Partial<PlanCounts> | null) ?? {}),
+    held_back: run.outcome === 'held_back',
+    reason: run.reason,
+  };
+}
+
+/** A full sync at least this often even on a schedule of deltas: only a full sync notices what the SIS dropped. */
+const FULL_SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * One sync of the institution's roster (docs/decisions.md#oneroster). The run is recorded first;
+ * the roster is fetched (every page) before anything is written; then the plan is made, guarded
+ * and applied in one transaction, so a failure anywhere leaves nothing half-written and the run
+ * says what happened. A dry run makes the same plan and writes nothing but its run.
+ */
+export async function syncRoster(db: Database, config: Config, institutionId: string, options: SyncOptions): Promise<SyncResult> {
+  const tenant = new Tenant(db, institutionId);
+  const connection = await requireConnection(tenant);
+  const dueFull = !connection.last_full_sync_at || Date.now() - connection.last_full_sync_at.getTime() > FULL_SYNC_EVERY_MS;
+  const kind: OneRosterSyncKind = options.full || !connection.delta_watermark || (options.trigger === 'scheduled' && dueFull) ? 'full' : 'delta';
+  const dryRun = options.dryRun ?? false;
+  const run = await tenant.inTransaction((tx) =>
+    tx.onerosterRuns.create({
+      id: newId('orr'),
+      connection_id: connection.id,
+      trigger: options.trigger,
+      kind,
+      dry_run: dryRun,
+      outcome: 'running',
+      counts: null,
+      reason: null,
+      started_at: new Date(),
+      finished_at: null,
+    }),
+  );
+  const finish = async (outcome: OneRosterRunRow['outcome'], counts: PlanCounts | null, reason: string | null) => {
+    await tenant.inTransaction((tx) =>
+      tx.onerosterRuns.update(
+        { outcome, counts: counts as Record<string, unknown> | null, reason: reason?.slice(0, 1000) ?? null, finished_at: new Date() },
+        { id: run.id },
+      ),
+    );
+    run.set({ outcome, counts: counts as Record<string, unknown> | null, reason: reason?.slice(0, 1000) ?? null });
+    return runResult(run);
+  };
+  try {
+    const client = new OneRosterClient(await sisSettings(db, config, tenant, connection));
+    const roster = await client.fetchRoster(kind === 'delta' ? connection.delta_watermark : null);
+    const outcome = await tenant.inTransaction(async (tx) => {
+      const fresh = (await tx.onerosterConnections.findById(connection.id))!;
+      const plan = await planSync(tx, fresh, roster, kind);
+      const counts = countPlan(plan);
+      if (dryRun) {
+        const verdict = await guardPlan(tx, fresh, plan);
+        return { outcome: 'dry_run' as const, counts, reason: verdict.held ? `A real sync would be held back: ${verdict.reason}` : null };
+      }
+      if (!options.confirm) {
+        const verdict = await guardPlan(tx, fresh, plan);
+        if (verdict.held) return { outcome: 'held_back' as const, counts, reason: `${verdict.reason} Nothing was changed; confirm to apply it.` };
+      }
+      await applyPlan(tx, fresh, plan);
+      const watermark = plan.watermark && (!fresh.delta_watermark || plan.watermark > fresh.delta_watermark) ? plan.watermark : fresh.delta_watermark;
+      await fresh.update({ delta_watermark: watermark, ...(kind === 'full' ? { last_full_sync_at: new Date() } : {}) }, { transaction: tx.tx });
+      return { outcome: 'applied' as const, counts, reason: null };
+    });
+    return await finish(outcome.outcome, outcome.counts, outcome.reason);
+  } catch (error) {
+    const reason = error instanceof SisError ? error.message : `The sync failed: ${error instanceof Error ? error.message : String(error)}`;
+    return finish('failed', null, reason);
+  }
+}
+
+/** The institution's runs, newest first. */
+export async function listRuns(tenant: Tenant, limit: number): Promise<OneRosterRunRow[]> {
+  return tenant.onerosterRuns.findAll({
+    order: [
+      ['started_at', 'DESC'],
+      ['id', 'DESC'],
+    ],
+    limit,
+  });
+}

@@ -1,0 +1,354 @@
+// OneRoster roster sync end to end: a provider written from the 1EdTech specifications
+// (tests/helpers/oneroster-provider.ts) on 127.0.0.1, the appliance's CLI connecting and syncing,
+// and what the sync did read back through /v1 as an integration would.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runScheduledSyncs } from '../server/commands/oneroster/schedule.js';
+import { saveConnection } from '../server/commands/oneroster/connections.js';
+import { writeApplianceSetting } from '../server/settings/appliance-settings.js';
+import { makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
+import { runCli } from '../server/cli/program.js';
+import { cliFails, cliOk, type CliResult } from './helpers/cli.js';
+import { OneRosterProvider, seedSchool } from './helpers/oneroster-provider.js';
+
+interface SyncOutput {
+  run_id: string;
+  kind: 'full' | 'delta';
+  dry_run: boolean;
+  outcome: string;
+  created: { students: number; faculty: number; groups: number };
+  updated: { students: number; faculty: number; groups: number };
+  suspended: { students: number; faculty: number; groups: number };
+  memberships: { added: number; removed: number };
+  held_back: boolean;
+  reason: string | null;
+}
+
+let app: TestAppliance;
+const api = requestsAs(() => app);
+const providers: OneRosterProvider[] = [];
+
+beforeAll(async () => {
+  app = await startTestAppliance();
+  // Tests reach the provider on 127.0.0.1: allowed the way an operator allows a campus SIS.
+  await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+});
+afterAll(async () => {
+  await Promise.all(providers.map((provider) => provider.close()));
+  await app?.close();
+});
+
+async function startProvider(options: ConstructorParameters<typeof OneRosterProvider>[0] = {}) {
+  const provider = await new OneRosterProvider(options).start();
+  providers.push(provider);
+  return provider;
+}
+
+/** The command line on the appliance's database, with extra environment variables (the client secret's). */
+async function cliWith(extraEnv: Record<string, string>, ...argv: string[]): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const env = { DATA_DIR: app.dataDir, ...(app.ctx.config.databaseUrl ? { DATABASE_URL: app.ctx.config.databaseUrl } : {}), ...extraEnv };
+  const code = await runCli(argv, { env, stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
+  return { code, stdout, stderr };
+}
+const cli = (...argv: string[]) => cliWith({}, ...argv);
+
+async function connect(school: TestSchool, provider: OneRosterProvider, extra: string[] = []) {
+  return cliWith(
+    { OR_TEST_SECRET: provider.clientSecret },
+    'oneroster',
+    'connect',
+    '--institution',
+    school.inst.id,
+    '--url',
+    provider.url,
+    '--client-id',
+    provider.clientId,
+    '--client-secret-env',
+    'OR_TEST_SECRET',
+    '--token-url',
+    provider.tokenUrl,
+    ...extra,
+  );
+}
+
+const sync = async (school: TestSchool, ...flags: string[]) => cliOk<SyncOutput>(await cli('oneroster', 'sync', '--institution', school.inst.id, ...flags));
+
+async function total(school: TestSchool, path: string, query: Record<string, string | number> = {}): Promise<number> {
+  const res = await api.get(school.key, path, { limit: 1, ...query });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.data.total as number;
+}
+
+async function studentByIdentifier(school: TestSchool, identifier: string) {
+  const res = await api.get(school.key, '/students', { student_id: identifier });
+  expect(res.status).toBe(200);
+  return res.body.data.items[0] as { id: string; full_name: string; status: string } | undefined;
+}
+
+describe('a OneRoster 1.2 school of 2,000 users and 80 classes', () => {
+  let school: TestSchool;
+  let provider: OneRosterProvider;
+
+  beforeAll(async () => {
+    school = await makeSchool(app, { eventsKey: true });
+    provider = await startProvider({ maxPageSize: 300 });
+    seedSchool(provider, { students: 1920, teachers: 80, classes: 80 });
+  });
+
+  it('connects with the secret read from an environment variable and sealed at rest', async () => {
+    const connected = cliOk<{ id: string; url: string }>(await connect(school, provider));
+    expect(connected.id).toMatch(/^orc_/);
+    expect(connected.url).toBe(provider.url);
+    const row = await app.ctx.db.models.OneRosterConnection.findByPk(connected.id);
+    expect(row!.client_secret_sealed).not.toContain(provider.clientSecret);
+    expect(row!.client_secret_sealed.startsWith('v1.')).toBe(true);
+    // A missing variable is refused before anything is stored.
+    cliFails(
+      await cli('oneroster', 'connect', '--institution', school.inst.id, '--url', provider.url, '--client-id', 'x', '--client-secret-env', 'OR_NOT_SET'),
+      'validation_error',
+    );
+  });
+
+  it('a dry run shows what would be created and changes nothing', async () => {
+    const planned = await sync(school, '--dry-run');
+    expect(planned).toMatchObject({
+      outcome: 'dry_run',
+      dry_run: true,
+      kind: 'full',
+      created: { students: 1920, faculty: 80, groups: 80 },
+      memberships: { added: 1920, removed: 0 },
+      held_back: false,
+    });
+    expect(await total(school, '/students')).toBe(0);
+    expect(await total(school, '/faculty')).toBe(0);
+    expect(await total(school, '/groups')).toBe(0);
+  });
+
+  it('syncs every page of users, classes and enrollments', async () => {
+    const before = provider.requests.length;
+    const started = Date.now();
+    const done = await sync(school);
+    const seconds = (Date.now() - started) / 1000;
+    expect(done).toMatchObject({
+      outcome: 'applied',
+      kind: 'full',
+      created: { students: 1920, faculty: 80, groups: 80 },
+      suspended: { students: 0, faculty: 0, groups: 0 },
+      memberships: { added: 1920, removed: 0 },
+      held_back: false,
+      reason: null,
+    });
+    expect(seconds).toBeLessThan(60);
+    expect(await total(school, '/students', { status: 'active' })).toBe(1920);
+    expect(await total(school, '/faculty')).toBe(80);
+    expect(await total(school, '/groups')).toBe(80);
+
+    // Paging: the provider caps pages at 300, so 1,920 + 80 + 1 users took 7 pages of users.
+    const userPages = provider.requests.slice(before).filter((request) => request.path.endsWith('/users'));
+    expect(userPages.map((request) => request.query.get('offset'))).toEqual(['0', '300', '600', '900', '1200', '1500', '1800']);
+    expect(userPages.every((request) => request.query.get('limit') === '500')).toBe(true);
+    expect(provider.tokenAuth.at(-1)).toBe('basic');
+
+    // A class is a group with its primary teacher and its students.
+    const student = await studentByIdentifier(school, 'S10081'); // s-81: class c-1
+    const listed = await api.get(school.key, '/groups', { limit: 200 });
+    const group = (listed.body.data.items as Array<{ id: string; name: string; student_count: number; faculty_id: string }>).find(
+      (item) => item.name === 'Class 1',
+    )!;
+    expect(group.student_count).toBe(24);
+    const detail = await api.get(school.key, `/groups/${group.id}`);
+    expect((detail.body.data.members as Array<{ id: string }>).map((member) => member.id)).toContain(student!.id);
+    const teacher = await api.get(school.key, `/faculty/${group.faculty_id}`);
+    expect(teacher.body.data).toMatchObject({ faculty_id: 'T1001', full_name: 'Teacher1 Smith' });
+
+    // The same events as API calls: webhooks fire for synced people.
+    expect((await readEvents(app, school.eventsKey, 'group.created')).length).toBe(80);
+
+    // A second full sync with nothing changed changes nothing.
+    const again = await sync(school, '--full');
+    expect(again).toMatchObject({
+      outcome: 'applied',
+      created: { students: 0, faculty: 0, groups: 0 },
+      updated: { students: 0, faculty: 0, groups: 0 },
+      memberships: { added: 0, removed: 0 },
+    });
+  }, 120_000);
+
+  it('a delta sync asks for what changed after the last one and applies only that', async () => {
+    const later = '2026-02-01T09:00:00.000Z';
+    const renamed = provider.users.find((user) => user.sourcedId === 's-5')!;
+    Object.assign(renamed, { givenName: 'Renamed', dateLastModified: later });
+    Object.assign(
+      provider.users.find((user) => user.sourcedId === 's-6')!,
+      { status: 'tobedeleted', dateLastModified: later },
+    );
+    provider.users.push({
+      sourcedId: 's-new',
+      status: 'active',
+      dateLastModified: later,
+      enabledUser: true,
+      givenName: 'Newcomer',
+      familyName: 'Jones',
+      email: 'newcomer@riverside.example',
+      identifier: 'S99999',
+      role: 'student',
+    });
+    provider.enrollments.push({
+      sourcedId: 'e-s-new',
+      status: 'active',
+      dateLastModified: later,
+      user: 's-new',
+      class: 'c-0',
+      role: 'student',
+      primary: false,
+    });
+    const before = provider.requests.length;
+
+    const delta = await sync(school);
+    expect(delta).toMatchObject({
+      outcome: 'applied',
+      kind: 'delta',
+      created: { students: 1, faculty: 0, groups: 0 },
+      updated: { students: 1, faculty: 0, groups: 0 },
+      suspended: { students: 1, faculty: 0, groups: 0 },
+      memberships: { added: 1, removed: 0 },
+    });
+    const asked = provider.requests.slice(before).filter((request) => request.path.endsWith('/users'));
+    expect(asked[0]!.query.get('filter')).toBe("dateLastModified>'2026-01-10T08:00:00.000Z'");
+
+    expect((await studentByIdentifier(school, 'S10005'))!.full_name).toBe('Renamed Jones');
+    expect((await studentByIdentifier(school, 'S10006'))!.status).toBe('suspended');
+    expect((await studentByIdentifier(school, 'S99999'))!.full_name).toBe('Newcomer Jones');
+    expect(await total(school, '/students', { status: 'active' })).toBe(1920);
+    expect((await readEvents(app, school.eventsKey, 'student.suspended')).length).toBe(1);
+  });
+
+  it('holds back a sync that would suspend half a class, changing nothing, until confirmed', async () => {
+    // Class c-2 has 24 students (s-2, s-82, …): 12 of them leave the SIS.
+    const later = '2026-03-01T09:00:00.000Z';
+    const leaving = provider.users.filter((user) => user.role === 'student' && Number(user.sourcedId.slice(2)) % 80 === 2).slice(0, 12);
+    expect(leaving).toHaveLength(12);
+    for (const user of leaving) Object.assign(user, { enabledUser: false, dateLastModified: later });
+
+    const held = await sync(school);
+    expect(held).toMatchObject({ outcome: 'held_back', held_back: true, suspended: { students: 12 } });
+    expect(held.reason).toContain('Class 2');
+    expect(held.reason).toContain('12 of the 24');
+    expect(await total(school, '/students', { status: 'suspended' })).toBe(1);
+
+    // The dry run says the same, and also changes nothing.
+    const planned = await sync(school, '--dry-run');
+    expect(planned.outcome).toBe('dry_run');
+    expect(planned.reason).toContain('held back');
+    expect(await total(school, '/students', { status: 'suspended' })).toBe(1);
+
+    const confirmed = await sync(school, '--confirm');
+    expect(confirmed).toMatchObject({ outcome: 'applied', held_back: false, suspended: { students: 12 } });
+    expect(await total(school, '/students', { status: 'suspended' })).toBe(13);
+  });
+
+  it('a full sync suspends people the SIS no longer lists and retires classes it dropped', async () => {
+    provider.users = provider.users.filter((user) => user.sourcedId !== 's-100');
+    provider.classes = provider.classes.filter((row) => row.sourcedId !== 'c-79');
+    provider.enrollments = provider.enrollments.filter((row) => row.class !== 'c-79' && row.user !== 's-100');
+    const done = await sync(school, '--full');
+    // c-79's 24 students are unenrolled (s-100 is in c-20), s-100 suspended.
+    expect(done).toMatchObject({ outcome: 'applied', kind: 'full', suspended: { students: 1, groups: 1 }, memberships: { removed: 25 } });
+    expect((await studentByIdentifier(school, 'S10100'))!.status).toBe('suspended');
+    expect(await total(school, '/groups')).toBe(80);
+  });
+
+  it('every run is recorded with its outcome', async () => {
+    const runs = await app.ctx.db.models.OneRosterRun.findAll({ where: { institution_id: school.inst.id }, order: [['started_at', 'ASC']] });
+    expect(runs.map((run) => run.outcome)).toEqual(['dry_run', 'applied', 'applied', 'applied', 'held_back', 'dry_run', 'applied', 'applied']);
+    expect(runs.every((run) => run.finished_at !== null)).toBe(true);
+  });
+});
+
+describe('other providers and failures', () => {
+  it('syncs from a OneRoster 1.1 service with the client authenticated in the form body', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider({ version: '1.1' });
+    seedSchool(provider, { students: 30, teachers: 3, classes: 3 });
+    cliOk(await connect(school, provider, ['--version', '1.1', '--auth', 'form']));
+    const done = await sync(school);
+    expect(done).toMatchObject({ outcome: 'applied', created: { students: 30, faculty: 3, groups: 3 }, memberships: { added: 30 } });
+    expect(provider.tokenAuth).toEqual(['form']);
+    expect(provider.requests.some((request) => request.path === '/ims/oneroster/v1p1/users')).toBe(true);
+    expect(await total(school, '/students')).toBe(30);
+  });
+
+  it('bad credentials give a failed run that says so, and nothing changes', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider();
+    seedSchool(provider, { students: 5, teachers: 1, classes: 1 });
+    const connected = await cliWith(
+      { OR_WRONG: 'not-the-secret' },
+      'oneroster',
+      'connect',
+      '--institution',
+      school.inst.id,
+      '--url',
+      provider.url,
+      '--client-id',
+      provider.clientId,
+      '--client-secret-env',
+      'OR_WRONG',
+      '--token-url',
+      provider.tokenUrl,
+    );
+    cliOk(connected);
+    const failed = await sync(school);
+    expect(failed.outcome).toBe('failed');
+    expect(failed.reason).toContain('invalid_client');
+    expect(await total(school, '/students')).toBe(0);
+  });
+
+  it('refuses a SIS on a private address unless the webhook_private_hosts setting allows it', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider();
+    seedSchool(provider, { students: 2, teachers: 1, classes: 1 });
+    cliOk(await connect(school, provider));
+    await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'off');
+    try {
+      const refused = await sync(school);
+      expect(refused.outcome).toBe('failed');
+      expect(refused.reason).toContain('webhook_private_hosts');
+      expect(provider.requests).toHaveLength(0);
+    } finally {
+      await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+    }
+  });
+
+  it('runs scheduled syncs when due, and records a held-back scheduled run without changing anything', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider();
+    seedSchool(provider, { students: 40, teachers: 2, classes: 2 });
+    await saveConnection(school.inst.tenant, {
+      url: provider.url,
+      token_url: provider.tokenUrl,
+      client_id: provider.clientId,
+      client_secret: provider.clientSecret,
+      schedule_hours: 6,
+    });
+    const first = await runScheduledSyncs(app.ctx.db, app.ctx.config);
+    expect(first.synced).toBeGreaterThanOrEqual(1);
+    expect(await total(school, '/students')).toBe(40);
+    // Not due again within its 6 hours…
+    const calls = provider.requests.length;
+    await runScheduledSyncs(app.ctx.db, app.ctx.config);
+    expect(provider.requests.length).toBe(calls);
+    // …and due after them (an appliance that was off catches up at its next check).
+    for (const user of provider.users.filter((row) => row.role === 'student').slice(0, 10))
+      Object.assign(user, { status: 'tobedeleted', dateLastModified: '2026-05-01T00:00:00.000Z' });
+    const later = await runScheduledSyncs(app.ctx.db, app.ctx.config, Date.now() + 7 * 60 * 60 * 1000);
+    expect(later.held_back).toBe(1);
+    expect(await total(school, '/students', { status: 'suspended' })).toBe(0);
+    const runs = await app.ctx.db.models.OneRosterRun.findAll({ where: { institution_id: school.inst.id }, order: [['started_at', 'ASC']] });
+    expect(runs.map((run) => [run.trigger, run.outcome])).toEqual([
+      ['scheduled', 'applied'],
+      ['scheduled', 'held_back'],
+    ]);
+  });
+});

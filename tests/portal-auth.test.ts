@@ -60,7 +60,7 @@ describe('Portal: setup, sign-in and sessions', () => {
     const institution = await app.ctx.db.models.Institution.findOne({ where: { name: ADMIN.institution } });
     expect(session.body.data).toEqual({
       account: { id: expect.stringMatching(/^acc_/), email: ADMIN_EMAIL, is_operator: true },
-      memberships: [{ institution: { id: institution!.id, name: ADMIN.institution, status: 'approved' }, role: 'admin' }],
+      memberships: [{ institution: { id: institution!.id, name: ADMIN.institution, status: 'approved' }, role: 'admin', sandbox_id: null }],
       csrf_token: setup.body.data.csrf_token,
     });
     expect(session.body.data.csrf_token).toMatch(/^[A-Za-z0-9_-]{40,}$/);
@@ -366,7 +366,9 @@ describe('Portal: API keys', () => {
     const dev = await signedInMember(app, school.id, 'developer');
     const session = await dev.agent.get('/portal/api/session');
     expect(session.body.data.account).toEqual({ id: dev.account.id, email: dev.email, is_operator: false });
-    expect(session.body.data.memberships).toEqual([{ institution: { id: school.id, name: 'Developer School', status: 'approved' }, role: 'developer' }]);
+    expect(session.body.data.memberships).toEqual([
+      { institution: { id: school.id, name: 'Developer School', status: 'approved' }, role: 'developer', sandbox_id: null },
+    ]);
 
     const path = `/portal/api/institutions/${school.id}/keys`;
     const created = await dev.agent

@@ -9,6 +9,7 @@ import { makeSchool, readEvents, requestsAs, startTestAppliance, type TestApplia
 import { runCli } from '../server/cli/program.js';
 import { cliFails, cliOk, type CliResult } from './helpers/cli.js';
 import { OneRosterProvider, seedSchool } from './helpers/oneroster-provider.js';
+import { expectError, institutionApi, ok, portalRequests, signedInMember } from './helpers/portal.js';
 
 interface SyncOutput {
   run_id: string;
@@ -350,5 +351,62 @@ describe('other providers and failures', () => {
       ['scheduled', 'applied'],
       ['scheduled', 'held_back'],
     ]);
+  });
+});
+
+describe('the portal operations', () => {
+  it('an admin connects, tests, dry-runs, is held back, confirms, and reads the runs; the secret is never shown', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider();
+    seedSchool(provider, { students: 48, teachers: 2, classes: 2 });
+    const admin = await signedInMember(app, school.inst.id, 'admin');
+    const portal = portalRequests(
+      () => admin,
+      () => institutionApi(school.inst.id),
+    );
+
+    expect(ok(await portal.get('/oneroster'))).toEqual({ connection: null, runs: [] });
+    // Bad input is a 422 naming the field, and nothing is stored.
+    expectError(await portal.put('/oneroster', { url: 'not a url', client_id: 'x', client_secret: 'y' }), 422, 'validation_error');
+    expectError(await portal.put('/oneroster', { url: provider.url, client_id: 'x' }), 422, 'validation_error');
+    expectError(await portal.put('/oneroster', { url: provider.url, client_id: 'x', client_secret: 'y', class_share: 2 }), 422, 'validation_error');
+    expect(ok(await portal.get('/oneroster')).connection).toBeNull();
+
+    const saved = ok(
+      await portal.put('/oneroster', {
+        url: provider.url,
+        token_url: provider.tokenUrl,
+        client_id: provider.clientId,
+        client_secret: provider.clientSecret,
+        auth_method: 'form',
+        class_share: 0.25,
+        schedule_hours: 12,
+      }),
+    );
+    expect(saved).toMatchObject({ url: provider.url, client_secret_set: true, auth_method: 'form', schedule_hours: 12, class_minimum: 4, school_share: 0.1 });
+    expect(JSON.stringify(saved)).not.toContain(provider.clientSecret);
+    // A change without the secret keeps it.
+    ok(await portal.put('/oneroster', { url: provider.url, token_url: provider.tokenUrl, client_id: provider.clientId, auth_method: 'basic' }));
+    expect(ok(await portal.post('/oneroster/test'))).toEqual({ ok: true, message: expect.stringContaining('51 in all') });
+
+    const planned = ok(await portal.post('/oneroster/sync', { dry_run: true }));
+    expect(planned).toMatchObject({ outcome: 'dry_run', created: { students: 48, faculty: 2, groups: 2 } });
+    expect(await total(school, '/students')).toBe(0);
+    expect(ok(await portal.post('/oneroster/sync', {}))).toMatchObject({ outcome: 'applied', created: { students: 48 } });
+
+    for (const user of provider.users.filter((row) => row.role === 'student').slice(0, 12))
+      Object.assign(user, { status: 'tobedeleted', dateLastModified: '2026-06-01T00:00:00.000Z' });
+    const held = ok(await portal.post('/oneroster/sync', {}));
+    expect(held).toMatchObject({ outcome: 'held_back', held_back: true });
+    expect(ok(await portal.post('/oneroster/sync', { confirm: true }))).toMatchObject({ outcome: 'applied', suspended: { students: 12 } });
+
+    const state = ok(await portal.get('/oneroster'));
+    expect(state.runs.map((run: { outcome: string; trigger: string }) => run.outcome)).toEqual(['applied', 'held_back', 'applied', 'dry_run']);
+    expect(state.runs.every((run: { trigger: string }) => run.trigger === 'portal')).toBe(true);
+    expect(JSON.stringify(state)).not.toContain(provider.clientSecret);
+
+    // Developers do not see the roster connection.
+    const developer = await signedInMember(app, school.inst.id, 'developer');
+    expectError(await developer.agent.get(`${institutionApi(school.inst.id)}/oneroster`), 403, 'forbidden');
   });
 });

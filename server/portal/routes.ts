@@ -14,6 +14,7 @@ import { ltiPortalRoutes } from '../routes/lti/portal.js';
 import { nameRoutes } from '../routes/names/names.js';
 import { operatorRoutes } from '../routes/operator/operator.js';
 import { outboxRoutes } from '../routes/outbox/outbox.js';
+import { onerosterRoutes } from '../routes/oneroster/oneroster.js';
 import { passwordRoutes } from '../routes/account/password.js';
 import { institutionAdminRoutes } from '../routes/operator/institution-admins.js';
 import { operatorAccountRoutes } from '../routes/operator/accounts.js';
@@ -36,6 +37,7 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
     ...auditRoutes,
     ...operatorRoutes,
     ...outboxRoutes,
+    ...onerosterRoutes,
     ...ltiPortalRoutes,
     ...passwordRoutes(throttle),
     ...institutionAdminRoutes,

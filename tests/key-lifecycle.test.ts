@@ -5,8 +5,8 @@
  * unknown one, even while the key cache holds its row (docs/decisions.md#api-key-lifecycle).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_KEY_LIFETIME_DAYS } from '../server/commands/api-keys.js';
-import { startTestAppliance, type TestAppliance } from './helpers/appliance.js';
+import { MAX_ACTIVE_KEYS, MAX_KEY_LIFETIME_DAYS } from '../server/commands/api-keys.js';
+import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { cliFails, cliOk, runCliCaptured } from './helpers/cli.js';
 import { expectError, institutionApi, ok, portalRequests, setUpPortal, signedInMember, type FirstRun } from './helpers/portal.js';
 import { waitFor } from './helpers/wait.js';
@@ -253,6 +253,21 @@ describe('API key lifecycle', () => {
     expectAbout(used.last_used_at, before, 5_000);
     // The test connects over IPv4 loopback; Express may show it IPv4-mapped.
     expect(used.last_used_ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+  });
+
+  it('a roll is allowed at the 25-key limit, and an expired key no longer counts towards it', async () => {
+    const full = await makeInstitution(app, { name: 'Full School' });
+    const keys = [];
+    for (let i = 0; i < MAX_ACTIVE_KEYS; i++) keys.push(await makeKey(app, full, { name: `key ${i}` }));
+    cliFails(await runCliCaptured(app, 'key', 'create', '--institution', full.id, '--name', 'one more', '--scopes', 'students:read'), 'key_limit');
+    const rolled = cliOk<RolledKey>(await runCliCaptured(app, 'key', 'roll', keys[0]!.id, '--overlap', '0'));
+    await expectWorks(rolled.key);
+    // The old key ended at once (overlap 0): the institution is back at 25 usable keys, not 26.
+    cliFails(await runCliCaptured(app, 'key', 'create', '--institution', full.id, '--name', 'one more', '--scopes', 'students:read'), 'key_limit');
+    // A key that has expired frees its place.
+    const expiring = await full.tenant.apiKeys.update({ expires_at: new Date(Date.now() - 1_000) }, { id: keys[1]!.id });
+    expect(expiring).toBe(1);
+    cliOk(await runCliCaptured(app, 'key', 'create', '--institution', full.id, '--name', 'one more', '--scopes', 'students:read'));
   });
 
   describe('command line', () => {

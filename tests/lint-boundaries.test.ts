@@ -21,6 +21,9 @@ describe('the import-boundary rule', () => {
       'services',
       'commands',
     ],
+    // The typed client is copied into integrators' programs: no server code may come with it.
+    ['server/client/probe.ts', "import { AppError } from '../errors.js';\nexport const probe = AppError;\n", 'client', 'foundation'],
+    ['server/routes/probe.ts', "import { createClient } from '../client/index.js';\nexport const probe = createClient;\n", 'edge', 'client'],
   ])('%s importing upwards is an error', async (filePath, source, from, to) => {
     const errors = await boundaryErrors(filePath, source);
     expect(errors).toHaveLength(1);

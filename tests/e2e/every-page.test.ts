@@ -134,6 +134,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
       ['endpoint', `${base}/webhooks/endpoints/${delivery.endpoint_id}`],
       ['deliveries', `${base}/webhooks/deliveries`],
       ['delivery', `${base}/webhooks/deliveries/${delivery.id}`],
+      ['signature-checker', `${base}/webhooks/signature-check?endpoint_id=${delivery.endpoint_id}`],
       ['students', `${base}/students`],
       ['student', `${base}/students/${(await firstOf('/students')).id}`],
       ['faculty', `${base}/faculty`],

@@ -204,7 +204,7 @@ export function DeliveryDetailPage() {
           </Table>
           <Text size="xs" c="dimmed">
             Signatures are computed afresh at each attempt, with the secrets valid then; Copy as curl signs a copy now.{' '}
-            <Anchor component={Link} to={`../../signature-check?endpoint_id=${encodeURIComponent(delivery.endpoint_id)}`} relative="path">
+            <Anchor component={Link} to={`../../signature-check?endpoint_id=${encodeURIComponent(delivery.endpoint_id)}`} relative="path" underline="always">
               Check a signature
             </Anchor>
           </Text>

@@ -1,0 +1,390 @@
+import {
+  Alert,
+  Badge,
+  Button,
+  Card,
+  Fieldset,
+  Group,
+  NumberInput,
+  PasswordInput,
+  SegmentedControl,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { ConfirmModal, formatDateSeconds, PageHeader, QueryError, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { onerosterKey, type OneRosterConnection, type OneRosterRun, type OneRosterState, type SyncResult } from './oneroster';
+
+/** The form's labels by API field: on the inputs and in every refusal's words. */
+const LABELS = {
+  url: 'Base URL',
+  version: 'OneRoster version',
+  token_url: 'Token URL',
+  client_id: 'Client ID',
+  client_secret: 'Client secret',
+  auth_method: 'Client authentication',
+  scopes: 'Scopes',
+  class_share: 'Largest share of a class',
+  class_minimum: 'Fewest people that count',
+  school_share: 'Largest share of the school',
+  schedule_hours: 'Sync every (hours)',
+} as const;
+
+const OUTCOME_COLORS: Record<OneRosterRun['outcome'], string> = { applied: 'green', dry_run: 'blue', held_back: 'orange', failed: 'red', running: 'gray' };
+const OUTCOME_WORDS: Record<OneRosterRun['outcome'], string> = {
+  applied: 'Applied',
+  dry_run: 'Dry run',
+  held_back: 'Held back',
+  failed: 'Failed',
+  running: 'Running',
+};
+
+const percentOf = (share: number | undefined) => (share === undefined ? '' : Math.round(share * 1000) / 10);
+
+function ConnectionForm({ connection }: { connection: OneRosterConnection | null }) {
+  const institution = useInstitution();
+  const [url, setUrl] = useState(connection?.url ?? '');
+  const [version, setVersion] = useState<'1.2' | '1.1'>(connection?.version ?? '1.2');
+  const [tokenUrl, setTokenUrl] = useState(connection?.token_url ?? '');
+  const [clientId, setClientId] = useState(connection?.client_id ?? '');
+  const [secret, setSecret] = useState('');
+  const [authMethod, setAuthMethod] = useState<'basic' | 'form'>(connection?.auth_method ?? 'basic');
+  const [scopes, setScopes] = useState(connection?.scopes ?? '');
+  const [classShare, setClassShare] = useState<number | string>(percentOf(connection?.class_share ?? 0.25));
+  const [classMinimum, setClassMinimum] = useState<number | string>(connection?.class_minimum ?? 4);
+  const [schoolShare, setSchoolShare] = useState<number | string>(percentOf(connection?.school_share ?? 0.1));
+  const [scheduleHours, setScheduleHours] = useState<number | string>(connection?.schedule_hours ?? '');
+
+  const save = useApiMutation({
+    mutationFn: (body: Record<string, unknown>) => api.put<OneRosterConnection>(`/institutions/${institution.id}/oneroster`, body),
+    invalidate: [onerosterKey(institution.id)],
+    success: 'OneRoster connection saved.',
+    labels: LABELS,
+  });
+  const errors: Partial<Record<string, string>> = save.fieldErrors;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate({
+      url: url.trim(),
+      version,
+      token_url: tokenUrl.trim() || null,
+      client_id: clientId.trim(),
+      ...(secret ? { client_secret: secret } : {}),
+      auth_method: authMethod,
+      scopes: scopes.trim() || null,
+      class_share: Number(classShare) / 100,
+      class_minimum: Number(classMinimum),
+      school_share: Number(schoolShare) / 100,
+      schedule_hours: scheduleHours === '' ? null : Number(scheduleHours),
+    });
+  };
+
+  return (
+    <form onSubmit={submit} aria-label="OneRoster connection">
+      <Stack gap="lg">
+        <Fieldset legend="Your SIS's rostering service">
+          <Stack gap="sm">
+            <TextInput
+              label={LABELS.url}
+              description="Where the SIS serves OneRoster; the version's path (/ims/oneroster/…) is added to it."
+              placeholder="https://sis.school.example"
+              required
+              value={url}
+              onChange={(event) => setUrl(event.currentTarget.value)}
+              error={errors.url}
+            />
+            <Stack gap={4}>
+              <Text size="sm" fw={500} id="oneroster-version">
+                {LABELS.version}
+              </Text>
+              <SegmentedControl
+                aria-labelledby="oneroster-version"
+                value={version}
+                onChange={(value) => setVersion(value as '1.2' | '1.1')}
+                data={[
+                  { value: '1.2', label: '1.2' },
+                  { value: '1.1', label: '1.1 (older SIS)' },
+                ]}
+                w="fit-content"
+              />
+            </Stack>
+            <TextInput
+              label={LABELS.token_url}
+              description="The SIS's OAuth 2 token endpoint; empty means the base URL followed by /token."
+              value={tokenUrl}
+              onChange={(event) => setTokenUrl(event.currentTarget.value)}
+              error={errors.token_url}
+            />
+          </Stack>
+        </Fieldset>
+        <Fieldset legend="OAuth 2 client credentials">
+          <Stack gap="sm">
+            <Group grow align="flex-start">
+              <TextInput
+                label={LABELS.client_id}
+                required
+                value={clientId}
+                onChange={(event) => setClientId(event.currentTarget.value)}
+                error={errors.client_id}
+              />
+              <PasswordInput
+                label={LABELS.client_secret}
+                description={connection?.client_secret_set ? 'A secret is stored; leave empty to keep it.' : 'Stored sealed; never shown again.'}
+                required={!connection}
+                autoComplete="new-password"
+                value={secret}
+                onChange={(event) => setSecret(event.currentTarget.value)}
+                error={errors.client_secret}
+              />
+            </Group>
+            <Stack gap={4}>
+              <Text size="sm" fw={500} id="oneroster-auth">
+                {LABELS.auth_method}
+              </Text>
+              <SegmentedControl
+                aria-labelledby="oneroster-auth"
+                value={authMethod}
+                onChange={(value) => setAuthMethod(value as 'basic' | 'form')}
+                data={[
+                  { value: 'basic', label: 'HTTP Basic' },
+                  { value: 'form', label: 'In the form body' },
+                ]}
+                w="fit-content"
+              />
+            </Stack>
+            <TextInput
+              label={LABELS.scopes}
+              description="Space-separated; empty means the version's read-only roster scope."
+              value={scopes}
+              onChange={(event) => setScopes(event.currentTarget.value)}
+              error={errors.scopes}
+            />
+          </Stack>
+        </Fieldset>
+        <Fieldset legend="Guard and schedule">
+          <Stack gap="sm">
+            <Text size="sm" c="dimmed">
+              A sync that would suspend more than these shares is held back, nothing changed, until you confirm it.
+            </Text>
+            <Group grow align="flex-start">
+              <NumberInput label={`${LABELS.class_share} (%)`} min={0} max={100} value={classShare} onChange={setClassShare} error={errors.class_share} />
+              <NumberInput
+                label={LABELS.class_minimum}
+                description="people in one class"
+                min={1}
+                max={1000}
+                allowDecimal={false}
+                value={classMinimum}
+                onChange={setClassMinimum}
+                error={errors.class_minimum}
+              />
+              <NumberInput
+                label={`${LABELS.school_share} (%)`}
+                description="of its active students"
+                min={0}
+                max={100}
+                value={schoolShare}
+                onChange={setSchoolShare}
+                error={errors.school_share}
+              />
+            </Group>
+            <NumberInput
+              label={LABELS.schedule_hours}
+              description="Empty: no scheduled sync, only when you run one."
+              min={1}
+              max={168}
+              allowDecimal={false}
+              value={scheduleHours}
+              onChange={setScheduleHours}
+              error={errors.schedule_hours}
+              maw={240}
+            />
+          </Stack>
+        </Fieldset>
+        <Group justify="flex-end">
+          <Button type="submit" loading={save.isPending}>
+            {connection ? 'Save connection' : 'Connect'}
+          </Button>
+        </Group>
+      </Stack>
+    </form>
+  );
+}
+
+const countsLine = (result: SyncResult) =>
+  [
+    `${result.created.students} students, ${result.created.faculty} faculty, ${result.created.groups} groups created`,
+    `${result.updated.students + result.updated.faculty + result.updated.groups} updated`,
+    `${result.suspended.students} students, ${result.suspended.faculty} faculty suspended, ${result.suspended.groups} groups retired`,
+    `${result.memberships.added} memberships added, ${result.memberships.removed} removed`,
+  ].join(' · ');
+
+function SyncCard() {
+  const institution = useInstitution();
+  const [last, setLast] = useState<SyncResult | null>(null);
+  const [tested, setTested] = useState<{ ok: boolean; message: string } | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const test = useApiMutation({
+    mutationFn: () => api.post<{ ok: boolean; message: string }>(`/institutions/${institution.id}/oneroster/test`),
+    onSuccess: setTested,
+  });
+  const sync = useApiMutation({
+    mutationFn: (body: { dry_run?: boolean; confirm?: boolean }) => api.post<SyncResult>(`/institutions/${institution.id}/oneroster/sync`, body),
+    invalidate: [onerosterKey(institution.id)],
+    onSuccess: (result) => {
+      setLast(result);
+      setConfirming(false);
+    },
+  });
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="md">
+        <Group>
+          <Button variant="default" loading={test.isPending} onClick={() => test.mutate()}>
+            Test connection
+          </Button>
+          <Button variant="default" loading={sync.isPending && sync.variables?.dry_run === true} onClick={() => sync.mutate({ dry_run: true })}>
+            Dry run
+          </Button>
+          <Button loading={sync.isPending && !sync.variables?.dry_run} onClick={() => sync.mutate({})}>
+            Sync now
+          </Button>
+        </Group>
+        {tested ? (
+          <Alert color={tested.ok ? 'green' : 'red'} title={tested.ok ? 'The SIS answered' : 'The connection failed'} role="status">
+            {tested.message}
+          </Alert>
+        ) : null}
+        {last ? (
+          <Alert
+            role="status"
+            color={OUTCOME_COLORS[last.outcome]}
+            title={
+              last.outcome === 'dry_run'
+                ? 'Dry run: nothing was changed'
+                : last.outcome === 'held_back'
+                  ? 'Held back: nothing was changed'
+                  : OUTCOME_WORDS[last.outcome]
+            }
+          >
+            <Stack gap="xs">
+              {last.outcome !== 'failed' ? <Text size="sm">{countsLine(last)}</Text> : null}
+              {last.reason ? <Text size="sm">{last.reason}</Text> : null}
+              {last.outcome === 'held_back' ? (
+                <Group>
+                  <Button color="orange" onClick={() => setConfirming(true)}>
+                    Review and apply…
+                  </Button>
+                </Group>
+              ) : null}
+            </Stack>
+          </Alert>
+        ) : null}
+      </Stack>
+      <ConfirmModal
+        opened={confirming}
+        title="Apply the held-back sync?"
+        confirmLabel="Apply the sync"
+        color="orange"
+        loading={sync.isPending}
+        onConfirm={() => sync.mutate({ confirm: true })}
+        onClose={() => setConfirming(false)}
+      >
+        <Text size="sm">{last?.reason}</Text>
+        <Text size="sm">The suspended people lose access at once; a later sync reactivates anyone the SIS lists as active again.</Text>
+      </ConfirmModal>
+    </Card>
+  );
+}
+
+function RunsTable({ runs }: { runs: OneRosterRun[] }) {
+  if (runs.length === 0) return <Text c="dimmed">No sync has run yet.</Text>;
+  return (
+    <Table striped aria-label="Sync runs">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th w={190}>Started</Table.Th>
+          <Table.Th>By</Table.Th>
+          <Table.Th>Kind</Table.Th>
+          <Table.Th w={130}>Outcome</Table.Th>
+          <Table.Th>What it did (or would do)</Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {runs.map((run) => (
+          <Table.Tr key={run.run_id}>
+            <Table.Td>{formatDateSeconds(run.started_at)}</Table.Td>
+            <Table.Td>{run.trigger}</Table.Td>
+            <Table.Td>{run.kind}</Table.Td>
+            <Table.Td>
+              <Badge color={OUTCOME_COLORS[run.outcome]} variant="light">
+                {OUTCOME_WORDS[run.outcome]}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Stack gap={2}>
+                {run.outcome !== 'failed' && run.outcome !== 'running' ? <Text size="sm">{countsLine(run)}</Text> : null}
+                {run.reason ? (
+                  <Text size="sm" c={run.outcome === 'failed' ? 'red' : 'dimmed'}>
+                    {run.reason}
+                  </Text>
+                ) : null}
+              </Stack>
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+export function OneRosterPage() {
+  const institution = useInstitution();
+  const state = useQuery({ queryKey: onerosterKey(institution.id), queryFn: () => api.get<OneRosterState>(`/institutions/${institution.id}/oneroster`) });
+  const heldScheduled = state.data?.runs[0]?.outcome === 'held_back' ? state.data.runs[0] : null;
+  return (
+    <>
+      <PageHeader
+        title="OneRoster"
+        description="Students, faculty and groups from your SIS's OneRoster rostering service: users become students and faculty, classes groups with their teacher, enrollments their members; people the SIS removes are suspended."
+      />
+      {state.error ? (
+        <QueryError error={state.error} />
+      ) : !state.data ? (
+        <Skeleton height={320} aria-busy="true" aria-label="Loading" />
+      ) : (
+        <Stack gap="xl" maw={1100}>
+          {heldScheduled ? (
+            <Alert color="orange" title="The last sync was held back" role="alert">
+              {heldScheduled.reason} Run a dry run to see it, then Sync now and apply it if it is right.
+            </Alert>
+          ) : null}
+          {/* Re-mounted when the saved connection changes, so the form starts from what the server holds. */}
+          <ConnectionForm key={JSON.stringify(state.data.connection)} connection={state.data.connection} />
+          {state.data.connection ? (
+            <div>
+              <Title order={3} mb="sm">
+                Sync
+              </Title>
+              <SyncCard />
+            </div>
+          ) : null}
+          <div>
+            <Title order={3} mb="sm">
+              Runs
+            </Title>
+            <RunsTable runs={state.data.runs} />
+          </div>
+        </Stack>
+      )}
+    </>
+  );
+}

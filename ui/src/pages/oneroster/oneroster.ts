@@ -1,0 +1,10 @@
+import type { z } from 'zod';
+import type { connectionSchema, onerosterStateSchema, runSchema, syncResultSchema } from '../../../../server/routes/oneroster/oneroster';
+
+/** Types and query key of the OneRoster page (type-only imports of server/routes/oneroster/oneroster.ts). */
+export type OneRosterState = z.input<typeof onerosterStateSchema>;
+export type OneRosterConnection = z.input<typeof connectionSchema>;
+export type OneRosterRun = z.input<typeof runSchema>;
+export type SyncResult = z.input<typeof syncResultSchema>;
+
+export const onerosterKey = (institutionId: string) => ['institution', institutionId, 'oneroster'] as const;

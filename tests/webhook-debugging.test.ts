@@ -13,7 +13,7 @@ import { EVENT_TYPES, type EventType } from '../server/events/catalog.js';
 import { exampleEventData } from '../server/events/examples.js';
 import { newId } from '../server/ids.js';
 import type { DeliveryStatus } from '../server/models/webhook.js';
-import { checkSignature } from '../server/webhooks/signature-check.js';
+import { checkSignature, parseHeaders } from '../server/webhooks/signature-check.js';
 import { makeSchool, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { institutionApi, portalRequests, signedInMember, type SignedIn } from './helpers/portal.js';
 import { waitFor } from './helpers/wait.js';
@@ -382,6 +382,14 @@ describe('signature checker without a stored delivery (pure)', () => {
     expect(checkSignature({ ...base, body: JSON.stringify(JSON.parse(body), null, 4) }).verdict).toBe('body_reserialized');
     expect(checkSignature({ ...base, body: `${body}\r\n` }).verdict).toBe('trailing_newline');
     expect(checkSignature({ ...base, body: `${body}x` }).verdict).toBe('unknown_signer');
+  });
+
+  it('reads headers as lines, as curl -H arguments, as a JSON object and as a JSON list', () => {
+    const expected = { 'x-service-signature': 't=1,v1=ab', 'webhook-id': 'evt_1' };
+    expect(parseHeaders('X-Service-Signature: t=1,v1=ab\r\nwebhook-id:   evt_1\n\nnot a header')).toEqual(expected);
+    expect(parseHeaders("curl -sS -X POST 'http://x' \\\n  -H 'X-Service-Signature: t=1,v1=ab' \\\n  -H \"webhook-id: evt_1\" \\")).toEqual(expected);
+    expect(parseHeaders('{"X-Service-Signature": "t=1,v1=ab", "Webhook-Id": "evt_1"}')).toEqual(expected);
+    expect(parseHeaders('[{"name": "x-service-signature", "value": "t=1,v1=ab"}, {"name": "webhook-id", "value": "evt_1"}]')).toEqual(expected);
   });
 
   it('a signature of another endpoint is an unknown signer; a secret that is not ours is flagged', () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSchool, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { waitFor } from './helpers/wait.js';
 
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } as const;
+const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 12);
 const STUDENTS_PER_ROUND = 40;
 

@@ -105,6 +105,7 @@ describe.skipIf(!chromiumAvailable())('the sandbox in the portal, in Chromium', 
       .getByRole('button', { name: /Done|Close/ })
       .first()
       .click();
+    await dialog.waitFor({ state: 'hidden' });
     const row = page.getByRole('row').filter({ hasText: 'Moodle staging' });
     await row.getByText('Sandbox').waitFor();
     await shot(page, 'keys-with-environment');

@@ -1,4 +1,4 @@
-import { Alert, Badge, Button, Code, Group, Menu, Radio, Text, TextInput } from '@mantine/core';
+import { Alert, Badge, Button, Code, Group, Menu, Radio, Stack, Text, TextInput } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
@@ -198,15 +198,17 @@ export function KeysPage() {
   const columns = useMemo<ColumnDef<ApiKey>[]>(
     () => [
       { header: 'Name', accessorKey: 'name', cell: ({ row }) => <Text fw={500}>{row.original.name}</Text> },
-      { header: 'Key', id: 'key', cell: ({ row }) => <Code>{`${row.original.prefix}…${row.original.last4}`}</Code> },
       {
-        header: 'Environment',
-        id: 'environment',
-        accessorFn: (row) => row.environment,
+        // The environment under the key, not in a column of its own: the scopes need the width at 1280 px.
+        header: 'Key',
+        id: 'key',
         cell: ({ row }) => (
-          <Badge color={row.original.environment === 'sandbox' ? 'orange' : 'teal'} variant="light">
-            {row.original.environment === 'sandbox' ? 'Sandbox' : 'Live'}
-          </Badge>
+          <Stack gap={4} align="flex-start">
+            <Code>{`${row.original.prefix}…${row.original.last4}`}</Code>
+            <Badge color={row.original.environment === 'sandbox' ? 'orange' : 'teal'} variant="light" size="sm">
+              {row.original.environment === 'sandbox' ? 'Sandbox' : 'Live'}
+            </Badge>
+          </Stack>
         ),
       },
       {

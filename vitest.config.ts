@@ -37,6 +37,7 @@ const POSTGRES_SUITES = [
     'key-lifecycle',
     'learner-sessions',
     'list-sort',
+    'lti',
     'mail',
     'mail-stale',
     'oneroster',

@@ -13,6 +13,7 @@ import { meterUnrouted } from './http/unrouted.js';
 import { portalDir } from './paths.js';
 import { createPortalRouter } from './portal/routes.js';
 import { guardianAcceptRouter } from './routes/guardians/accept.js';
+import { ltiRouter } from './routes/lti/lti.js';
 import { apiRoutes } from './routes/index.js';
 
 /** The whole HTTP surface: API under /v1 (with its reference), the portal at /. */
@@ -68,6 +69,9 @@ export function createApp(ctx: AppContext): Express {
 
   // Pages the portal links to that the server renders itself (no key): guardian invitation acceptance.
   app.use(guardianAcceptRouter(ctx));
+
+  // The LTI 1.3 tool (docs/lms.md#lti-13): key set, login initiation, launch and deep linking; the platform's signed token is the credential.
+  app.use(ltiRouter(ctx));
 
   const portal = portalDir();
   if (fs.existsSync(path.join(portal, 'index.html'))) {

@@ -32,6 +32,7 @@ import { readApplianceSetting } from '../settings/appliance-settings.js';
 import { registerAccountsCommands } from './accounts.js';
 import type { CliContext, CliIo } from './context.js';
 import { registerJobsCommands } from './jobs.js';
+import { registerLtiCommands } from './lti.js';
 import { registerMigrateCommands } from './migrate.js';
 import { registerOneRosterCommands } from './oneroster.js';
 import { registerRecoveryCommands } from './recovery.js';
@@ -263,6 +264,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     registerRecoveryCommands,
     registerMigrateCommands,
     registerOneRosterCommands,
+    registerLtiCommands,
   ])
     register(program, cli);
 

@@ -8,6 +8,7 @@ import type { AttemptRow, ProctoringEventRow } from '../models/attempt.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow, SubmissionStatus } from '../models/submission.js';
 import { personRefWhere } from './people.js';
+import { enqueueLtiScores } from './lti/scores.js';
 
 /** Proctoring types every count object names, seen or not. */
 export const ALWAYS_COUNTED = ['focus_lost', 'recorder_error'] as const;
@@ -190,6 +191,8 @@ export function gradeSubmission(tenant: Tenant, id: string, input: GradeInput): 
     submission.set({ status: 'graded', score, graded_at: new Date(), ...recorded });
     await submission.save({ transaction: tx.tx });
     await emit(tx, 'exam.graded', { ...refs, score, max_score: maxScore, status: 'graded' });
+    // An LTI-linked exam's grade goes back to the LMS's line item: queued in this transaction (docs/lms.md#grades-back).
+    await enqueueLtiScores(tx, submission, maxScore);
     return submission;
   });
 }

@@ -33,6 +33,7 @@ import type { PortalAccountRow } from '../models/portal-account.js';
 import type { PortalAuditEntryRow } from '../models/portal-audit.js';
 import type { LaunchTokenRow, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
+import type { LtiLoginStateRow, LtiPlatformRow, LtiResourceLinkRow, LtiScoreAttemptRow, LtiScorePostRow, LtiSubjectRow } from '../models/lti.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import type { MeritAllowanceRow, MeritLedgerRow, MeritWalletRow } from '../models/merit.js';
 import type { PersonCountRow, PersonRow } from '../models/person.js';
@@ -245,6 +246,8 @@ export interface ApplianceReads {
   readonly takenCouponCodes: (codes: readonly string[]) => Promise<Set<string>>;
   /** Generated login-email domains are unique across institutions: the taken ones LIKE `pattern` (only the domain is read). */
   readonly emailDomainsLike: (pattern: string) => Promise<string[]>;
+  /** LTI platforms are found by issuer and client id across the appliance (a launch names only those): whether the pair is taken anywhere. */
+  readonly ltiPlatformExists: (issuer: string, clientId: string) => Promise<boolean>;
 }
 
 /** One institution's view of the database, taken from the authenticated key (or the CLI's argument). */
@@ -277,6 +280,13 @@ export class Tenant {
   readonly webhookEndpoints: ScopedRepo<WebhookEndpointRow>;
   readonly webhookDeliveries: ScopedRepo<WebhookDeliveryRow>;
   readonly webhookAttempts: ScopedRepo<WebhookAttemptRow>;
+  // LTI 1.3: registered platforms, resource links to exams, LMS subjects, login states and AGS score posts.
+  readonly ltiPlatforms: ScopedRepo<LtiPlatformRow>;
+  readonly ltiResourceLinks: ScopedRepo<LtiResourceLinkRow>;
+  readonly ltiSubjects: ScopedRepo<LtiSubjectRow>;
+  readonly ltiLoginStates: ScopedRepo<LtiLoginStateRow>;
+  readonly ltiScorePosts: ScopedRepo<LtiScorePostRow>;
+  readonly ltiScoreAttempts: ScopedRepo<LtiScoreAttemptRow>;
   readonly couponBatches: ScopedRepo<CouponBatchRow>;
   readonly couponCodes: ScopedRepo<CouponCodeRow>;
   readonly couponRedemptions: ScopedRepo<CouponRedemptionRow>;
@@ -336,6 +346,12 @@ export class Tenant {
     this.webhookEndpoints = new ScopedRepo(models.WebhookEndpoint, institutionId, tx);
     this.webhookDeliveries = new ScopedRepo(models.WebhookDelivery, institutionId, tx);
     this.webhookAttempts = new ScopedRepo(models.WebhookAttempt, institutionId, tx);
+    this.ltiPlatforms = new ScopedRepo(models.LtiPlatform, institutionId, tx);
+    this.ltiResourceLinks = new ScopedRepo(models.LtiResourceLink, institutionId, tx);
+    this.ltiSubjects = new ScopedRepo(models.LtiSubject, institutionId, tx);
+    this.ltiLoginStates = new ScopedRepo(models.LtiLoginState, institutionId, tx);
+    this.ltiScorePosts = new ScopedRepo(models.LtiScorePost, institutionId, tx);
+    this.ltiScoreAttempts = new ScopedRepo(models.LtiScoreAttempt, institutionId, tx);
     this.couponBatches = new ScopedRepo(models.CouponBatch, institutionId, tx);
     this.couponCodes = new ScopedRepo(models.CouponCode, institutionId, tx);
     this.couponRedemptions = new ScopedRepo(models.CouponRedemption, institutionId, tx);
@@ -364,6 +380,8 @@ export class Tenant {
         const rows = await models.Institution.findAll({ attributes: ['email_domain'], where: { email_domain: { [Op.like]: pattern } }, transaction: tx });
         return rows.flatMap((row) => (row.email_domain ? [row.email_domain] : []));
       },
+      ltiPlatformExists: async (issuer, clientId) =>
+        (await models.LtiPlatform.count({ where: { issuer, client_id: clientId }, transaction: tx })) > 0,
     };
     this.fieldCrypto = db.fieldCrypto;
   }

@@ -4,6 +4,7 @@ import { finishRecordingsJob } from './finish-recordings.js';
 import { guardianReportsJob } from './guardian-reports.js';
 import { onerosterSyncJob } from './oneroster-sync.js';
 import type { Job } from './job.js';
+import { ltiScoresJob } from './lti-scores.js';
 import { pruneAuditLogJob } from './prune-audit-log.js';
 import { pruneDeliveriesJob } from './prune-deliveries.js';
 import { pruneEventsJob } from './prune-events.js';
@@ -26,6 +27,7 @@ export const jobs: Job[] = [
   sendMailJob,
   sweepTempFilesJob,
   webhookSweepJob,
+  ltiScoresJob,
   dailyBackupJob,
   onerosterSyncJob,
 ];

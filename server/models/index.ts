@@ -22,6 +22,15 @@ import { defineInvitation } from './invitation.js';
 import { defineJobRun } from './job-run.js';
 import { defineLaunchToken, defineLearnerSession } from './learner.js';
 import { defineLicense } from './license.js';
+import {
+  defineLtiLoginState,
+  defineLtiPlatform,
+  defineLtiResourceLink,
+  defineLtiScoreAttempt,
+  defineLtiScorePost,
+  defineLtiSubject,
+  defineLtiToolKey,
+} from './lti.js';
 import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
@@ -77,6 +86,13 @@ export function defineModels(sequelize: Sequelize) {
     WebhookDelivery: defineWebhookDelivery(sequelize),
     SenderLease: defineSenderLease(sequelize),
     WebhookAttempt: defineWebhookAttempt(sequelize),
+    LtiPlatform: defineLtiPlatform(sequelize),
+    LtiToolKey: defineLtiToolKey(sequelize),
+    LtiResourceLink: defineLtiResourceLink(sequelize),
+    LtiSubject: defineLtiSubject(sequelize),
+    LtiLoginState: defineLtiLoginState(sequelize),
+    LtiScorePost: defineLtiScorePost(sequelize),
+    LtiScoreAttempt: defineLtiScoreAttempt(sequelize),
     CouponBatch: defineCouponBatch(sequelize),
     CouponCode: defineCouponCode(sequelize),
     CouponRedemption: defineCouponRedemption(sequelize),

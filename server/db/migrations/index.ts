@@ -24,6 +24,7 @@ import { senderLeases } from './20261202000000-sender-leases.js';
 import { sandbox } from './20261203010000-sandbox.js';
 import { keyLifecycle } from './20261203020000-key-lifecycle.js';
 import { idempotencyKeys } from './20261203030000-idempotency-keys.js';
+import { lti } from './20261204000000-lti.js';
 import { oneroster } from './20261204010000-oneroster.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
@@ -53,5 +54,6 @@ export const migrations: Migration[] = [
   sandbox,
   keyLifecycle,
   idempotencyKeys,
+  lti,
   oneroster,
 ];

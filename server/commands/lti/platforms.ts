@@ -1,0 +1,131 @@
+import { importJWK, importSPKI, type JWK } from 'jose';
+import type { Database } from '../../db/index.js';
+import { Tenant } from '../../db/tenant.js';
+import { AppError, notFound, validationError, type ValidationDetail } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
+
+export interface PlatformInput {
+  name?: string | undefined;
+  issuer: string;
+  client_id: string;
+  deployment_ids: string[];
+  auth_url: string;
+  token_url: string;
+  jwks_url?: string | null | undefined;
+  /** A PEM public key (SPKI) or one JWK as JSON: for a cloud LMS whose key set the appliance cannot fetch. */
+  public_key?: string | null | undefined;
+}
+
+function httpUrl(value: string, path: string, details: ValidationDetail[]): void {
+  try {
+    const url = new URL(value);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') details.push({ path, message: 'Must be an http(s) URL.' });
+  } catch {
+    details.push({ path, message: 'Must be an absolute URL.' });
+  }
+}
+
+/** The pasted key, checked by importing it: PEM (`-----BEGIN PUBLIC KEY-----`) or a JWK's JSON. Stored as given. */
+async function checkPublicKey(text: string): Promise<string | null> {
+  const trimmed = text.trim();
+  try {
+    if (trimmed.startsWith('{')) await importJWK(JSON.parse(trimmed) as JWK, 'RS256');
+    else await importSPKI(trimmed, 'RS256');
+    return null;
+  } catch {
+    return 'Must be an RSA public key: PEM (-----BEGIN PUBLIC KEY-----) or one JWK as JSON.';
+  }
+}
+
+/** Registers an LMS of the institution; issuer and client id together name one platform on the whole appliance. */
+export async function addPlatform(tenant: Tenant, input: PlatformInput): Promise<LtiPlatformRow> {
+  const details: ValidationDetail[] = [];
+  httpUrl(input.issuer, 'issuer', details);
+  httpUrl(input.auth_url, 'auth_url', details);
+  httpUrl(input.token_url, 'token_url', details);
+  const jwksUrl = input.jwks_url?.trim() || null;
+  const publicKey = input.public_key?.trim() || null;
+  if (jwksUrl) httpUrl(jwksUrl, 'jwks_url', details);
+  if (!jwksUrl && !publicKey) details.push({ path: 'jwks_url', message: "Give the platform's key set URL or paste its public key." });
+  if (jwksUrl && publicKey) details.push({ path: 'public_key', message: 'Give either a key set URL or a public key, not both.' });
+  if (publicKey) {
+    const problem = await checkPublicKey(publicKey);
+    if (problem) details.push({ path: 'public_key', message: problem });
+  }
+  const deploymentIds = [...new Set(input.deployment_ids.map((id) => id.trim()).filter(Boolean))];
+  if (deploymentIds.length === 0) details.push({ path: 'deployment_ids', message: 'At least one deployment id.' });
+  if (!input.client_id.trim()) details.push({ path: 'client_id', message: 'Required.' });
+  if (details.length > 0) throw validationError(details);
+
+  return tenant.inTransaction(async (tx) => {
+    const taken = await tx.appliance.ltiPlatformExists(input.issuer, input.client_id.trim());
+    if (taken) throw new AppError('conflict', 'A platform with this issuer and client id is already registered on this appliance.');
+    return tx.ltiPlatforms.create({
+      id: newId('ltp'),
+      name: input.name?.trim() ?? '',
+      issuer: input.issuer,
+      client_id: input.client_id.trim(),
+      deployment_ids: deploymentIds,
+      auth_url: input.auth_url,
+      token_url: input.token_url,
+      jwks_url: jwksUrl,
+      public_key_pem: publicKey,
+    });
+  });
+}
+
+export function listPlatforms(tenant: Tenant): Promise<LtiPlatformRow[]> {
+  return tenant.ltiPlatforms.findAll({ order: [['created_at', 'ASC']] });
+}
+
+/** Removes a platform with its links, subjects, login states and score posts (their rows cascade). */
+export async function removePlatform(tenant: Tenant, id: string): Promise<void> {
+  const removed = await tenant.inTransaction((tx) => tx.ltiPlatforms.destroy({ id }));
+  if (removed === 0) throw notFound('platform');
+}
+
+/** The platform with this id on any institution, with its institution's tenant (the CLI's `lti link` names only the platform). */
+export async function platformTenant(db: Database, id: string): Promise<{ platform: LtiPlatformRow; tenant: Tenant }> {
+  const platform = await db.models.LtiPlatform.findByPk(id);
+  if (!platform) throw notFound('platform');
+  return { platform, tenant: new Tenant(db, platform.institution_id) };
+}
+
+/** Ties a resource link of the platform to an exam of the same institution (made or moved). */
+export async function linkResourceLink(
+  tenant: Tenant,
+  platformId: string,
+  resourceLinkId: string,
+  examId: string,
+  extra: { title?: string | null; context_id?: string | null; line_item_url?: string | null } = {},
+): Promise<LtiResourceLinkRow> {
+  return tenant.inTransaction(async (tx) => {
+    const platform = await tx.ltiPlatforms.findById(platformId, { attributes: ['id'] });
+    if (!platform) throw notFound('platform');
+    const exam = await tx.exams.findById(examId, { attributes: ['id'] });
+    if (!exam) throw validationError([{ path: 'exam', message: `No exam "${examId}" in this institution.` }]);
+    const existing = await tx.ltiResourceLinks.findOne({ where: { platform_id: platformId, resource_link_id: resourceLinkId } });
+    if (existing) {
+      existing.set({ exam_id: examId, ...definedOnly(extra) });
+      return existing.save({ transaction: tx.tx });
+    }
+    return tx.ltiResourceLinks.create({
+      id: newId('ltl'),
+      platform_id: platformId,
+      resource_link_id: resourceLinkId,
+      exam_id: examId,
+      title: extra.title ?? null,
+      context_id: extra.context_id ?? null,
+      line_item_url: extra.line_item_url ?? null,
+    });
+  });
+}
+
+function definedOnly<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined && value !== null)) as Partial<T>;
+}
+
+export function listResourceLinks(tenant: Tenant): Promise<LtiResourceLinkRow[]> {
+  return tenant.ltiResourceLinks.findAll({ order: [['created_at', 'DESC']], limit: 500 });
+}

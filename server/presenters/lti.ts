@@ -1,0 +1,53 @@
+import type { ScorePostWithAttempts } from '../commands/lti/scores.js';
+import type { LtiPlatformRow, LtiResourceLinkRow } from '../models/lti.js';
+
+/** A registered platform: every field but the pasted key itself (only whether there is one). */
+export function presentPlatform(row: LtiPlatformRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    issuer: row.issuer,
+    client_id: row.client_id,
+    deployment_ids: row.deployment_ids,
+    auth_url: row.auth_url,
+    token_url: row.token_url,
+    jwks_url: row.jwks_url,
+    has_public_key: row.public_key_pem !== null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export function presentResourceLink(row: LtiResourceLinkRow) {
+  return {
+    platform_id: row.platform_id,
+    resource_link_id: row.resource_link_id,
+    exam_id: row.exam_id,
+    title: row.title,
+    line_item_url: row.line_item_url,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/** A score post as the portal lists it, with each attempt (the platform's answer kept to 2 KB). */
+export function presentScorePost({ post, attempts }: ScorePostWithAttempts) {
+  return {
+    id: post.id,
+    platform_id: post.platform_id,
+    submission_id: post.submission_id,
+    line_item_url: post.line_item_url,
+    payload: post.payload,
+    status: post.status,
+    attempt_count: post.attempt_count,
+    next_attempt_at: post.next_attempt_at ? post.next_attempt_at.toISOString() : null,
+    last_attempt_at: post.last_attempt_at ? post.last_attempt_at.toISOString() : null,
+    response_status: post.response_status,
+    error: post.error,
+    created_at: post.created_at.toISOString(),
+    attempts: attempts.map((attempt) => ({
+      at: attempt.at.toISOString(),
+      response_status: attempt.response_status,
+      response_body: attempt.response_body,
+      error: attempt.error,
+    })),
+  };
+}

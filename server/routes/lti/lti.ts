@@ -1,0 +1,125 @@
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Response, type Router } from 'express';
+import { completeDeepLinking, openDeepLinkingPicker } from '../../commands/lti/deep-linking.js';
+import { beginLogin, completeLaunch } from '../../commands/lti/launch.js';
+import type { OutboundRules } from '../../commands/lti/platform-keys.js';
+import { toolKeySet } from '../../commands/lti/tool-keys.js';
+import type { AppContext } from '../../context.js';
+import { readApplianceSetting } from '../../settings/appliance-settings.js';
+import { escapeHtml } from '../guardians/accept.js';
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+/**
+ * A page of the LTI flow, shown inside the LMS (often in an iframe): it may be framed by any site,
+ * its one inline script runs by nonce, and its form may post only to `formTarget`.
+ */
+function sendPage(res: Response, title: string, body: string, options: { formTarget?: string; nonce?: string } = {}): void {
+  const formAction = options.formTarget ? `'self' ${new URL(options.formTarget).origin}` : "'self'";
+  res
+    .status(200)
+    .set({
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${options.nonce ? `'nonce-${options.nonce}'` : "'none'"}; form-action ${formAction}; frame-ancestors *; base-uri 'none'`,
+    })
+    .removeHeader('X-Frame-Options');
+  res.type('html').send(`<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
+<style>
+body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; background: #f4f5f7; color: #1f2933; }
+main { max-width: 40rem; margin: 4vh auto; padding: 2rem; background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
+h1 { font-size: 1.4rem; margin: 0 0 1rem; } label { display: block; padding: .5rem; border-radius: 8px; } label:hover { background: #eef2f7; }
+button { margin-top: 1rem; font: inherit; padding: .5rem 1.25rem; border: 0; border-radius: 8px; background: #1c7ed6; color: #fff; cursor: pointer; }
+</style></head>
+<body><main>${body}</main></body></html>
+`);
+}
+
+/**
+ * The LTI 1.3 tool's public endpoints (no key: the platform's signed id_token is the credential):
+ * `/lti/jwks`, `/lti/login` (GET and POST), `/lti/launch` (form_post) and `/lti/deep-link`.
+ * A refused id_token answers `401 LAUNCH_TOKEN_INVALID` in the envelope with the reason.
+ */
+export function ltiRouter(ctx: AppContext): Router {
+  const router = express.Router();
+  const form = express.urlencoded({ extended: false, limit: '256kb' });
+  const rules = async (): Promise<OutboundRules> => ({
+    privateHosts: await readApplianceSetting(ctx.db, ctx.config, 'webhook_private_hosts'),
+    timeoutMs: ctx.config.webhooks.timeoutMs,
+  });
+  const fields = (req: Request): Record<string, unknown> => ({ ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown>) ?? {}) });
+
+  router.get('/lti/jwks', async (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=300').json(await toolKeySet(ctx.db));
+  });
+
+  const login = async (req: Request, res: Response) => {
+    const input = fields(req);
+    const location = await beginLogin(
+      ctx.db,
+      {
+        iss: str(input.iss),
+        login_hint: str(input.login_hint),
+        target_link_uri: str(input.target_link_uri),
+        lti_message_hint: str(input.lti_message_hint),
+        client_id: str(input.client_id),
+        lti_deployment_id: str(input.lti_deployment_id),
+      },
+      await ctx.publicUrl(),
+    );
+    res.set('Cache-Control', 'no-store').redirect(302, location);
+  };
+  router.get('/lti/login', login);
+  router.post('/lti/login', form, login);
+
+  router.post('/lti/launch', form, async (req, res) => {
+    const input = fields(req);
+    const publicUrl = await ctx.publicUrl();
+    const outcome = await completeLaunch(ctx.db, str(input.id_token) ?? '', str(input.state) ?? '', await rules(), publicUrl);
+    if (outcome.kind === 'redirect') {
+      res.set('Cache-Control', 'no-store').redirect(302, outcome.location);
+      return;
+    }
+    const picker = await openDeepLinkingPicker(ctx.db, outcome);
+    const choices = picker.exams.length
+      ? picker.exams
+          .map(
+            (exam, index) =>
+              `<label><input type="radio" name="exam_id" value="${escapeHtml(exam.id)}"${index === 0 ? ' checked' : ''}> ${escapeHtml(exam.title)}` +
+              `${exam.max_score !== null ? ` (out of ${exam.max_score})` : ' (no grade column: the exam has no maximum score)'}</label>`,
+          )
+          .join('\n')
+      : '<p>This school has no open exams yet. Create one in CampusBridge first.</p>';
+    sendPage(
+      res,
+      'Choose an exam',
+      `<h1>Choose an exam of ${escapeHtml(picker.institution_name)}</h1>
+<form method="post" action="${escapeHtml(`${publicUrl}/lti/deep-link`)}">
+<input type="hidden" name="context" value="${escapeHtml(picker.context)}">
+${choices}
+${picker.exams.length ? '<button type="submit">Add to the course</button>' : ''}
+</form>`,
+    );
+  });
+
+  router.post('/lti/deep-link', form, async (req, res) => {
+    const input = fields(req);
+    const response = await completeDeepLinking(ctx.db, str(input.context) ?? '', str(input.exam_id) ?? '', await ctx.publicUrl());
+    const nonce = randomBytes(16).toString('base64');
+    sendPage(
+      res,
+      'Returning to the LMS',
+      `<h1>Returning to the LMS…</h1>
+<form id="return" method="post" action="${escapeHtml(response.return_url)}">
+<input type="hidden" name="JWT" value="${escapeHtml(response.jwt)}">
+<button type="submit">Continue</button>
+</form>
+<script nonce="${nonce}">document.getElementById('return').submit();</script>`,
+      { formTarget: response.return_url, nonce },
+    );
+  });
+
+  // Errors (a rejected handler) reach the app's error middleware: the envelope with LAUNCH_TOKEN_INVALID, validation_error…
+  return router;
+}

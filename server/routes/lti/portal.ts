@@ -1,0 +1,190 @@
+import { addPlatform, linkResourceLink, listPlatforms, listResourceLinks, removePlatform } from '../../commands/lti/platforms.js';
+import { listScorePosts, retryScorePost } from '../../commands/lti/scores.js';
+import { toolConfig } from '../../commands/lti/tool-config.js';
+import { rotateToolKey } from '../../commands/lti/tool-keys.js';
+import { notFound } from '../../errors.js';
+import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { presentPlatform, presentResourceLink, presentScorePost } from '../../presenters/lti.js';
+import { z } from '../../validation/zod.js';
+
+/** The portal's LTI page (docs/lms.md#lti-13): the tool's side, the institution's platforms and links, and the score posts. */
+
+const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
+const platformParams = z.strictObject({ id: z.string().min(1).max(40), platformId: z.string().min(1).max(40) });
+const postParams = z.strictObject({ id: z.string().min(1).max(40), postId: z.string().min(1).max(40) });
+
+const LTI_ROLES = ['admin'] as const;
+
+const url = z.string().trim().min(1).max(2048);
+
+export const platformInput = z.strictObject({
+  name: z.string().trim().max(200).optional(),
+  issuer: url,
+  client_id: z.string().trim().min(1).max(255),
+  deployment_ids: z.array(z.string().trim().min(1).max(255)).min(1).max(50),
+  auth_url: url,
+  token_url: url,
+  jwks_url: url.nullable().optional(),
+  public_key: z.string().max(20_000).nullable().optional().openapi({ description: 'PEM (SPKI) or one JWK as JSON; instead of `jwks_url`.' }),
+});
+
+const platformSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  issuer: z.string(),
+  client_id: z.string(),
+  deployment_ids: z.array(z.string()),
+  auth_url: z.string(),
+  token_url: z.string(),
+  jwks_url: z.string().nullable(),
+  has_public_key: z.boolean(),
+  created_at: z.string(),
+});
+
+const linkSchema = z.object({
+  platform_id: z.string(),
+  resource_link_id: z.string(),
+  exam_id: z.string().nullable(),
+  title: z.string().nullable(),
+  line_item_url: z.string().nullable(),
+  created_at: z.string(),
+});
+
+const ltiOverviewSchema = z.object({
+  tool: z.object({
+    login_url: z.string(),
+    launch_url: z.string(),
+    redirect_urls: z.array(z.string()),
+    jwks_url: z.string(),
+    deep_linking_url: z.string(),
+    public_jwk: z.record(z.string(), z.unknown()),
+    public_key_pem: z.string(),
+    canvas_config: z.record(z.string(), z.unknown()),
+  }),
+  platforms: z.array(platformSchema),
+  links: z.array(linkSchema),
+});
+
+const scorePostSchema = z.object({
+  id: z.string(),
+  platform_id: z.string(),
+  submission_id: z.string(),
+  line_item_url: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+  status: z.enum(['pending', 'delivering', 'succeeded', 'dead']),
+  attempt_count: z.number().int(),
+  next_attempt_at: z.string().nullable(),
+  last_attempt_at: z.string().nullable(),
+  response_status: z.number().int().nullable(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  attempts: z.array(
+    z.object({ at: z.string(), response_status: z.number().int().nullable(), response_body: z.string().nullable(), error: z.string().nullable() }),
+  ),
+});
+
+export const ltiPortalRoutes: AnyPortalRoute[] = [
+  definePortalRoute({
+    method: 'get',
+    path: '/institutions/{id}/lti',
+    operationId: 'getLti',
+    tag: 'LTI',
+    summary: "The tool's side to paste into the LMS (URLs on public_url, public key as JWK and PEM, Canvas JSON), the registered platforms and resource links",
+    access: 'member',
+    roles: LTI_ROLES,
+    params: institutionParams,
+    response: ltiOverviewSchema,
+    handler: async ({ ctx, access }) => {
+      const [tool, platforms, links] = await Promise.all([
+        toolConfig(ctx.db, access.tenant, await ctx.publicUrl()),
+        listPlatforms(access.tenant),
+        listResourceLinks(access.tenant),
+      ]);
+      return { tool: { ...tool, public_jwk: { ...tool.public_jwk } }, platforms: platforms.map(presentPlatform), links: links.map(presentResourceLink) };
+    },
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/institutions/{id}/lti/platforms',
+    operationId: 'addLtiPlatform',
+    tag: 'LTI',
+    summary: 'Register an LMS as an LTI 1.3 platform: issuer, client id, deployment ids, its endpoints, and its key set URL or a pasted public key',
+    access: 'member',
+    roles: LTI_ROLES,
+    params: institutionParams,
+    body: platformInput,
+    response: platformSchema,
+    errors: ['conflict'],
+    handler: async ({ access, body }) => presentPlatform(await addPlatform(access.tenant, body)),
+  }),
+  definePortalRoute({
+    method: 'delete',
+    path: '/institutions/{id}/lti/platforms/{platformId}',
+    operationId: 'removeLtiPlatform',
+    tag: 'LTI',
+    summary: 'Remove a platform with its resource links, LMS subjects and score posts',
+    access: 'member',
+    roles: LTI_ROLES,
+    params: platformParams,
+    response: z.object({ removed: z.literal(true) }),
+    errors: ['not_found'],
+    handler: async ({ access, params }) => {
+      await removePlatform(access.tenant, params.platformId);
+      return { removed: true as const };
+    },
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/institutions/{id}/lti/platforms/{platformId}/links',
+    operationId: 'linkLtiResource',
+    tag: 'LTI',
+    summary: "Link a resource link of the platform (the LMS's resource_link id) to an exam, as `lti link`",
+    access: 'member',
+    roles: LTI_ROLES,
+    params: platformParams,
+    body: z.strictObject({ resource_link_id: z.string().trim().min(1).max(255), exam_id: z.string().min(1).max(40) }),
+    response: linkSchema,
+    errors: ['not_found'],
+    handler: async ({ access, params, body }) =>
+      presentResourceLink(await linkResourceLink(access.tenant, params.platformId, body.resource_link_id, body.exam_id)),
+  }),
+  definePortalRoute({
+    method: 'get',
+    path: '/institutions/{id}/lti/score-posts',
+    operationId: 'listLtiScorePosts',
+    tag: 'LTI',
+    summary: 'The newest 100 grades sent (or to send) to LMS line items, with every attempt, like webhook deliveries',
+    access: 'member',
+    roles: LTI_ROLES,
+    params: institutionParams,
+    response: z.object({ items: z.array(scorePostSchema) }),
+    handler: async ({ access }) => ({ items: (await listScorePosts(access.tenant)).map(presentScorePost) }),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/institutions/{id}/lti/score-posts/{postId}/retry',
+    operationId: 'retryLtiScorePost',
+    tag: 'LTI',
+    summary: 'Send a dead (or waiting) score post again now',
+    access: 'member',
+    roles: LTI_ROLES,
+    params: postParams,
+    response: z.object({ queued: z.literal(true) }),
+    errors: ['not_found'],
+    handler: async ({ access, params }) => {
+      if (!(await retryScorePost(access.tenant, params.postId))) throw notFound('score post');
+      return { queued: true as const };
+    },
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/operator/lti/rotate-key',
+    operationId: 'rotateLtiToolKey',
+    tag: 'LTI',
+    summary: "A new signing key for the appliance's LTI tool (new kid); the old one stays in the key set for `grace_days` (default 7)",
+    access: 'operator',
+    body: z.strictObject({ grace_days: z.number().min(0).max(365).optional() }),
+    response: z.object({ kid: z.string(), retired: z.array(z.object({ kid: z.string(), drop_at: z.string() })) }),
+    handler: async ({ ctx, body }) => rotateToolKey(ctx.db, body.grace_days === undefined ? undefined : Math.round(body.grace_days * 86400)),
+  }),
+];

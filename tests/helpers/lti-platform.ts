@@ -1,0 +1,256 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
+
+/**
+ * A minimal LTI 1.3 platform (an LMS) on 127.0.0.1, written from the 1EdTech specifications, not
+ * from the appliance's code: LTI 1.3 Core (OIDC third-party initiated login, id_token claims),
+ * Deep Linking 2.0 (LtiDeepLinkingRequest, the response JWT posted to deep_link_return_url),
+ * Assignment and Grade Services 2.0 (scores POSTed to {lineitem}/scores) and the 1EdTech Security
+ * Framework (client_credentials with a JWT client assertion, RFC 7523).
+ */
+
+export const LTI = {
+  messageType: 'https://purl.imsglobal.org/spec/lti/claim/message_type',
+  version: 'https://purl.imsglobal.org/spec/lti/claim/version',
+  deploymentId: 'https://purl.imsglobal.org/spec/lti/claim/deployment_id',
+  targetLinkUri: 'https://purl.imsglobal.org/spec/lti/claim/target_link_uri',
+  resourceLink: 'https://purl.imsglobal.org/spec/lti/claim/resource_link',
+  roles: 'https://purl.imsglobal.org/spec/lti/claim/roles',
+  context: 'https://purl.imsglobal.org/spec/lti/claim/context',
+  deepLinkingSettings: 'https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings',
+  contentItems: 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items',
+  data: 'https://purl.imsglobal.org/spec/lti-dl/claim/data',
+  agsEndpoint: 'https://purl.imsglobal.org/spec/lti-ags/claim/endpoint',
+  learner: 'http://purl.imsglobal.org/vocab/lis/v2/membership#Learner',
+  instructor: 'http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor',
+  scoreScope: 'https://purl.imsglobal.org/spec/lti-ags/scope/score',
+} as const;
+
+interface SigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+async function newKey(kid: string): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
+  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg: 'RS256', use: 'sig' } };
+}
+
+/** Who the next authorization request signs in, and for what. */
+export interface LaunchPlan {
+  sub: string;
+  email?: string;
+  roles: string[];
+  messageType?: 'LtiResourceLinkRequest' | 'LtiDeepLinkingRequest';
+  resourceLinkId?: string;
+  lineItem?: string;
+  /** Extra or replaced claims (an expired exp, a wrong aud …). */
+  claims?: Record<string, unknown>;
+  /** Sign with this key instead of the published one (a forgery, or a kid the key set lacks). */
+  signWith?: SigningKey;
+}
+
+export interface RecordedScore {
+  path: string;
+  contentType: string | undefined;
+  authorization: string | undefined;
+  body: Record<string, unknown>;
+}
+
+export interface AuthorizationAnswer {
+  /** Where the auto-submitting form posts (the tool's redirect_uri). */
+  action: string;
+  id_token: string;
+  state: string;
+}
+
+export class LtiPlatform {
+  readonly clientId = 'campusbridge-tool';
+  readonly deploymentId = 'deployment-1';
+  issuer = '';
+  origin = '';
+  /** The tool's key set URL, for verifying its client assertions and deep linking responses. */
+  toolJwksUrl = '';
+  published: SigningKey[] = [];
+  plan: LaunchPlan | null = null;
+  /** Authorization requests as received (query parameters). */
+  readonly authRequests: Array<Record<string, string>> = [];
+  readonly tokenRequests: Array<{ assertion: JWTPayload; header: Record<string, unknown>; scope: string }> = [];
+  readonly scores: RecordedScore[] = [];
+  readonly deepLinkReturns: string[] = [];
+  /** Answers for the next score POSTs (500, 503 …) before they are accepted. */
+  failScores: number[] = [];
+  private readonly issuedTokens = new Set<string>();
+  private server: http.Server | null = null;
+
+  static async start(): Promise<LtiPlatform> {
+    const platform = new LtiPlatform();
+    platform.published = [await newKey('platform-key-1')];
+    platform.server = http.createServer((req, res) => {
+      platform.handle(req, res).catch((error: unknown) => {
+        res.statusCode = 500;
+        res.end(String(error));
+      });
+    });
+    await new Promise<void>((resolve) => platform.server!.listen(0, '127.0.0.1', resolve));
+    const { port } = platform.server.address() as AddressInfo;
+    platform.origin = `http://127.0.0.1:${port}`;
+    platform.issuer = `${platform.origin}/lms`;
+    return platform;
+  }
+
+  get authUrl() {
+    return `${this.origin}/auth`;
+  }
+  get tokenUrl() {
+    return `${this.origin}/token`;
+  }
+  get jwksUrl() {
+    return `${this.origin}/jwks`;
+  }
+  lineItemUrl(id: string) {
+    return `${this.origin}/lineitems/${id}`;
+  }
+  get deepLinkReturnUrl() {
+    return `${this.origin}/deep-link-return`;
+  }
+
+  /** A key the key set does not publish (for forgeries and unknown kids). */
+  static unpublishedKey(kid: string): Promise<SigningKey> {
+    return newKey(kid);
+  }
+
+  /** Platform-side key rotation: a new key signs and is published; the old leaves the key set. */
+  async rotateKey(kid: string): Promise<void> {
+    this.published = [await newKey(kid)];
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  /** The id_token for an authentication request, per LTI 1.3 Core §5.1.2 and OIDC Core §2. */
+  async idToken(request: Record<string, string>, plan: LaunchPlan): Promise<string> {
+    const key = plan.signWith ?? this.published[0]!;
+    const now = Math.floor(Date.now() / 1000);
+    const messageType = plan.messageType ?? 'LtiResourceLinkRequest';
+    const claims: Record<string, unknown> = {
+      iss: this.issuer,
+      aud: this.clientId,
+      sub: plan.sub,
+      iat: now,
+      exp: now + 300,
+      nonce: request.nonce,
+      ...(plan.email ? { email: plan.email } : {}),
+      [LTI.messageType]: messageType,
+      [LTI.version]: '1.3.0',
+      [LTI.deploymentId]: this.deploymentId,
+      [LTI.targetLinkUri]: request.redirect_uri,
+      [LTI.roles]: plan.roles,
+      [LTI.context]: { id: 'course-42', label: 'CS 101', title: 'Computer Science 101' },
+    };
+    if (messageType === 'LtiResourceLinkRequest') {
+      claims[LTI.resourceLink] = { id: plan.resourceLinkId ?? 'rl-1', title: 'Exam in the LMS' };
+      if (plan.lineItem) {
+        claims[LTI.agsEndpoint] = { scope: [LTI.scoreScope], lineitem: plan.lineItem, lineitems: `${this.origin}/lineitems` };
+      }
+    } else {
+      claims[LTI.deepLinkingSettings] = {
+        deep_link_return_url: this.deepLinkReturnUrl,
+        accept_types: ['ltiResourceLink'],
+        accept_presentation_document_targets: ['iframe', 'window'],
+        data: 'opaque-platform-data-7',
+      };
+    }
+    Object.assign(claims, plan.claims);
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+  }
+
+  /** Follows the tool's redirect to the authorization endpoint and reads the form it answers with. */
+  async authorize(location: string): Promise<AuthorizationAnswer> {
+    const res = await fetch(location, { redirect: 'manual' });
+    const html = await res.text();
+    if (res.status !== 200) throw new Error(`authorization refused ${res.status}: ${html}`);
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? '';
+    return { action: /action="([^"]*)"/.exec(html)?.[1] ?? '', id_token: field('id_token'), state: field('state') };
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', this.origin);
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks).toString('utf8');
+    const json = (status: number, value: unknown) => {
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify(value));
+    };
+
+    if (req.method === 'GET' && url.pathname === '/jwks') return json(200, { keys: this.published.map((key) => key.publicJwk) });
+
+    if (req.method === 'GET' && url.pathname === '/auth') {
+      const request = Object.fromEntries(url.searchParams.entries());
+      this.authRequests.push(request);
+      // LTI 1.3 Core §5.1.1.2: the fixed parameters of the authentication request.
+      const problems = [
+        request.scope === 'openid' ? null : 'scope',
+        request.response_type === 'id_token' ? null : 'response_type',
+        request.response_mode === 'form_post' ? null : 'response_mode',
+        request.prompt === 'none' ? null : 'prompt',
+        request.client_id === this.clientId ? null : 'client_id',
+        request.redirect_uri ? null : 'redirect_uri',
+        request.login_hint ? null : 'login_hint',
+        request.state ? null : 'state',
+        request.nonce ? null : 'nonce',
+      ].filter(Boolean);
+      if (problems.length > 0) return json(400, { error: 'invalid_request', fields: problems });
+      if (!this.plan) return json(400, { error: 'login_required' });
+      const idToken = await this.idToken(request, this.plan);
+      res
+        .writeHead(200, { 'Content-Type': 'text/html' })
+        .end(
+          `<form method="post" action="${request.redirect_uri}"><input type="hidden" name="id_token" value="${idToken}">` +
+            `<input type="hidden" name="state" value="${request.state}"></form><script>document.forms[0].submit()</script>`,
+        );
+      return;
+    }
+
+    if (req.method === 'POST' && url.pathname === '/token') {
+      const form = new URLSearchParams(body);
+      if (form.get('grant_type') !== 'client_credentials') return json(400, { error: 'unsupported_grant_type' });
+      if (form.get('client_assertion_type') !== 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer') return json(400, { error: 'invalid_client' });
+      try {
+        const { payload, protectedHeader } = await jwtVerify(form.get('client_assertion') ?? '', createRemoteJWKSet(new URL(this.toolJwksUrl)), {
+          issuer: this.clientId,
+          subject: this.clientId,
+          audience: this.tokenUrl,
+        });
+        if (!payload.jti || !payload.exp || !payload.iat) return json(400, { error: 'invalid_client', reason: 'jti, iat and exp are required' });
+        this.tokenRequests.push({ assertion: payload, header: protectedHeader as Record<string, unknown>, scope: form.get('scope') ?? '' });
+      } catch (error) {
+        return json(401, { error: 'invalid_client', reason: String(error) });
+      }
+      const token = `at-${this.issuedTokens.size + 1}-${Math.random().toString(36).slice(2)}`;
+      this.issuedTokens.add(token);
+      return json(200, { access_token: token, token_type: 'Bearer', expires_in: 3600, scope: form.get('scope') });
+    }
+
+    const scores = /^\/lineitems\/([^/]+)\/scores$/.exec(url.pathname);
+    if (req.method === 'POST' && scores) {
+      const authorization = req.headers.authorization;
+      if (!authorization?.startsWith('Bearer ') || !this.issuedTokens.has(authorization.slice(7))) return json(401, { error: 'invalid_token' });
+      const failure = this.failScores.shift();
+      if (failure !== undefined) return json(failure, { error: 'the gradebook is busy' });
+      this.scores.push({ path: url.pathname, contentType: req.headers['content-type'], authorization, body: JSON.parse(body) as Record<string, unknown> });
+      res.writeHead(204).end();
+      return;
+    }
+
+    if (req.method === 'POST' && url.pathname === '/deep-link-return') {
+      this.deepLinkReturns.push(new URLSearchParams(body).get('JWT') ?? '');
+      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<p>Added.</p>');
+      return;
+    }
+    json(404, { error: 'not_found' });
+  }
+}

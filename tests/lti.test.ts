@@ -1,0 +1,317 @@
+import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliOk, runCliCaptured } from './helpers/cli.js';
+import { LTI, LtiPlatform, type LaunchPlan } from './helpers/lti-platform.js';
+import { makePerson, makeSchool, startTestAppliance, type TestAppliance, type TestKey, type TestPerson } from './helpers/appliance.js';
+import { institutionApi, portalRequests, signedInMember } from './helpers/portal.js';
+import { waitFor } from './helpers/wait.js';
+
+/**
+ * The appliance as an LTI 1.3 tool against a platform written from the 1EdTech specifications
+ * (tests/helpers/lti-platform.ts), everything on 127.0.0.1: login initiation → launch → learner
+ * page, each refused id_token, deep linking, and grades back through AGS with a retry.
+ */
+describe('LTI 1.3 tool', () => {
+  let app: TestAppliance;
+  let platform: LtiPlatform;
+  let key: TestKey;
+  let institutionId: string;
+  let student: TestPerson & { login_email: string };
+  let teacher: TestPerson & { login_email: string };
+  let examId: string;
+  let platformId: string;
+  let tool: { login_url: string; launch_url: string; redirect_urls: string[]; jwks_url: string; public_jwk: Record<string, unknown>; deep_linking_url: string };
+
+  const api = {
+    get: (path: string, auth = key.auth) => app.http.get(`/v1${path}`).set('Authorization', auth),
+    post: (path: string, body: object = {}, auth = key.auth) => app.http.post(`/v1${path}`).set('Authorization', auth).send(body),
+  };
+  const data = <T>(res: { status: number; body: { data: T } }, what: string): T => {
+    expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(200);
+    return res.body.data;
+  };
+
+  beforeAll(async () => {
+    // The platform is on 127.0.0.1: allowed the way webhook tests allow their receivers.
+    app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } } });
+    platform = await LtiPlatform.start();
+    const school = await makeSchool(app, { scopes: ['all'] });
+    key = school.key;
+    institutionId = school.inst.id;
+    student = (await makePerson(app, key, 'students', 'Ada Lovelace')) as typeof student;
+    teacher = (await makePerson(app, key, 'faculty', 'Grace Hopper')) as typeof teacher;
+    const group = data<{ id: string }>(await api.post('/groups', { name: 'CS 101', faculty_id: teacher.id, student_ids: [student.id] }), 'group');
+    const exam = data<{ id: string }>(
+      await api.post('/exams', { faculty_id: teacher.id, title: 'Loops quiz', app: 'learning', max_score: 100, time_limit_minutes: 30 }),
+      'exam',
+    );
+    examId = exam.id;
+    data(await api.post(`/exams/${examId}/publish`), 'publish');
+    data(await api.post(`/exams/${examId}/assignments`, { group_ids: [group.id] }), 'assign');
+
+    // Registration the way an IT admin does it from the command line (contract §12), on the address LMS users' browsers reach.
+    cliOk(await runCliCaptured(app, 'settings', 'set', 'public_url', app.origin));
+    tool = cliOk(await runCliCaptured(app, 'lti', 'tool-config', '--institution', institutionId));
+    platform.toolJwksUrl = tool.jwks_url;
+    const added = cliOk<{ id: string; issuer: string; client_id: string }>(
+      await runCliCaptured(
+        app,
+        'lti',
+        'platform',
+        'add',
+        '--institution',
+        institutionId,
+        '--issuer',
+        platform.issuer,
+        '--client-id',
+        platform.clientId,
+        '--deployment-id',
+        platform.deploymentId,
+        '--auth-url',
+        platform.authUrl,
+        '--token-url',
+        platform.tokenUrl,
+        '--jwks-url',
+        platform.jwksUrl,
+      ),
+    );
+    expect(added).toEqual({ id: expect.stringMatching(/^ltp_/), issuer: platform.issuer, client_id: platform.clientId });
+    platformId = added.id;
+    expect(cliOk(await runCliCaptured(app, 'lti', 'link', '--platform', platformId, '--resource-link-id', 'rl-1', '--exam', examId))).toEqual({
+      platform_id: platformId,
+      resource_link_id: 'rl-1',
+      exam_id: examId,
+    });
+  });
+  afterAll(async () => {
+    await platform?.close();
+    await app?.close();
+  });
+
+  /** Login initiation (GET, or POST as form) → the platform's authorization endpoint → its form's id_token and state. */
+  async function authorize(plan: LaunchPlan, method: 'get' | 'post' = 'get') {
+    platform.plan = plan;
+    const params = {
+      iss: platform.issuer,
+      login_hint: plan.sub,
+      target_link_uri: tool.launch_url,
+      lti_message_hint: 'message-hint-9',
+      client_id: platform.clientId,
+      lti_deployment_id: platform.deploymentId,
+    };
+    const login = method === 'get' ? await app.http.get('/lti/login').query(params) : await app.http.post('/lti/login').type('form').send(params);
+    expect(login.status, JSON.stringify(login.body)).toBe(302);
+    return platform.authorize(login.headers.location as string);
+  }
+  const postLaunch = (answer: { id_token: string; state: string }) => app.http.post('/lti/launch').type('form').send(answer);
+
+  const studentPlan = (extra: Partial<LaunchPlan> = {}): LaunchPlan => ({
+    sub: 'lms-user-ada',
+    email: student.login_email,
+    roles: [LTI.learner],
+    resourceLinkId: 'rl-1',
+    lineItem: platform.lineItemUrl('li-1'),
+    ...extra,
+  });
+
+  async function expectRefused(answer: { id_token: string; state: string }, reason: RegExp) {
+    const res = await postLaunch(answer);
+    expect(res.status, JSON.stringify(res.body)).toBe(401);
+    expect(res.body).toMatchObject({ success: false, error: 'LAUNCH_TOKEN_INVALID' });
+    expect(res.body.message).toMatch(reason);
+  }
+
+  /** The learner page's own steps: exchange the launch link's token, then open the exam it names. */
+  async function learnerOpens(location: string) {
+    const url = new URL(location);
+    expect(`${url.origin}${url.pathname}`).toBe(`${app.origin}/launch`);
+    const exchanged = data<{ session_token: string; redirect: string | null }>(
+      await app.http.post('/v1/sso/exchange').send({ token: url.searchParams.get('token') }),
+      'exchange',
+    );
+    const opened = data<{ id: string; title: string }>(await api.get(`/app/exams/${examId}`, `Bearer ${exchanged.session_token}`), 'open exam');
+    return { ...exchanged, opened };
+  }
+
+  it('prints the tool side on public_url with a public JWK that the key set serves', async () => {
+    expect(tool).toMatchObject({
+      login_url: `${app.origin}/lti/login`,
+      launch_url: `${app.origin}/lti/launch`,
+      redirect_urls: [`${app.origin}/lti/launch`],
+      jwks_url: `${app.origin}/lti/jwks`,
+      deep_linking_url: `${app.origin}/lti/launch`,
+    });
+    expect(tool.public_jwk).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: expect.any(String) });
+    expect(tool.public_jwk).not.toHaveProperty('d');
+    const jwks = await app.http.get('/lti/jwks');
+    expect(jwks.status).toBe(200);
+    expect(jwks.body.keys).toContainEqual(tool.public_jwk);
+  });
+
+  it('login initiation → authorization request → launch → the learner page opens the linked exam', async () => {
+    const answer = await authorize(studentPlan());
+    const request = platform.authRequests.at(-1)!;
+    expect(request).toMatchObject({
+      scope: 'openid',
+      response_type: 'id_token',
+      response_mode: 'form_post',
+      prompt: 'none',
+      client_id: platform.clientId,
+      redirect_uri: tool.launch_url,
+      login_hint: 'lms-user-ada',
+      lti_message_hint: 'message-hint-9',
+    });
+    expect(answer.action).toBe(tool.launch_url);
+    const launched = await postLaunch(answer);
+    expect(launched.status, JSON.stringify(launched.body)).toBe(302);
+    const { redirect, opened } = await learnerOpens(launched.headers.location as string);
+    expect(redirect).toBe(`exam:${examId}`);
+    expect(opened).toMatchObject({ id: examId, title: 'Loops quiz' });
+  });
+
+  it('login initiation by POST works the same', async () => {
+    const launched = await postLaunch(await authorize(studentPlan(), 'post'));
+    expect(launched.status).toBe(302);
+    expect((await learnerOpens(launched.headers.location as string)).redirect).toBe(`exam:${examId}`);
+  });
+
+  it('a teacher lands on the exam in the portal', async () => {
+    const launched = await postLaunch(await authorize({ sub: 'lms-user-grace', email: teacher.login_email, roles: [LTI.instructor], resourceLinkId: 'rl-1' }));
+    expect(launched.status, JSON.stringify(launched.body)).toBe(302);
+    expect(launched.headers.location).toBe(`${app.origin}/#/i/${institutionId}/exams/${examId}`);
+  });
+
+  it('a forged signature is refused', async () => {
+    const forger = await LtiPlatform.unpublishedKey('platform-key-1');
+    await expectRefused(await authorize(studentPlan({ signWith: forger })), /signature/);
+  });
+
+  it('an expired id_token is refused', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await expectRefused(await authorize(studentPlan({ claims: { iat: now - 900, exp: now - 600 } })), /expired/);
+  });
+
+  it('a replayed id_token is refused: its state is spent, and with a new state its nonce is not that login’s', async () => {
+    const answer = await authorize(studentPlan());
+    expect((await postLaunch(answer)).status).toBe(302);
+    await expectRefused(answer, /state/);
+    const fresh = await authorize(studentPlan());
+    await expectRefused({ id_token: answer.id_token, state: fresh.state }, /nonce/);
+  });
+
+  it('an id_token for another audience is refused', async () => {
+    await expectRefused(await authorize(studentPlan({ claims: { aud: 'some-other-tool' } })), /aud/);
+  });
+
+  it('an unknown kid that the key set lacks even after a refetch is refused', async () => {
+    const stranger = await LtiPlatform.unpublishedKey('kid-nobody-published');
+    await expectRefused(await authorize(studentPlan({ signWith: stranger })), /kid-nobody-published/);
+  });
+
+  it('a deployment the platform was not registered with, a wrong version and a made-up state are refused', async () => {
+    await expectRefused(await authorize(studentPlan({ claims: { [LTI.deploymentId]: 'deployment-x' } })), /deployment/);
+    await expectRefused(await authorize(studentPlan({ claims: { [LTI.version]: '1.1' } })), /version/);
+    await expectRefused({ id_token: 'a.b.c', state: 'made-up-state' }, /state/);
+  });
+
+  it("the platform's key rotation is picked up by refetching its key set on the new kid", async () => {
+    await platform.rotateKey('platform-key-2');
+    // jose refetches a key set at most once a second (cooldown): wait past it.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const launched = await postLaunch(await authorize(studentPlan()));
+    expect(launched.status, JSON.stringify(launched.body)).toBe(302);
+  });
+
+  it('deep linking: the teacher picks an exam and the platform receives a signed LtiDeepLinkingResponse', async () => {
+    const picker = await postLaunch(
+      await authorize({ sub: 'lms-user-grace', email: teacher.login_email, roles: [LTI.instructor], messageType: 'LtiDeepLinkingRequest' }),
+    );
+    expect(picker.status, picker.text).toBe(200);
+    expect(picker.text).toContain('Loops quiz');
+    const context = /name="context" value="([^"]+)"/.exec(picker.text)?.[1];
+    expect(context).toBeTruthy();
+    const chosen = await app.http.post('/lti/deep-link').type('form').send({ context, exam_id: examId });
+    expect(chosen.status, chosen.text).toBe(200);
+    expect(chosen.text).toContain(`action="${platform.deepLinkReturnUrl}"`);
+    const jwt = /name="JWT" value="([^"]+)"/.exec(chosen.text)?.[1] ?? '';
+    // The platform verifies the response with the tool's key set, as Deep Linking 2.0 §4.2 asks.
+    const { payload, protectedHeader } = await jwtVerify(jwt, createRemoteJWKSet(new URL(tool.jwks_url)), {
+      issuer: platform.clientId,
+      audience: platform.issuer,
+    });
+    expect(protectedHeader.kid).toBe(tool.public_jwk.kid);
+    expect(payload).toMatchObject({
+      nonce: expect.any(String),
+      [LTI.messageType]: 'LtiDeepLinkingResponse',
+      [LTI.version]: '1.3.0',
+      [LTI.deploymentId]: platform.deploymentId,
+      [LTI.data]: 'opaque-platform-data-7',
+    });
+    expect(payload[LTI.contentItems]).toEqual([
+      {
+        type: 'ltiResourceLink',
+        title: 'Loops quiz',
+        url: tool.launch_url,
+        custom: { exam_id: examId },
+        lineItem: { scoreMaximum: 100, label: 'Loops quiz', resourceId: examId },
+      },
+    ]);
+    // The platform makes a resource link for the item and launches it with the item's custom parameters.
+    const launched = await postLaunch(
+      await authorize(
+        studentPlan({
+          resourceLinkId: 'rl-from-deep-link',
+          lineItem: undefined,
+          claims: { 'https://purl.imsglobal.org/spec/lti/claim/custom': { exam_id: examId } },
+        }),
+      ),
+    );
+    expect(launched.status, JSON.stringify(launched.body)).toBe(302);
+    expect((await learnerOpens(launched.headers.location as string)).redirect).toBe(`exam:${examId}`);
+  });
+
+  it('a learner cannot open the exam picker', async () => {
+    const res = await postLaunch(await authorize({ ...studentPlan(), messageType: 'LtiDeepLinkingRequest' }));
+    expect(res.status).toBe(403);
+    expect(res.body.error).toBe('forbidden');
+  });
+
+  it("a grade reaches the platform's score endpoint in the exact AGS format, retried after the platform fails once", async () => {
+    const launched = await postLaunch(await authorize(studentPlan()));
+    const { session_token: session } = await learnerOpens(launched.headers.location as string);
+    const attempt = data<{ id: string }>(await api.post(`/app/exams/${examId}/attempts`, {}, `Bearer ${session}`), 'attempt');
+    const submitted = data<{ id: string }>(await api.post(`/app/attempts/${attempt.id}/submit`, { answers: { q1: 'for' } }, `Bearer ${session}`), 'submit');
+    platform.failScores = [500];
+    const graded = data<{ graded_at: string }>(await api.post(`/submissions/${submitted.id}/grade`, { score: 87 }), 'grade');
+
+    await waitFor(() => platform.scores.length === 1, 'the score at the platform', 20_000);
+    const [score] = platform.scores;
+    expect(score!.path).toBe('/lineitems/li-1/scores');
+    expect(score!.contentType).toBe('application/vnd.ims.lis.v1.score+json');
+    expect(score!.body).toEqual({
+      userId: 'lms-user-ada',
+      scoreGiven: 87,
+      scoreMaximum: 100,
+      timestamp: graded.graded_at,
+      activityProgress: 'Completed',
+      gradingProgress: 'FullyGraded',
+    });
+    // The token came by client_credentials with a client assertion signed by the tool's key.
+    const token = platform.tokenRequests.at(-1)!;
+    expect(token.scope).toBe(LTI.scoreScope);
+    expect(token.header.kid).toBe(tool.public_jwk.kid);
+
+    // Visible in the portal like a webhook delivery: one failed attempt (500), then the accepted one.
+    const admin = await signedInMember(app, institutionId, 'admin');
+    const portal = portalRequests(
+      () => admin,
+      () => institutionApi(institutionId),
+    );
+    const listed = await portal.get('/lti/score-posts');
+    expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+    expect(listed.body.data.items).toHaveLength(1);
+    const post = listed.body.data.items[0];
+    expect(post).toMatchObject({ status: 'succeeded', attempt_count: 2, submission_id: submitted.id });
+    expect(post.attempts.map((a: { response_status: number }) => a.response_status)).toEqual([500, 204]);
+  });
+});

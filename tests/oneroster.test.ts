@@ -306,6 +306,22 @@ describe('other providers and failures', () => {
     expect(await total(school, '/students')).toBe(0);
   });
 
+  it('a SIS failing part way through leaves nothing half-written, and the run says where it failed', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider({ maxPageSize: 10 });
+    seedSchool(provider, { students: 40, teachers: 2, classes: 2 });
+    cliOk(await connect(school, provider));
+    provider.failWhen = (request) => request.path.endsWith('/enrollments') && request.query.get('offset') === '20';
+    const failed = await sync(school);
+    expect(failed).toMatchObject({ outcome: 'failed', held_back: false });
+    expect(failed.reason).toBe('The SIS answered /enrollments with HTTP 503.');
+    expect(await total(school, '/students')).toBe(0);
+    expect(await total(school, '/groups')).toBe(0);
+    expect(await app.ctx.db.models.OneRosterLink.count({ where: { institution_id: school.inst.id } })).toBe(0);
+    provider.failWhen = null;
+    expect(await sync(school)).toMatchObject({ outcome: 'applied', kind: 'full', created: { students: 40, faculty: 2, groups: 2 } });
+  });
+
   it('refuses a SIS on a private address unless the webhook_private_hosts setting allows it', async () => {
     const school = await makeSchool(app);
     const provider = await startProvider();
@@ -351,6 +367,15 @@ describe('other providers and failures', () => {
       ['scheduled', 'applied'],
       ['scheduled', 'held_back'],
     ]);
+  });
+
+  it('the scheduler knows the job: hourly, so a start that missed it catches it up', async () => {
+    const listed = await app.scheduler.list();
+    expect(listed.find((job) => job.name === 'oneroster-sync')).toMatchObject({ schedule: '20 * * * *' });
+    // Every connection of this appliance is within its period (or has no schedule): nothing is due.
+    expect(await app.scheduler.runNow('oneroster-sync')).toEqual({ synced: 0, held_back: 0, failed: 0 });
+    const after = (await app.scheduler.list()).find((job) => job.name === 'oneroster-sync')!;
+    expect(after.last_run).toMatchObject({ outcome: 'ok' });
   });
 });
 

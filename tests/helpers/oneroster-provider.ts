@@ -70,6 +70,8 @@ export class OneRosterProvider {
   classes: ProviderClass[] = [];
   enrollments: ProviderEnrollment[] = [];
   requests: ProviderRequest[] = [];
+  /** A request this returns true for is answered 503 (a SIS failing mid-sync). */
+  failWhen: ((request: ProviderRequest) => boolean) | null = null;
   /** How the last token requests authenticated: 'basic' or 'form'. */
   tokenAuth: Array<'basic' | 'form'> = [];
   private tokens = new Set<string>();
@@ -131,6 +133,7 @@ export class OneRosterProvider {
   }
 
   private handle(request: ProviderRequest, res: http.ServerResponse) {
+    if (this.failWhen?.(request)) return this.json(res, 503, { imsx_codeMajor: 'failure', imsx_description: 'Service unavailable' });
     if (request.method === 'POST' && request.path === '/oauth/token') return this.token(request, res);
     if (request.method !== 'GET' || !request.path.startsWith(`${this.basePath}/`)) return this.json(res, 404, { error: 'not found' });
     const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];

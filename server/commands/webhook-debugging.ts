@@ -8,7 +8,8 @@ import type { WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.j
 import { curlCommand } from '../webhooks/curl.js';
 import { environmentOf } from '../webhooks/deliveries.js';
 import { endpointSecrets } from '../webhooks/secrets.js';
-import { checkSignature, parseHeaders, type SignatureCheckResult } from '../webhooks/signature-check.js';
+import { checkSignature, type SignatureCheckResult } from '../webhooks/signature-check.js';
+import { parseHeaders } from '../webhooks/signature-headers.js';
 import { signatureHeaders } from '../webhooks/signing.js';
 import { findDelivery } from './webhook-deliveries.js';
 import { findEndpoint } from './webhook-endpoints.js';

@@ -5,6 +5,7 @@
 // endpoints with `environment: "sandbox"`, reset, the operator's lists, mail, the CLI and the portal.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Tenant } from '../server/db/tenant.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
@@ -328,6 +329,50 @@ describe('sandbox keys', () => {
       403,
       'forbidden',
     );
+  });
+
+  it("every foreign key to institutions cascades, so a reset deletes every table's sandbox rows at once", async () => {
+    const { sequelize } = app.ctx.db;
+    const postgres = sequelize.getDialect() === 'postgres';
+    const foreignKeys: Array<{ table: string; column: string; rule: string }> = postgres
+      ? await sequelize.query(
+          `SELECT kcu.table_name AS "table", kcu.column_name AS "column", rc.delete_rule AS "rule"
+             FROM information_schema.referential_constraints rc
+             JOIN information_schema.key_column_usage kcu ON kcu.constraint_name = rc.constraint_name AND kcu.constraint_schema = rc.constraint_schema
+             JOIN information_schema.constraint_column_usage ccu ON ccu.constraint_name = rc.constraint_name AND ccu.constraint_schema = rc.constraint_schema
+            WHERE ccu.table_name = 'institutions' AND kcu.table_schema = current_schema()`,
+          { type: QueryTypes.SELECT },
+        )
+      : (
+          await Promise.all(
+            (await sequelize.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT })).map(
+              async ({ name }) =>
+                (await sequelize.query<{ table: string; from: string; on_delete: string }>(`PRAGMA foreign_key_list("${name}")`, { type: QueryTypes.SELECT }))
+                  .filter((fk) => fk.table === 'institutions')
+                  .map((fk) => ({ table: name, column: fk.from, rule: fk.on_delete })),
+            ),
+          )
+        ).flat();
+    expect(foreignKeys.length).toBeGreaterThan(30);
+    expect(foreignKeys.filter((fk) => fk.rule.toUpperCase() !== 'CASCADE')).toEqual([]);
+    // Tables with an institution_id and no foreign key keep their rows on a reset: only the audit log, on purpose.
+    const withColumn: Array<{ table: string }> = postgres
+      ? await sequelize.query(
+          `SELECT table_name AS "table" FROM information_schema.columns WHERE column_name = 'institution_id' AND table_schema = current_schema()`,
+          { type: QueryTypes.SELECT },
+        )
+      : (
+          await Promise.all(
+            (await sequelize.query<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'", { type: QueryTypes.SELECT })).map(
+              async ({ name }) =>
+                (await sequelize.query<{ name: string }>(`PRAGMA table_info("${name}")`, { type: QueryTypes.SELECT })).some((c) => c.name === 'institution_id')
+                  ? [{ table: name }]
+                  : [],
+            ),
+          )
+        ).flat();
+    const referenced = new Set(foreignKeys.filter((fk) => fk.column === 'institution_id').map((fk) => fk.table));
+    expect(withColumn.map((row) => row.table).filter((table) => !referenced.has(table))).toEqual(['portal_audit_log']);
   });
 
   it('reset empties the sandbox, keeps its id and its keys working, and leaves live data alone', async () => {

@@ -16,6 +16,7 @@ import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../server/commands/alpha/curricula.js';
 import { approveBatch } from '../server/commands/coupons.js';
+import { addPlatform } from '../server/commands/lti/platforms.js';
 import { seedDemo } from '../server/commands/demo/seed.js';
 import { generateWeeklyReports } from '../server/commands/guardian-reports.js';
 import { setAllowance } from '../server/commands/merits.js';
@@ -25,6 +26,7 @@ import { portalRoutes } from '../server/portal/routes.js';
 import { grants, roleScopes } from '../server/policies/scopes.js';
 import { apiRoutes } from '../server/routes/index.js';
 import { Tenant } from '../server/db/tenant.js';
+import { newId } from '../server/ids.js';
 import { replayDelivery } from '../server/commands/webhook-deliveries.js';
 import { sendQueuedMail } from '../server/mail/mailer.js';
 import { dropStaleMail } from '../server/mail/staleness.js';
@@ -286,6 +288,28 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const license = await inst.tenant.licenses.findOne({ where: { user_id: learner.id } });
     const seat = await inst.tenant.deviceSeats.findOne({ where: { license_id: license!.id } });
     const keys = await inst.tenant.apiKeys.findAll();
+    // An LTI platform with a score post waiting for it (the portal's LTI routes point at both).
+    const platform = await addPlatform(inst.tenant, {
+      name: `${text} LMS`,
+      issuer: `https://lms-${tag.toLowerCase()}-${unique()}.example`,
+      client_id: `client-${unique()}`,
+      deployment_ids: ['1'],
+      auth_url: 'https://lms.example/auth',
+      token_url: 'https://lms.example/token',
+      jwks_url: 'https://lms.example/jwks',
+    });
+    await inst.tenant.ltiScorePosts.create({
+      id: newId('lsp'),
+      platform_id: platform.id,
+      submission_id: demoSubmission!.id,
+      line_item_url: 'https://lms.example/lineitems/1',
+      payload: { userId: `${text}-lms-user`, scoreGiven: 1, scoreMaximum: 1 },
+      status: 'dead',
+      next_attempt_at: null,
+      last_attempt_at: null,
+      response_status: null,
+      error: null,
+    });
     // Last week's guardian reports (the demo's verified guardian has one student), as the 06:00 job makes them.
     await generateWeeklyReports(app.ctx.db, { institutionId: inst.id });
     const verified = await inst.tenant.guardianLinks.findOne({ where: { verified: true } });
@@ -787,6 +811,8 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     keyId: 'key',
     invitationId: 'invitation',
     accountId: 'account',
+    platformId: 'id:ltp',
+    postId: 'id:lsp',
   };
   const portalUrl = (route: PortalRoute, institutionId: string) =>
     `/portal/api${route.path}`.replace(/\{(\w+)\}/g, (_match, name: string) =>

@@ -135,18 +135,21 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
   }),
   definePortalRoute({
     method: 'post',
-    path: '/institutions/{id}/lti/platforms/{platformId}/links',
+    path: '/institutions/{id}/lti/links',
     operationId: 'linkLtiResource',
     tag: 'LTI',
-    summary: "Link a resource link of the platform (the LMS's resource_link id) to an exam, as `lti link`",
+    summary: "Link a resource link of a platform (the LMS's resource_link id) to an exam, as `lti link`",
     access: 'member',
     roles: LTI_ROLES,
-    params: platformParams,
-    body: z.strictObject({ resource_link_id: z.string().trim().min(1).max(255), exam_id: z.string().min(1).max(40) }),
+    params: institutionParams,
+    body: z.strictObject({
+      platform_id: z.string().min(1).max(40),
+      resource_link_id: z.string().trim().min(1).max(255),
+      exam_id: z.string().min(1).max(40),
+    }),
     response: linkSchema,
     errors: ['not_found'],
-    handler: async ({ access, params, body }) =>
-      presentResourceLink(await linkResourceLink(access.tenant, params.platformId, body.resource_link_id, body.exam_id)),
+    handler: async ({ access, body }) => presentResourceLink(await linkResourceLink(access.tenant, body.platform_id, body.resource_link_id, body.exam_id)),
   }),
   definePortalRoute({
     method: 'get',

@@ -86,7 +86,7 @@ export const institutionPages: InstitutionPage[] = [
   { path: 'submissions', label: 'Submissions', section: 'Institution', roles: ADMINS, element: <SubmissionsPage /> },
   { path: 'submissions/:submissionId', label: 'Submission', section: 'Institution', roles: ADMINS, element: <SubmissionDetailPage />, hidden: true },
   { path: 'settings', label: 'Institution settings', section: 'Settings', roles: ADMINS, element: <InstitutionSettingsPage /> },
-  { path: 'oneroster', label: 'OneRoster', section: 'Settings', roles: ADMINS, element: <OneRosterPage /> },
+  { path: 'oneroster', label: 'OneRoster', section: 'Settings', roles: ADMINS, element: <OneRosterPage />, liveOnly: true },
   { path: 'developers', label: 'Team', section: 'Settings', roles: ADMINS, element: <DevelopersPage />, liveOnly: true },
   { path: 'outbox', label: 'Mail outbox', section: 'Settings', roles: ADMINS, element: <MailOutboxPage /> },
   { path: 'audit-log', label: 'Audit log', section: 'Settings', roles: ADMINS, element: <AuditLogPage />, liveOnly: true },

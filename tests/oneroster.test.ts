@@ -430,6 +430,12 @@ describe('the portal operations', () => {
     expect(state.runs.every((run: { trigger: string }) => run.trigger === 'portal')).toBe(true);
     expect(JSON.stringify(state)).not.toContain(provider.clientSecret);
 
+    // Disconnecting keeps the people; a second disconnect finds nothing.
+    expect(ok(await portal.del('/oneroster'))).toEqual({ deleted: true });
+    expect(ok(await portal.get('/oneroster'))).toEqual({ connection: null, runs: [] });
+    expect(await total(school, '/students')).toBe(48);
+    expectError(await portal.del('/oneroster'), 404, 'not_found');
+
     // Developers do not see the roster connection.
     const developer = await signedInMember(app, school.inst.id, 'developer');
     expectError(await developer.agent.get(`${institutionApi(school.inst.id)}/oneroster`), 403, 'forbidden');

@@ -148,6 +148,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
       ['submissions', `${base}/submissions`],
       ['submission', `${base}/submissions/${submission.id}`],
       ['settings', `${base}/settings`],
+      ['oneroster', `${base}/oneroster`],
       ['team', `${base}/developers`],
       ['outbox', `${base}/outbox`],
       ['audit-log', `${base}/audit-log`],

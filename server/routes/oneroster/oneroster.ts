@@ -1,4 +1,4 @@
-import { findConnection, saveConnection, testConnection } from '../../commands/oneroster/connections.js';
+import { findConnection, removeConnection, saveConnection, testConnection } from '../../commands/oneroster/connections.js';
 import { listRuns, runResult, syncRoster } from '../../commands/oneroster/sync.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import {
@@ -145,6 +145,18 @@ export const onerosterRoutes: AnyPortalRoute[] = [
     body: connectionBody,
     response: connectionSchema,
     handler: async ({ access, body }) => presentConnection(await saveConnection(access.tenant, body)),
+  }),
+  definePortalRoute({
+    method: 'delete',
+    path: '/institutions/{id}/oneroster',
+    operationId: 'removeOneRoster',
+    tag: 'OneRoster',
+    summary: 'Disconnects the SIS: the connection, its sourcedId links and its runs go; the people and groups it made stay',
+    access: 'member',
+    roles: ROLES,
+    params,
+    response: z.object({ deleted: z.literal(true) }),
+    handler: async ({ access }) => removeConnection(access.tenant),
   }),
   definePortalRoute({
     method: 'post',

@@ -8,6 +8,7 @@ import {
   NumberInput,
   PasswordInput,
   SegmentedControl,
+  SimpleGrid,
   Skeleton,
   Stack,
   Table,
@@ -127,7 +128,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
         </Fieldset>
         <Fieldset legend="OAuth 2 client credentials">
           <Stack gap="sm">
-            <Group grow align="flex-start">
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
               <TextInput
                 label={LABELS.client_id}
                 required
@@ -144,7 +145,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
                 onChange={(event) => setSecret(event.currentTarget.value)}
                 error={errors.client_secret}
               />
-            </Group>
+            </SimpleGrid>
             <Stack gap={4}>
               <Text size="sm" fw={500} id="oneroster-auth">
                 {LABELS.auth_method}
@@ -174,7 +175,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
             <Text size="sm" c="dimmed">
               A sync that would suspend more than these shares is held back, nothing changed, until you confirm it.
             </Text>
-            <Group grow align="flex-start">
+            <SimpleGrid cols={{ base: 1, sm: 3 }}>
               <NumberInput label={`${LABELS.class_share} (%)`} min={0} max={100} value={classShare} onChange={setClassShare} error={errors.class_share} />
               <NumberInput
                 label={LABELS.class_minimum}
@@ -195,7 +196,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
                 onChange={setSchoolShare}
                 error={errors.school_share}
               />
-            </Group>
+            </SimpleGrid>
             <NumberInput
               label={LABELS.schedule_hours}
               description="Empty: no scheduled sync, only when you run one."

@@ -1,7 +1,8 @@
 // No secret in a log line, a response or the database file in clear. The real bundle runs at
 // LOG_LEVEL=trace (every line it prints is captured) through a scenario that touches every kind
 // of secret the appliance handles: the operator's and a developer's passwords, portal sessions,
-// API keys (portal and CLI), webhook signing secrets (create and rotate, /v1 and portal), a coding
+// API keys (portal and CLI, live, sandbox and rolled), webhook signing secrets (create — kept for an
+// Idempotency-Key replay — and rotate, /v1 and portal), a coding
 // exam's hidden-tests key, students' personal emails, SSO launch and learner session tokens,
 // guardian and developer invitation tokens (mailed through a local SMTP server), the SMTP
 // password. Then every value is looked for in all of stdout and stderr, in every response
@@ -86,10 +87,11 @@ async function send(
   origin: string,
   method: string,
   pathname: string,
-  options: { bearer?: string; json?: unknown; raw?: string; cookie?: string; csrf?: string } = {},
+  options: { bearer?: string; json?: unknown; raw?: string; cookie?: string; csrf?: string; idempotencyKey?: string } = {},
 ): Promise<Answer> {
   const headers: Record<string, string> = {};
   if (options.bearer) headers.Authorization = `Bearer ${options.bearer}`;
+  if (options.idempotencyKey) headers['Idempotency-Key'] = options.idempotencyKey;
   if (options.cookie) headers.Cookie = options.cookie;
   if (options.csrf) headers['X-CSRF-Token'] = options.csrf;
   let body: string | undefined;
@@ -283,8 +285,10 @@ describe('secrets: never in a log line, a response or the database in clear', ()
       WEBHOOK_TIMEOUT_MS: '3000',
     });
     const { origin } = server;
-    const v1 = (method: string, pathname: string, key: string, json?: unknown) => send(origin, method, `/v1${pathname}`, { bearer: key, json });
-    const v1Ok = async (method: string, pathname: string, key: string, json?: unknown) => expectStatus(await v1(method, pathname, key, json), 200);
+    const v1 = (method: string, pathname: string, key: string, json?: unknown, idempotencyKey?: string) =>
+      send(origin, method, `/v1${pathname}`, { bearer: key, json, idempotencyKey });
+    const v1Ok = async (method: string, pathname: string, key: string, json?: unknown, idempotencyKey?: string) =>
+      expectStatus(await v1(method, pathname, key, json, idempotencyKey), 200);
 
     // ---- Portal: first run, a mistyped and a malformed sign-in, a real one --------------------
     expect(expectStatus(await send(origin, 'GET', '/portal/api/setup'), 200).body.data).toEqual({ needed: true });
@@ -331,13 +335,27 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     responses.push({ label: 'cli key create', text: cliKey.stdout + cliKey.stderr, allowed: new Set([CLI_KEY]) });
     const cliKeys = cliBundle(dataDir, 'key', 'list', '--institution', institutionId);
     responses.push({ label: 'cli key list', text: cliKeys.stdout + cliKeys.stderr, allowed: new Set() });
+    // A sandbox key (cb_test_), and a key rolled into a new one: the new one shown once too.
+    const sandboxKeyAnswer = await operator.ok('POST', `${inst}/keys`, { name: 'sandbox key', scopes: ['all'], environment: 'sandbox' });
+    const SANDBOX_KEY = secret('API key (sandbox, portal)', sandboxKeyAnswer.body.data.key);
+    expect(SANDBOX_KEY.startsWith('cb_test_')).toBe(true);
+    sandboxKeyAnswer.seen.allowed.add(SANDBOX_KEY);
+    const rolled = await operator.ok('POST', `${inst}/keys/${sandboxKeyAnswer.body.data.key_id}/roll`, { overlap_hours: 1 });
+    const ROLLED_KEY = secret('API key (rolled, portal)', rolled.body.data.key);
+    rolled.seen.allowed.add(ROLLED_KEY);
     await operator.ok('GET', `${inst}/keys`);
     await v1Ok('GET', '/me', KEY);
     await v1Ok('GET', '/me', CLI_KEY);
+    await v1Ok('GET', '/me', SANDBOX_KEY);
+    await v1Ok('GET', '/me', ROLLED_KEY);
 
     // ---- Webhook endpoints: create and rotate, /v1 and portal -------------------------------
-    const created = await v1Ok('POST', '/webhooks/endpoints', KEY, { url: receiverUrl, events: ['*'], description: 'all events' });
+    // With an Idempotency-Key, so the kept answer (which holds the secret) is in the database too, sealed.
+    const created = await v1Ok('POST', '/webhooks/endpoints', KEY, { url: receiverUrl, events: ['*'], description: 'all events' }, 'create-endpoint-1');
     created.seen.allowed.add(secret('webhook secret (created, /v1)', created.body.data.secret));
+    const replayed = await v1Ok('POST', '/webhooks/endpoints', KEY, { url: receiverUrl, events: ['*'], description: 'all events' }, 'create-endpoint-1');
+    expect(replayed.body.data.secret).toBe(created.body.data.secret);
+    replayed.seen.allowed.add(created.body.data.secret);
     const endpointId: string = created.body.data.id;
     const rotated = await v1Ok('POST', `/webhooks/endpoints/${endpointId}/rotate-secret`, KEY, { grace_hours: 1 });
     rotated.seen.allowed.add(secret('webhook secret (rotated, /v1)', rotated.body.data.secret));
@@ -533,6 +551,8 @@ describe('secrets: never in a log line, a response or the database in clear', ()
       'SMTP password',
       'API key (portal)',
       'API key (CLI)',
+      'API key (sandbox, portal)',
+      'API key (rolled, portal)',
       'webhook secret (rotated, /v1)',
       'hidden-tests key',
       'personal email',

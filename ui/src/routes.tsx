@@ -27,6 +27,7 @@ import { ScopesPage } from './pages/scopes/ScopesPage';
 import { InstitutionSettingsPage } from './pages/settings/InstitutionSettingsPage';
 import { MailOutboxPage } from './pages/settings/MailOutboxPage';
 import { OneRosterPage } from './pages/oneroster/OneRosterPage';
+import { LtiPage } from './pages/lti/LtiPage';
 import { DeliveriesPage } from './pages/webhooks/DeliveriesPage';
 import { DeliveryDetailPage } from './pages/webhooks/DeliveryDetailPage';
 import { EndpointDetailPage } from './pages/webhooks/EndpointDetailPage';
@@ -87,6 +88,7 @@ export const institutionPages: InstitutionPage[] = [
   { path: 'submissions/:submissionId', label: 'Submission', section: 'Institution', roles: ADMINS, element: <SubmissionDetailPage />, hidden: true },
   { path: 'settings', label: 'Institution settings', section: 'Settings', roles: ADMINS, element: <InstitutionSettingsPage /> },
   { path: 'oneroster', label: 'OneRoster', section: 'Settings', roles: ADMINS, element: <OneRosterPage />, liveOnly: true },
+  { path: 'lti', label: 'LTI', section: 'Settings', roles: ADMINS, element: <LtiPage />, liveOnly: true },
   { path: 'developers', label: 'Team', section: 'Settings', roles: ADMINS, element: <DevelopersPage />, liveOnly: true },
   { path: 'outbox', label: 'Mail outbox', section: 'Settings', roles: ADMINS, element: <MailOutboxPage /> },
   { path: 'audit-log', label: 'Audit log', section: 'Settings', roles: ADMINS, element: <AuditLogPage />, liveOnly: true },

@@ -28,7 +28,7 @@ export const platformInput = z.strictObject({
   public_key: z.string().max(20_000).nullable().optional().openapi({ description: 'PEM (SPKI) or one JWK as JSON; instead of `jwks_url`.' }),
 });
 
-const platformSchema = z.object({
+export const platformSchema = z.object({
   id: z.string(),
   name: z.string(),
   issuer: z.string(),
@@ -50,7 +50,7 @@ const linkSchema = z.object({
   created_at: z.string(),
 });
 
-const ltiOverviewSchema = z.object({
+export const ltiOverviewSchema = z.object({
   tool: z.object({
     login_url: z.string(),
     launch_url: z.string(),
@@ -65,7 +65,7 @@ const ltiOverviewSchema = z.object({
   links: z.array(linkSchema),
 });
 
-const scorePostSchema = z.object({
+export const scorePostSchema = z.object({
   id: z.string(),
   platform_id: z.string(),
   submission_id: z.string(),

@@ -1,0 +1,389 @@
+import {
+  Badge,
+  Button,
+  Card,
+  Code,
+  CopyButton,
+  Fieldset,
+  Group,
+  SegmentedControl,
+  SimpleGrid,
+  Skeleton,
+  Stack,
+  Table,
+  Text,
+  Textarea,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../../api/client';
+import { ConfirmModal, formatDateSeconds, PageHeader, QueryError, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { ltiKey, ltiScoresKey, type LtiOverview, type LtiPlatform, type LtiScorePost } from './lti';
+
+/** The form's labels by API field: on the inputs and in every refusal's words. */
+const LABELS = {
+  name: 'Name',
+  issuer: 'Issuer',
+  client_id: 'Client ID',
+  deployment_ids: 'Deployment IDs',
+  auth_url: 'Authorization URL',
+  token_url: 'Token URL',
+  jwks_url: 'Key set URL',
+  public_key: 'Public key',
+} as const;
+
+function CopyValue({ label, value }: { label: string; value: string }) {
+  return (
+    <Stack gap={4}>
+      <Text size="sm" fw={500}>
+        {label}
+      </Text>
+      <Group gap="xs" wrap="nowrap" align="flex-start">
+        <Code style={{ overflowWrap: 'anywhere', flex: 1 }}>{value}</Code>
+        <CopyButton value={value}>
+          {({ copied, copy }) => (
+            <Button size="compact-xs" variant="default" onClick={copy} aria-label={`Copy ${label}`}>
+              {copied ? 'Copied' : 'Copy'}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+    </Stack>
+  );
+}
+
+function CopyBlock({ label, value }: { label: string; value: string }) {
+  return (
+    <Stack gap={4}>
+      <Group justify="space-between">
+        <Text size="sm" fw={500}>
+          {label}
+        </Text>
+        <CopyButton value={value}>
+          {({ copied, copy }) => (
+            <Button size="compact-xs" variant="default" onClick={copy} aria-label={`Copy ${label}`}>
+              {copied ? 'Copied' : 'Copy'}
+            </Button>
+          )}
+        </CopyButton>
+      </Group>
+      <Code block style={{ maxHeight: 220, overflow: 'auto' }}>
+        {value}
+      </Code>
+    </Stack>
+  );
+}
+
+function ToolSide({ tool }: { tool: LtiOverview['tool'] }) {
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="md">
+        <Text size="sm" c="dimmed">
+          Paste these into the LMS when you add CampusBridge as an LTI 1.3 tool (Moodle: External tool → Configure a tool manually; Canvas: Developer Keys → LTI
+          Key, or paste the JSON). They use this appliance&apos;s public address (Appliance settings).
+        </Text>
+        <SimpleGrid cols={{ base: 1, md: 2 }}>
+          <CopyValue label="Login initiation URL" value={tool.login_url} />
+          <CopyValue label="Launch and redirect URL" value={tool.launch_url} />
+          <CopyValue label="Key set URL" value={tool.jwks_url} />
+          <CopyValue label="Deep linking URL" value={tool.deep_linking_url} />
+        </SimpleGrid>
+        <CopyBlock label="Public key (PEM)" value={tool.public_key_pem} />
+        <CopyBlock label="Public key (JWK)" value={JSON.stringify(tool.public_jwk, null, 2)} />
+        <CopyBlock label="Canvas JSON configuration" value={JSON.stringify(tool.canvas_config, null, 2)} />
+      </Stack>
+    </Card>
+  );
+}
+
+function PlatformForm() {
+  const institution = useInstitution();
+  const [name, setName] = useState('');
+  const [issuer, setIssuer] = useState('');
+  const [clientId, setClientId] = useState('');
+  const [deployments, setDeployments] = useState('');
+  const [authUrl, setAuthUrl] = useState('');
+  const [tokenUrl, setTokenUrl] = useState('');
+  const [keySource, setKeySource] = useState<'url' | 'pasted'>('url');
+  const [jwksUrl, setJwksUrl] = useState('');
+  const [publicKey, setPublicKey] = useState('');
+  const add = useApiMutation({
+    mutationFn: (body: Record<string, unknown>) => api.post<LtiPlatform>(`/institutions/${institution.id}/lti/platforms`, body),
+    invalidate: [ltiKey(institution.id)],
+    success: 'Platform registered.',
+    labels: LABELS,
+    onSuccess: () => {
+      for (const reset of [setName, setIssuer, setClientId, setDeployments, setAuthUrl, setTokenUrl, setJwksUrl, setPublicKey]) reset('');
+    },
+  });
+  const errors: Partial<Record<string, string>> = add.fieldErrors;
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    add.mutate({
+      ...(name.trim() ? { name: name.trim() } : {}),
+      issuer: issuer.trim(),
+      client_id: clientId.trim(),
+      deployment_ids: deployments
+        .split(/[\s,]+/)
+        .map((id) => id.trim())
+        .filter(Boolean),
+      auth_url: authUrl.trim(),
+      token_url: tokenUrl.trim(),
+      ...(keySource === 'url' ? { jwks_url: jwksUrl.trim() } : { public_key: publicKey }),
+    });
+  };
+  return (
+    <form onSubmit={submit} aria-label="Register a platform">
+      <Fieldset legend="Register an LMS (platform)">
+        <Stack gap="sm">
+          <Text size="sm" c="dimmed">
+            The LMS shows these when you add the tool (Moodle: the tool&apos;s &quot;View configuration details&quot;; Canvas: the developer key&apos;s Client
+            ID and the deployment ID of the course or account).
+          </Text>
+          <SimpleGrid cols={{ base: 1, sm: 2 }}>
+            <TextInput label={LABELS.name} placeholder="Moodle" value={name} onChange={(e) => setName(e.currentTarget.value)} error={errors.name} />
+            <TextInput
+              label={LABELS.issuer}
+              placeholder="https://moodle.school.example"
+              required
+              value={issuer}
+              onChange={(e) => setIssuer(e.currentTarget.value)}
+              error={errors.issuer}
+            />
+            <TextInput label={LABELS.client_id} required value={clientId} onChange={(e) => setClientId(e.currentTarget.value)} error={errors.client_id} />
+            <TextInput
+              label={LABELS.deployment_ids}
+              description="Separated by commas"
+              required
+              value={deployments}
+              onChange={(e) => setDeployments(e.currentTarget.value)}
+              error={errors.deployment_ids}
+            />
+            <TextInput label={LABELS.auth_url} required value={authUrl} onChange={(e) => setAuthUrl(e.currentTarget.value)} error={errors.auth_url} />
+            <TextInput
+              label={LABELS.token_url}
+              description="For sending grades back"
+              required
+              value={tokenUrl}
+              onChange={(e) => setTokenUrl(e.currentTarget.value)}
+              error={errors.token_url}
+            />
+          </SimpleGrid>
+          <Stack gap={4}>
+            <Text size="sm" fw={500} id="lti-key-source">
+              The platform&apos;s keys
+            </Text>
+            <SegmentedControl
+              aria-labelledby="lti-key-source"
+              value={keySource}
+              onChange={(value) => setKeySource(value as 'url' | 'pasted')}
+              data={[
+                { value: 'url', label: 'Key set URL' },
+                { value: 'pasted', label: 'Paste a public key' },
+              ]}
+              w="fit-content"
+            />
+          </Stack>
+          {keySource === 'url' ? (
+            <TextInput label={LABELS.jwks_url} required value={jwksUrl} onChange={(e) => setJwksUrl(e.currentTarget.value)} error={errors.jwks_url} />
+          ) : (
+            <Textarea
+              label={LABELS.public_key}
+              description="PEM (-----BEGIN PUBLIC KEY-----) or a JWK: for an LMS in the cloud whose key set this appliance cannot reach"
+              required
+              autosize
+              minRows={4}
+              value={publicKey}
+              onChange={(e) => setPublicKey(e.currentTarget.value)}
+              error={errors.public_key}
+            />
+          )}
+          <Group justify="flex-end">
+            <Button type="submit" loading={add.isPending}>
+              Register platform
+            </Button>
+          </Group>
+        </Stack>
+      </Fieldset>
+    </form>
+  );
+}
+
+function PlatformsTable({ platforms }: { platforms: LtiPlatform[] }) {
+  const institution = useInstitution();
+  const [removing, setRemoving] = useState<LtiPlatform | null>(null);
+  const remove = useApiMutation({
+    mutationFn: (id: string) => api.del<{ removed: true }>(`/institutions/${institution.id}/lti/platforms/${id}`),
+    invalidate: [ltiKey(institution.id)],
+    success: 'Platform removed.',
+    onSuccess: () => setRemoving(null),
+  });
+  if (platforms.length === 0) return <Text c="dimmed">No LMS is registered yet.</Text>;
+  return (
+    <>
+      <Table striped aria-label="Platforms">
+        <Table.Thead>
+          <Table.Tr>
+            <Table.Th>Platform</Table.Th>
+            <Table.Th>Client ID</Table.Th>
+            <Table.Th>Deployments</Table.Th>
+            <Table.Th>Keys</Table.Th>
+            <Table.Th w={100} />
+          </Table.Tr>
+        </Table.Thead>
+        <Table.Tbody>
+          {platforms.map((platform) => (
+            <Table.Tr key={platform.id}>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>
+                <Text size="sm" fw={500}>
+                  {platform.name || platform.issuer}
+                </Text>
+                {platform.name ? (
+                  <Text size="xs" c="dimmed">
+                    {platform.issuer}
+                  </Text>
+                ) : null}
+              </Table.Td>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{platform.client_id}</Table.Td>
+              <Table.Td>{platform.deployment_ids.join(', ')}</Table.Td>
+              <Table.Td style={{ overflowWrap: 'anywhere' }}>{platform.jwks_url ?? 'Pasted public key'}</Table.Td>
+              <Table.Td>
+                <Button size="compact-sm" variant="subtle" color="red" onClick={() => setRemoving(platform)}>
+                  Remove
+                </Button>
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+      <ConfirmModal
+        opened={removing !== null}
+        title="Remove this platform?"
+        confirmLabel="Remove platform"
+        color="red"
+        loading={remove.isPending}
+        onConfirm={() => removing && remove.mutate(removing.id)}
+        onClose={() => setRemoving(null)}
+      >
+        <Text size="sm">Launches from {removing?.name || removing?.issuer} stop working, and its links to exams and unsent grades are removed.</Text>
+      </ConfirmModal>
+    </>
+  );
+}
+
+const STATUS_COLORS: Record<LtiScorePost['status'], string> = { pending: 'blue', delivering: 'blue', succeeded: 'green', dead: 'red' };
+const STATUS_WORDS: Record<LtiScorePost['status'], string> = { pending: 'Waiting', delivering: 'Sending', succeeded: 'Sent', dead: 'Gave up' };
+
+function ScorePosts() {
+  const institution = useInstitution();
+  const posts = useQuery({
+    queryKey: ltiScoresKey(institution.id),
+    queryFn: () => api.get<{ items: LtiScorePost[] }>(`/institutions/${institution.id}/lti/score-posts`),
+  });
+  const retry = useApiMutation({
+    mutationFn: (id: string) => api.post<{ queued: true }>(`/institutions/${institution.id}/lti/score-posts/${id}/retry`),
+    invalidate: [ltiScoresKey(institution.id)],
+    success: 'The grade will be sent again.',
+  });
+  if (posts.error) return <QueryError error={posts.error} />;
+  if (!posts.data) return <Skeleton height={120} aria-busy="true" aria-label="Loading" />;
+  if (posts.data.items.length === 0) return <Text c="dimmed">No grade has been sent to an LMS yet.</Text>;
+  return (
+    <Table striped aria-label="Grades sent to the LMS">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th w={190}>Graded</Table.Th>
+          <Table.Th>LMS user</Table.Th>
+          <Table.Th>Score</Table.Th>
+          <Table.Th w={110}>Status</Table.Th>
+          <Table.Th>Attempts</Table.Th>
+          <Table.Th w={90} />
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {posts.data.items.map((post) => (
+          <Table.Tr key={post.id}>
+            <Table.Td>{formatDateSeconds(post.created_at)}</Table.Td>
+            <Table.Td style={{ overflowWrap: 'anywhere' }}>{String(post.payload.userId ?? '')}</Table.Td>
+            <Table.Td>
+              {String(post.payload.scoreGiven ?? '')} / {String(post.payload.scoreMaximum ?? '')}
+            </Table.Td>
+            <Table.Td>
+              <Badge color={STATUS_COLORS[post.status]} variant="light">
+                {STATUS_WORDS[post.status]}
+              </Badge>
+            </Table.Td>
+            <Table.Td>
+              <Stack gap={2}>
+                {post.attempts.map((attempt) => (
+                  <Text size="xs" key={attempt.at} c={attempt.error ? 'red' : undefined}>
+                    {formatDateSeconds(attempt.at)}: {attempt.response_status ?? 'no answer'}
+                    {attempt.error ? ` (${attempt.error})` : ''}
+                  </Text>
+                ))}
+                {post.status === 'pending' && post.next_attempt_at ? (
+                  <Text size="xs" c="dimmed">
+                    Next try {formatDateSeconds(post.next_attempt_at)}
+                  </Text>
+                ) : null}
+              </Stack>
+            </Table.Td>
+            <Table.Td>
+              {post.status === 'dead' ? (
+                <Button size="compact-sm" variant="default" loading={retry.isPending && retry.variables === post.id} onClick={() => retry.mutate(post.id)}>
+                  Retry
+                </Button>
+              ) : null}
+            </Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  );
+}
+
+/** Settings → LTI: the tool's side to paste into the LMS, the registered platforms, and the grades sent back. */
+export function LtiPage() {
+  const institution = useInstitution();
+  const overview = useQuery({ queryKey: ltiKey(institution.id), queryFn: () => api.get<LtiOverview>(`/institutions/${institution.id}/lti`) });
+  return (
+    <>
+      <PageHeader
+        title="LTI 1.3"
+        description="Open exams from your LMS: students land in the exam, teachers pick exams for a course (deep linking), and grades go back to the LMS gradebook."
+      />
+      {overview.error ? (
+        <QueryError error={overview.error} />
+      ) : !overview.data ? (
+        <Skeleton height={320} aria-busy="true" aria-label="Loading" />
+      ) : (
+        <Stack gap="xl" maw={1100}>
+          <div>
+            <Title order={3} mb="sm">
+              This tool, for your LMS
+            </Title>
+            <ToolSide tool={overview.data.tool} />
+          </div>
+          <div>
+            <Title order={3} mb="sm">
+              Platforms
+            </Title>
+            <Stack gap="lg">
+              <PlatformsTable platforms={overview.data.platforms} />
+              <PlatformForm />
+            </Stack>
+          </div>
+          <div>
+            <Title order={3} mb="sm">
+              Grades sent to the LMS
+            </Title>
+            <ScorePosts />
+          </div>
+        </Stack>
+      )}
+    </>
+  );
+}

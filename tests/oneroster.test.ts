@@ -304,6 +304,15 @@ describe('other providers and failures', () => {
     expect(failed.outcome).toBe('failed');
     expect(failed.reason).toContain('invalid_client');
     expect(await total(school, '/students')).toBe(0);
+
+    // The right secret with a scope the SIS does not grant: refused as well, saying which.
+    cliOk(await connect(school, provider, ['--scopes', 'https://purl.imsglobal.org/spec/or/v1p2/scope/gradebook.readonly']));
+    const unscoped = await sync(school);
+    expect(unscoped.outcome).toBe('failed');
+    expect(unscoped.reason).toContain('invalid_scope');
+    cliOk(await connect(school, provider));
+    expect((await sync(school)).outcome).toBe('applied');
+    expect(await total(school, '/students')).toBe(5);
   });
 
   it('a SIS failing part way through leaves nothing half-written, and the run says where it failed', async () => {

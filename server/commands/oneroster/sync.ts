@@ -7,7 +7,8 @@ import { OneRosterClient } from './client.js';
 import { requireConnection, sisSettings } from './connections.js';
 import { SisError } from './http.js';
 import { applyPlan } from './apply.js';
-import { countPlan, guardPlan, planSync, type PlanCounts } from './plan.js';
+import { guardPlan } from './guard.js';
+import { countPlan, planSync, type PlanCounts } from './plan.js';
 
 export interface SyncOptions {
   dryRun?: boolean;

@@ -314,4 +314,59 @@ describe('LTI 1.3 tool', () => {
     expect(post).toMatchObject({ status: 'succeeded', attempt_count: 2, submission_id: submitted.id });
     expect(post.attempts.map((a: { response_status: number }) => a.response_status)).toEqual([500, 204]);
   });
+  it("the tool's signing key rotates: a new kid signs at once, the old stays in the key set for the grace period", async () => {
+    const oldKid = tool.public_jwk.kid as string;
+    const rotated = cliOk<{ kid: string; retired: Array<{ kid: string; drop_at: string }> }>(
+      await runCliCaptured(app, 'lti', 'rotate-key', '--grace-days', '2'),
+    );
+    expect(rotated.kid).not.toBe(oldKid);
+    expect(rotated.retired.map((key) => key.kid)).toEqual([oldKid]);
+    expect(Date.parse(rotated.retired[0]!.drop_at) - Date.now()).toBeGreaterThan(47 * 3600 * 1000);
+    const kids = async () => ((await app.http.get('/lti/jwks')).body.keys as Array<{ kid: string }>).map((key) => key.kid);
+    expect(await kids()).toEqual([rotated.kid, oldKid]);
+
+    // What the tool signs now carries the new kid and verifies with the key set.
+    const picker = await postLaunch(
+      await authorize({ sub: 'lms-user-grace', email: teacher.login_email, roles: [LTI.instructor], messageType: 'LtiDeepLinkingRequest' }),
+    );
+    const context = /name="context" value="([^"]+)"/.exec(picker.text)?.[1];
+    const chosen = await app.http.post('/lti/deep-link').type('form').send({ context, exam_id: examId });
+    const jwt = /name="JWT" value="([^"]+)"/.exec(chosen.text)?.[1] ?? '';
+    const { protectedHeader } = await jwtVerify(jwt, createRemoteJWKSet(new URL(tool.jwks_url)), { issuer: platform.clientId, audience: platform.issuer });
+    expect(protectedHeader.kid).toBe(rotated.kid);
+
+    // A rotation with no grace drops the retired key from the set at once.
+    const again = cliOk<{ kid: string }>(await runCliCaptured(app, 'lti', 'rotate-key', '--grace-days', '0'));
+    expect(await kids()).toEqual([again.kid, oldKid]);
+  });
+  it('the CLI refuses bad registrations with the error code, changing nothing', async () => {
+    const base = ['lti', 'platform', 'add', '--institution', institutionId, '--client-id', 'other', '--deployment-id', '1'];
+    const urls = ['--auth-url', platform.authUrl, '--token-url', platform.tokenUrl];
+    const neither = await runCliCaptured(app, ...base, '--issuer', 'https://lms.other.example', ...urls);
+    expect(neither.code).toBe(1);
+    expect(neither.stderr).toMatch(/^error validation_error: /);
+    const taken = await runCliCaptured(
+      app,
+      ...base.slice(0, 5),
+      '--client-id',
+      platform.clientId,
+      '--deployment-id',
+      '1',
+      '--issuer',
+      platform.issuer,
+      ...urls,
+      '--jwks-url',
+      platform.jwksUrl,
+    );
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toMatch(/^error conflict: /);
+    const badUrl = await runCliCaptured(app, ...base, '--issuer', 'not a url', ...urls, '--jwks-url', platform.jwksUrl);
+    expect(badUrl.stderr).toMatch(/^error validation_error: issuer/);
+    const unknown = await runCliCaptured(app, 'lti', 'link', '--platform', 'ltp_nope', '--resource-link-id', 'x', '--exam', examId);
+    expect(unknown.stderr).toMatch(/^error not_found: /);
+    const badLogin = await app.http.get('/lti/login').query({ iss: 'https://unknown.example', login_hint: 'x', target_link_uri: tool.launch_url });
+    expect(badLogin.status).toBe(422);
+    expect(badLogin.body.error).toBe('validation_error');
+    expect(await app.ctx.db.models.LtiPlatform.count()).toBe(1);
+  });
 });

@@ -331,6 +331,34 @@ describe('other providers and failures', () => {
     expect(await sync(school)).toMatchObject({ outcome: 'applied', kind: 'full', created: { students: 40, faculty: 2, groups: 2 } });
   });
 
+  it('one sync at a time: another while one runs is refused with conflict, and a run cut short long ago does not block', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider();
+    seedSchool(provider, { students: 3, teachers: 1, classes: 1 });
+    const connection = await saveConnection(school.inst.tenant, {
+      url: provider.url,
+      token_url: provider.tokenUrl,
+      client_id: provider.clientId,
+      client_secret: provider.clientSecret,
+    });
+    const running = {
+      institution_id: school.inst.id,
+      connection_id: connection.id,
+      trigger: 'portal' as const,
+      kind: 'full' as const,
+      dry_run: false,
+      outcome: 'running' as const,
+      counts: null,
+      reason: null,
+      finished_at: null,
+    };
+    await app.ctx.db.models.OneRosterRun.create({ ...running, id: 'orr_running_now', started_at: new Date() });
+    cliFails(await cli('oneroster', 'sync', '--institution', school.inst.id), 'conflict');
+    expect(await total(school, '/students')).toBe(0);
+    await app.ctx.db.models.OneRosterRun.update({ started_at: new Date(Date.now() - 60 * 60 * 1000) }, { where: { id: 'orr_running_now' } });
+    expect((await sync(school)).outcome).toBe('applied');
+  });
+
   it('refuses a SIS on a private address unless the webhook_private_hosts setting allows it', async () => {
     const school = await makeSchool(app);
     const provider = await startProvider();

@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/index.js';
+import { AppError } from '../../errors.js';
 import { syncRoster } from './sync.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -35,7 +36,14 @@ export async function dueConnections(db: Database, now: number): Promise<string[
 export async function runScheduledSyncs(db: Database, config: Config, now = Date.now()) {
   const counts = { synced: 0, held_back: 0, failed: 0 };
   for (const institutionId of await dueConnections(db, now)) {
-    const result = await syncRoster(db, config, institutionId, { trigger: 'scheduled' });
+    let result;
+    try {
+      result = await syncRoster(db, config, institutionId, { trigger: 'scheduled' });
+    } catch (error) {
+      // A sync already running (started from the portal or the CLI) is this period's sync.
+      if (error instanceof AppError && error.code === 'conflict') continue;
+      throw error;
+    }
     if (result.outcome === 'applied') counts.synced++;
     else if (result.outcome === 'held_back') counts.held_back++;
     else counts.failed++;

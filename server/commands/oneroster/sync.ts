@@ -1,6 +1,8 @@
+import { Op } from 'sequelize';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
+import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { OneRosterRunRow, OneRosterRunTrigger, OneRosterSyncKind } from '../../models/oneroster.js';
 import { OneRosterClient } from './client.js';
@@ -51,6 +53,9 @@ export function runResult(run: OneRosterRunRow): SyncResult {
   };
 }
 
+/** A run still marked running after this long was cut short (the process stopped) and no longer blocks another. */
+const RUNNING_FOR_AT_MOST_MS = 30 * 60 * 1000;
+
 /** A full sync at least this often even on a schedule of deltas: only a full sync notices what the SIS dropped. */
 const FULL_SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
 
@@ -66,8 +71,14 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
   const dueFull = !connection.last_full_sync_at || Date.now() - connection.last_full_sync_at.getTime() > FULL_SYNC_EVERY_MS;
   const kind: OneRosterSyncKind = options.full || !connection.delta_watermark || (options.trigger === 'scheduled' && dueFull) ? 'full' : 'delta';
   const dryRun = options.dryRun ?? false;
-  const run = await tenant.inTransaction((tx) =>
-    tx.onerosterRuns.create({
+  const run = await tenant.inTransaction(async (tx) => {
+    // One sync at a time per connection (a double click, the schedule meeting a manual run); a run
+    // left `running` by a process that died stops counting after a while.
+    const busy = await tx.onerosterRuns.findOne({
+      where: { connection_id: connection.id, outcome: 'running', started_at: { [Op.gt]: new Date(Date.now() - RUNNING_FOR_AT_MOST_MS) } },
+    });
+    if (busy) throw new AppError('conflict', `A sync of this connection is already running (started ${busy.started_at.toISOString()}); wait for it to finish.`);
+    return tx.onerosterRuns.create({
       id: newId('orr'),
       connection_id: connection.id,
       trigger: options.trigger,
@@ -78,8 +89,8 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
       reason: null,
       started_at: new Date(),
       finished_at: null,
-    }),
-  );
+    });
+  });
   const finish = async (outcome: OneRosterRunRow['outcome'], counts: PlanCounts | null, reason: string | null) => {
     await tenant.inTransaction((tx) =>
       tx.onerosterRuns.update(

@@ -191,7 +191,7 @@ export function gradeSubmission(tenant: Tenant, id: string, input: GradeInput): 
     submission.set({ status: 'graded', score, graded_at: new Date(), ...recorded });
     await submission.save({ transaction: tx.tx });
     await emit(tx, 'exam.graded', { ...refs, score, max_score: maxScore, status: 'graded' });
-    // An LTI-linked exam's grade goes back to the LMS's line item: queued in this transaction (docs/lms.md#grades-back).
+    // An LTI-linked exam's grade goes back to the LMS's line item: queued in this transaction (docs/lms.md#lti-13).
     await enqueueLtiScores(tx, submission, maxScore);
     return submission;
   });

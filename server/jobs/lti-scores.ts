@@ -5,7 +5,7 @@ import { sweepSchedule } from './webhook-sweep.js';
 
 /**
  * Every WEBHOOK_SWEEP_SECONDS: AGS scores of graded submissions of LTI-linked exams go to the
- * platforms' line items, failures retried on the webhooks' schedule (docs/lms.md#grades-back).
+ * platforms' line items, failures retried on the webhooks' schedule (docs/lms.md#lti-13).
  */
 export const ltiScoresJob: Job = {
   name: 'lti-scores',

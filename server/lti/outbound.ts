@@ -13,7 +13,7 @@ export interface OutboundRequest {
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;
-  /** The `webhook_private_hosts` setting: the same address rules as webhooks (docs/lms.md#network). */
+  /** The `webhook_private_hosts` setting: the same address rules as webhooks (docs/lms.md#when-the-lms-is-in-the-cloud-and-the-appliance-on-campus). */
   privateHosts: PrivateHosts;
   resolver?: Resolver;
 }

@@ -54,7 +54,7 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
     await main().getByLabel('Base URL').fill('not a url');
     await main().getByLabel('Client ID').fill(provider.clientId);
     await main().getByLabel('Client secret').fill(provider.clientSecret);
-    await main().getByRole('button', { name: 'Connect' }).click();
+    await main().getByRole('button', { name: 'Connect', exact: true }).click();
     await main()
       .getByText(/Base URL.*valid absolute URL/)
       .waitFor();
@@ -63,7 +63,7 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
     await main().getByLabel('Token URL').fill(provider.tokenUrl);
     await main().getByText('In the form body').click();
     await main().getByLabel('Sync every (hours)').fill('12');
-    await main().getByRole('button', { name: 'Connect' }).click();
+    await main().getByRole('button', { name: 'Connect', exact: true }).click();
     await main().getByRole('button', { name: 'Save connection' }).waitFor();
     await main().getByText('A secret is stored; leave empty to keep it.').waitFor();
     expect(await main().getByLabel('Client secret').inputValue()).toBe('');
@@ -119,5 +119,16 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
     await runs.getByRole('row').nth(4).getByText('Dry run').waitFor();
     expect(await truncatedBadges(page)).toEqual([]);
     await shot(page, 'runs');
+  });
+
+  it('disconnects after a confirmation; the people stay', async () => {
+    await main().getByRole('button', { name: 'Disconnect' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Disconnect from the SIS?' });
+    await dialog.getByRole('button', { name: 'Disconnect' }).click();
+    await main().getByRole('button', { name: 'Connect', exact: true }).waitFor();
+    await main().getByText('No sync has run yet.').waitFor();
+    expect(await main().getByLabel('Base URL').inputValue()).toBe('');
+    expect(await app.ctx.db.models.OneRosterConnection.count({ where: { institution_id: institutionId } })).toBe(0);
+    expect(await app.ctx.db.models.Person.count({ where: { institution_id: institutionId, role: 'student' } })).toBe(48);
   });
 });

@@ -70,6 +70,13 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
     labels: LABELS,
   });
   const errors: Partial<Record<string, string>> = save.fieldErrors;
+  const [disconnecting, setDisconnecting] = useState(false);
+  const disconnect = useApiMutation({
+    mutationFn: () => api.del<{ deleted: true }>(`/institutions/${institution.id}/oneroster`),
+    invalidate: [onerosterKey(institution.id)],
+    success: 'Disconnected from the SIS. The people and groups it made stay.',
+    onSuccess: () => setDisconnecting(false),
+  });
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -211,11 +218,30 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
           </Stack>
         </Fieldset>
         <Group justify="flex-end">
+          {connection ? (
+            <Button variant="default" color="red" onClick={() => setDisconnecting(true)}>
+              Disconnect
+            </Button>
+          ) : null}
           <Button type="submit" loading={save.isPending}>
             {connection ? 'Save connection' : 'Connect'}
           </Button>
         </Group>
       </Stack>
+      <ConfirmModal
+        opened={disconnecting}
+        title="Disconnect from the SIS?"
+        confirmLabel="Disconnect"
+        color="red"
+        loading={disconnect.isPending}
+        onConfirm={() => disconnect.mutate()}
+        onClose={() => setDisconnecting(false)}
+      >
+        <Text size="sm">
+          The connection, its secret and its run history are removed. The students, faculty and groups it made stay as they are; connecting again matches them
+          by their identifier or email.
+        </Text>
+      </ConfirmModal>
     </form>
   );
 }

@@ -64,6 +64,8 @@ export async function beginLogin(db: Database, request: LoginInitiation, publicU
   if (request.lti_deployment_id && !platform.deployment_ids.includes(request.lti_deployment_id)) {
     throw validationError([{ path: 'lti_deployment_id', message: 'This deployment id is not registered for the platform.' }]);
   }
+  // Spent and expired states are of no use after their 10 minutes: each login clears the old ones (indexed on expires_at).
+  await db.models.LtiLoginState.destroy({ where: { expires_at: { [Op.lt]: new Date(now.getTime() - LOGIN_STATE_TTL_MS) } } });
   const state = randomToken(40);
   const nonce = randomToken(40);
   await new Tenant(db, platform.institution_id).ltiLoginStates.create({

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runScheduledSyncs } from '../server/commands/oneroster/schedule.js';
 import { saveConnection } from '../server/commands/oneroster/connections.js';
 import { writeApplianceSetting } from '../server/settings/appliance-settings.js';
-import { makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
+import { makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from './helpers/appliance.js';
 import { runCli } from '../server/cli/program.js';
 import { cliFails, cliOk, type CliResult } from './helpers/cli.js';
 import { OneRosterProvider, seedSchool } from './helpers/oneroster-provider.js';
@@ -88,7 +88,7 @@ async function studentByIdentifier(school: TestSchool, identifier: string) {
 }
 
 describe('a OneRoster 1.2 school of 2,000 users and 80 classes', () => {
-  let school: TestSchool;
+  let school: TestSchool & { eventsKey: TestKey };
   let provider: OneRosterProvider;
 
   beforeAll(async () => {

@@ -331,6 +331,29 @@ describe('other providers and failures', () => {
     expect(await sync(school)).toMatchObject({ outcome: 'applied', kind: 'full', created: { students: 40, faculty: 2, groups: 2 } });
   });
 
+  it('the CLI refuses an unknown institution, and a sync before any connection, with not_found', async () => {
+    const school = await makeSchool(app);
+    cliFails(await cli('oneroster', 'sync', '--institution', 'inst_nope'), 'not_found');
+    expect(cliFails(await cli('oneroster', 'sync', '--institution', school.inst.id), 'not_found')).toContain('connect one first');
+    cliFails(
+      await cliWith(
+        { S: 'x' },
+        'oneroster',
+        'connect',
+        '--institution',
+        school.inst.id,
+        '--url',
+        'ftp://sis.example',
+        '--client-id',
+        'c',
+        '--client-secret-env',
+        'S',
+      ),
+      'validation_error',
+    );
+    expect(await app.ctx.db.models.OneRosterConnection.count({ where: { institution_id: school.inst.id } })).toBe(0);
+  });
+
   it('one sync at a time: another while one runs is refused with conflict, and a run cut short long ago does not block', async () => {
     const school = await makeSchool(app);
     const provider = await startProvider();

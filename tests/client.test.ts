@@ -92,7 +92,9 @@ describe('client against an appliance', () => {
   let receiver: Receiver;
   beforeAll(async () => {
     app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } } });
-    receiver = await startServer((_request, res) => res.writeHead(200).end('ok'));
+    receiver = await startServer((_request, res) => {
+      res.writeHead(200).end('ok');
+    });
   });
   afterAll(async () => {
     await receiver?.close();

@@ -380,8 +380,7 @@ export class Tenant {
         const rows = await models.Institution.findAll({ attributes: ['email_domain'], where: { email_domain: { [Op.like]: pattern } }, transaction: tx });
         return rows.flatMap((row) => (row.email_domain ? [row.email_domain] : []));
       },
-      ltiPlatformExists: async (issuer, clientId) =>
-        (await models.LtiPlatform.count({ where: { issuer, client_id: clientId }, transaction: tx })) > 0,
+      ltiPlatformExists: async (issuer, clientId) => (await models.LtiPlatform.count({ where: { issuer, client_id: clientId }, transaction: tx })) > 0,
     };
     this.fieldCrypto = db.fieldCrypto;
   }

@@ -2,15 +2,19 @@
  * The LTI set-up page in Chromium (issue 20): an admin finds the tool's side to paste into the LMS
  * (URLs on public_url, the public key as PEM and JWK, Canvas's JSON), registers an LMS with a
  * pasted public key (a wrong key refused in words under the field) and another by its key set URL,
- * removes one, and retries a grade the LMS never accepted. Screenshots go to tests/artifacts/lti/.
+ * removes one, and retries a grade the LMS never accepted; and a student's browser, sent by the LMS
+ * to the login initiation URL, goes through the platform's sign-in (tests/helpers/lti-platform.ts,
+ * its auto-posting form) and lands signed in on the linked exam. Screenshots go to tests/artifacts/lti/.
  */
 import { exportSPKI, generateKeyPair } from 'jose';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addPlatform } from '../../server/commands/lti/platforms.js';
+import { addPlatform, linkResourceLink } from '../../server/commands/lti/platforms.js';
 import { newId } from '../../server/ids.js';
-import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
+import { writeApplianceSetting } from '../../server/settings/appliance-settings.js';
+import { makeKey, startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { chromiumAvailable, launchChromium, screenshotter, signInOnPage } from '../helpers/browser.js';
+import { LTI, LtiPlatform } from '../helpers/lti-platform.js';
 import { setUpPortal, type FirstRun } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Hillcrest Academy', admin_email: 'it@hillcrest.test', admin_password: 'hillcrest admin pw' };
@@ -144,5 +148,61 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
     await row.getByText('Waiting').waitFor();
     expect((await tenant.ltiScorePosts.findById(post.id))?.status).toBe('pending');
     await shot(page, 'grade-retried');
+  });
+  it("a student's launch from the LMS goes through the platform's sign-in and opens the linked exam in the learner page", async () => {
+    const platform = await LtiPlatform.start();
+    try {
+      // The platform is on 127.0.0.1: allowed as webhook tests allow their receivers.
+      await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+      const key = await makeKey(app, firstRun.institution, { scopes: ['all'] });
+      const post = async (path: string, body: object) => {
+        const res = await app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body);
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        return res.body.data as { id: string; login_email: string };
+      };
+      const teacher = await post('/faculty', { full_name: 'Grace Hopper' });
+      const student = await post('/students', { full_name: 'Ada Lovelace' });
+      const group = await post('/groups', { name: 'CS 101', faculty_id: teacher.id, student_ids: [student.id] });
+      const exam = await post('/exams', { faculty_id: teacher.id, title: 'Loops quiz', max_score: 10 });
+      await post(`/exams/${exam.id}/publish`, {});
+      await post(`/exams/${exam.id}/assignments`, { group_ids: [group.id] });
+      const registered = await addPlatform(firstRun.institution.tenant, {
+        issuer: platform.issuer,
+        client_id: platform.clientId,
+        deployment_ids: [platform.deploymentId],
+        auth_url: platform.authUrl,
+        token_url: platform.tokenUrl,
+        jwks_url: platform.jwksUrl,
+      });
+      await linkResourceLink(firstRun.institution.tenant, registered.id, 'rl-browser', exam.id);
+      platform.plan = { sub: 'lms-ada', email: student.login_email, roles: [LTI.learner], resourceLinkId: 'rl-browser' };
+
+      // The student's own browser, signed in nowhere: the LMS sends it to the login initiation URL.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      context.setDefaultTimeout(15_000);
+      const learnerPage = await context.newPage();
+      learnerPage.on('pageerror', (error) => pageErrors.push(error.message));
+      const login = new URL(`${app.origin}/lti/login`);
+      for (const [name, value] of Object.entries({
+        iss: platform.issuer,
+        login_hint: 'lms-ada',
+        target_link_uri: `${app.origin}/lti/launch`,
+        client_id: platform.clientId,
+      })) {
+        login.searchParams.set(name, value);
+      }
+      await learnerPage.goto(login.toString());
+      // Signed in as the student, on the exam the LMS link names (the learner page's "sent you to this exam").
+      await learnerPage.getByText('Signed in as').waitFor();
+      const card = learnerPage.getByRole('listitem').filter({ hasText: 'Your school sent you to this exam.' });
+      await card.getByRole('heading', { name: 'Loops quiz' }).waitFor();
+      await expect(learnerPage.getByText('Ada Lovelace', { exact: true }).count()).resolves.toBe(1);
+      expect(new URL(learnerPage.url()).pathname).toBe('/launch');
+      expect(learnerPage.url()).not.toContain('token=');
+      await shot(learnerPage, 'student-launched-into-exam');
+      await context.close();
+    } finally {
+      await platform.close();
+    }
   });
 });

@@ -825,6 +825,13 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     body: route.method === 'get' || route.method === 'delete' ? undefined : {},
     auth: { as: 'portal', signed },
   });
+  /**
+   * Portal-only writes whose body must be valid before the record in the path is looked up
+   * (validation comes first): the body the sweep sends them, with the record ids in the path.
+   */
+  const PORTAL_BODIES: Record<string, Record<string, unknown>> = {
+    '/institutions/{id}/webhook-debugging/endpoints/{endpointId}/signature-check': { body: '{}', headers: 'X-Service-Signature: t=1,v1=00' },
+  };
 
   it('A’s lists, summaries and streams (reads without a reference) hold nothing of B', async () => {
     const leaks: string[] = [];
@@ -925,7 +932,8 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
             (slot.where === 'body' && bodyNames.has(slot.name.split(/[.[]/)[0]!)),
         );
       } else {
-        op = { method: route.method, path, key, auth: 'key', op: {} };
+        const example = PORTAL_BODIES[route.path];
+        op = { method: route.method, path, key, auth: 'key', op: example ? { requestBody: { content: { 'application/json': { schema: { example } } } } } : {} };
         slots = [...rest.matchAll(/\{(\w+)\}/g)].map((match) => {
           const kind = PORTAL_PARAM_KIND[match[1]!];
           if (!kind) throw new Error(`portal ${route.path}: no kind for {${match[1]}}`);

@@ -53,7 +53,7 @@ describe('LTI 1.3 tool', () => {
     cliOk(await runCliCaptured(app, 'settings', 'set', 'public_url', app.origin));
     tool = cliOk(await runCliCaptured(app, 'lti', 'tool-config', '--institution', institutionId));
     platform.toolJwksUrl = tool.jwks_url;
-    const added = cliOk<{ id: string; issuer: string; client_id: string }>(
+    const added = cliOk<{ id: string; issuer: string; client_id: string; provision_users: boolean }>(
       await runCliCaptured(
         app,
         'lti',
@@ -75,7 +75,7 @@ describe('LTI 1.3 tool', () => {
         platform.jwksUrl,
       ),
     );
-    expect(added).toEqual({ id: expect.stringMatching(/^ltp_/), issuer: platform.issuer, client_id: platform.clientId });
+    expect(added).toEqual({ id: expect.stringMatching(/^ltp_/), issuer: platform.issuer, client_id: platform.clientId, provision_users: false });
     platformId = added.id;
     expect(cliOk(await runCliCaptured(app, 'lti', 'link', '--platform', platformId, '--resource-link-id', 'rl-1', '--exam', examId))).toEqual({
       platform_id: platformId,
@@ -89,19 +89,19 @@ describe('LTI 1.3 tool', () => {
   });
 
   /** Login initiation (GET, or POST as form) → the platform's authorization endpoint → its form's id_token and state. */
-  async function authorize(plan: LaunchPlan, method: 'get' | 'post' = 'get') {
-    platform.plan = plan;
+  async function authorize(plan: LaunchPlan, method: 'get' | 'post' = 'get', lms: LtiPlatform = platform) {
+    lms.plan = plan;
     const params = {
-      iss: platform.issuer,
+      iss: lms.issuer,
       login_hint: plan.sub,
       target_link_uri: tool.launch_url,
       lti_message_hint: 'message-hint-9',
-      client_id: platform.clientId,
-      lti_deployment_id: platform.deploymentId,
+      client_id: lms.clientId,
+      lti_deployment_id: lms.deploymentId,
     };
     const login = method === 'get' ? await app.http.get('/lti/login').query(params) : await app.http.post('/lti/login').type('form').send(params);
     expect(login.status, JSON.stringify(login.body)).toBe(302);
-    return platform.authorize(login.headers.location as string);
+    return lms.authorize(login.headers.location as string);
   }
   const postLaunch = (answer: { id_token: string; state: string }) => app.http.post('/lti/launch').type('form').send(answer);
 
@@ -368,5 +368,92 @@ describe('LTI 1.3 tool', () => {
     expect(badLogin.status).toBe(422);
     expect(badLogin.body.error).toBe('validation_error');
     expect(await app.ctx.db.models.LtiPlatform.count()).toBe(1);
+  });
+  describe('provisioning at launch', () => {
+    let lms: LtiPlatform;
+    let portal: ReturnType<typeof portalRequests>;
+    beforeAll(async () => {
+      lms = await LtiPlatform.start();
+      lms.toolJwksUrl = tool.jwks_url;
+      const admin = await signedInMember(app, institutionId, 'admin');
+      portal = portalRequests(
+        () => admin,
+        () => institutionApi(institutionId),
+      );
+    });
+    afterAll(async () => {
+      await lms?.close();
+    });
+    const learnerPlan = (sub: string, email: string): LaunchPlan => ({
+      sub,
+      email,
+      roles: [LTI.learner],
+      resourceLinkId: 'rl-provisioned',
+      claims: { name: 'Mary Somerville', given_name: 'Mary', family_name: 'Somerville' },
+    });
+
+    it('off (the default): an unknown learner is refused with 404 user_not_found and nobody is created', async () => {
+      const students = await app.ctx.db.models.Person.count({ where: { role: 'student' } });
+      const res = await postLaunch(await authorize(learnerPlan('lms-user-nobody', 'nobody@family.example')));
+      expect(res.status, JSON.stringify(res.body)).toBe(404);
+      expect(res.body).toMatchObject({ success: false, error: 'user_not_found' });
+      expect(await app.ctx.db.models.Person.count({ where: { role: 'student' } })).toBe(students);
+    });
+
+    it('on: an unknown learner becomes a student (student.created) and lands on the linked exam; an unknown instructor becomes faculty', async () => {
+      const added = await portal.post('/lti/platforms', {
+        name: 'Provisioning LMS',
+        issuer: lms.issuer,
+        client_id: lms.clientId,
+        deployment_ids: [lms.deploymentId],
+        auth_url: lms.authUrl,
+        token_url: lms.tokenUrl,
+        jwks_url: lms.jwksUrl,
+        provision_users: true,
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      expect(added.body.data).toMatchObject({ issuer: lms.issuer, provision_users: true });
+      const linked = await portal.post('/lti/links', { platform_id: added.body.data.id, resource_link_id: 'rl-provisioned', exam_id: examId });
+      expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+
+      const launched = await postLaunch(await authorize(learnerPlan('lms-user-mary', 'mary@family.example'), 'get', lms));
+      expect(launched.status, JSON.stringify(launched.body)).toBe(302);
+      const location = new URL(launched.headers.location as string);
+      expect(`${location.origin}${location.pathname}`).toBe(`${app.origin}/launch`);
+      const exchanged = data<{ redirect: string | null }>(
+        await app.http.post('/v1/sso/exchange').send({ token: location.searchParams.get('token') }),
+        'exchange',
+      );
+      expect(exchanged.redirect).toBe(`exam:${examId}`);
+
+      const listed = data<{ items: Array<{ id: string; full_name: string }> }>(await api.get('/students?limit=100'), 'students');
+      const mary = listed.items.filter((item) => item.full_name === 'Mary Somerville');
+      expect(mary).toHaveLength(1);
+      const row = await app.ctx.db.models.Person.findByPk(mary[0]!.id);
+      expect(row?.personal_email_index).not.toBeNull();
+      const subject = await app.ctx.db.models.LtiSubject.findOne({ where: { platform_id: added.body.data.id, subject: 'lms-user-mary' } });
+      expect(subject?.person_id).toBe(mary[0]!.id);
+      const events = await app.ctx.db.models.Event.findAll({ where: { type: 'student.created' } });
+      expect(events.map((event) => (event.data as { student_id: string }).student_id)).toContain(mary[0]!.id);
+
+      // The second launch finds her by her subject: no second student.
+      expect((await postLaunch(await authorize(learnerPlan('lms-user-mary', 'mary@family.example'), 'get', lms))).status).toBe(302);
+      const again = data<{ items: Array<{ full_name: string }> }>(await api.get('/students?limit=100'), 'students');
+      expect(again.items.filter((item) => item.full_name === 'Mary Somerville')).toHaveLength(1);
+
+      const teacherLaunch = await postLaunch(
+        await authorize(
+          { sub: 'lms-user-emmy', roles: [LTI.instructor], resourceLinkId: 'rl-provisioned', claims: { given_name: 'Emmy', family_name: 'Noether' } },
+          'get',
+          lms,
+        ),
+      );
+      expect(teacherLaunch.status, JSON.stringify(teacherLaunch.body)).toBe(302);
+      const faculty = data<{ items: Array<{ full_name: string }> }>(await api.get('/faculty?limit=100'), 'faculty');
+      expect(faculty.items.map((item) => item.full_name)).toContain('Emmy Noether');
+
+      // The platform the CLI registered (provisioning off) still refuses the unknown.
+      expect((await postLaunch(await authorize(learnerPlan('lms-user-mary', 'mary@family.example')))).status).toBe(404);
+    });
   });
 });

@@ -44,6 +44,7 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
     .option('--jwks-url <url>', "the platform's key set URL")
     .option('--public-key <file>', "a file with the platform's public key (PEM or JWK), when its key set cannot be reached")
     .option('--name <name>', 'a label for the portal')
+    .option('--provision', 'create unknown users at launch (Learner → student, Instructor → faculty) instead of refusing them')
     .action(
       async (opts: {
         institution: string;
@@ -55,6 +56,7 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
         jwksUrl?: string;
         publicKey?: string;
         name?: string;
+        provision?: boolean;
       }) => {
         if (Boolean(opts.jwksUrl) === Boolean(opts.publicKey)) {
           throw new AppError('validation_error', 'Give exactly one of --jwks-url and --public-key.');
@@ -78,8 +80,9 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
           token_url: opts.tokenUrl,
           jwks_url: opts.jwksUrl ?? null,
           public_key: publicKey,
+          provision_users: opts.provision === true,
         });
-        cli.print({ id: row.id, issuer: row.issuer, client_id: row.client_id });
+        cli.print({ id: row.id, issuer: row.issuer, client_id: row.client_id, provision_users: row.provision_users });
       },
     );
 

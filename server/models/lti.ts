@@ -12,6 +12,8 @@ export interface LtiPlatformRow extends Model<InferAttributes<LtiPlatformRow>, I
   token_url: string;
   jwks_url: string | null;
   public_key_pem: string | null;
+  /** A launch by someone no one matches creates them (Learner → student, Instructor → faculty) instead of answering user_not_found. */
+  provision_users: CreationOptional<boolean>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -112,6 +114,7 @@ export function defineLtiPlatform(sequelize: Sequelize) {
       token_url: { type: DataTypes.STRING(2048), allowNull: false },
       jwks_url: { type: DataTypes.STRING(2048), allowNull: true },
       public_key_pem: { type: DataTypes.TEXT, allowNull: true },
+      provision_users: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

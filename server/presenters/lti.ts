@@ -13,6 +13,7 @@ export function presentPlatform(row: LtiPlatformRow) {
     token_url: row.token_url,
     jwks_url: row.jwks_url,
     has_public_key: row.public_key_pem !== null,
+    provision_users: row.provision_users,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -2,13 +2,14 @@ import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload
 import { Op } from 'sequelize';
 import { hashToken } from '../../crypto/tokens.js';
 import type { Database } from '../../db/index.js';
-import { Tenant } from '../../db/tenant.js';
+import { Tenant, type TenantTx } from '../../db/tenant.js';
 import { AppError, validationError } from '../../errors.js';
 import { newId, randomToken } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
 import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
-import { normalizeEmail } from '../../validation/people.js';
+import { fullName, normalizeEmail, personalEmail } from '../../validation/people.js';
+import { createPerson } from '../people.js';
 import { launchUrl, mintLaunchToken } from '../sso.js';
 import { CLAIM, isTeacher, LTI_VERSION } from './claims.js';
 import { platformKeys, type OutboundRules } from './platform-keys.js';
@@ -174,7 +175,36 @@ export async function verifyLaunch(db: Database, idToken: string, state: string,
   return { platform, claims, messageType };
 }
 
-/** The person of the launch: by the subject stored for this platform, else by login email (the subject is then stored). */
+const LEARNER_ROLES = [
+  'http://purl.imsglobal.org/vocab/lis/v2/membership#Learner',
+  'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Student',
+  'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Learner',
+];
+
+/**
+ * Provisioning at launch (docs/lms.md#provisioning-at-launch), when the platform has it on: an
+ * unknown Instructor becomes a faculty member, an unknown Learner a student, made by the same
+ * command as `POST /v1/students` (license, `student.created` event), with the id_token's name and
+ * its email as the personal email. Null (so user_not_found) when it is off, the roles say neither
+ * or the id_token carries no name.
+ */
+async function provision(tx: TenantTx, platform: LtiPlatformRow, claims: Record<string, unknown>): Promise<PersonRow | null> {
+  if (!platform.provision_users) return null;
+  const roles = claims[CLAIM.roles];
+  const role = isTeacher(roles)
+    ? 'faculty'
+    : Array.isArray(roles) && roles.some((value) => typeof value === 'string' && LEARNER_ROLES.includes(value))
+      ? 'student'
+      : null;
+  if (!role) return null;
+  const given = [claims.given_name, claims.family_name].filter((part): part is string => typeof part === 'string' && part.trim() !== '').join(' ');
+  const name = fullName.safeParse(typeof claims.name === 'string' && claims.name.trim() ? claims.name : given);
+  if (!name.success) return null;
+  const email = personalEmail.safeParse(claims.email);
+  return createPerson(tx, role, { full_name: name.data, personal_email: email.success ? email.data : null, license_days: 365 });
+}
+
+/** The person of the launch: by the subject stored for this platform, else by login email, else provisioned when the platform allows it (the subject is then stored). */
 export async function matchPerson(tenant: Tenant, platform: LtiPlatformRow, claims: Record<string, unknown>): Promise<PersonRow> {
   return tenant.inTransaction(async (tx) => {
     const subject = String(claims.sub);
@@ -184,11 +214,11 @@ export async function matchPerson(tenant: Tenant, platform: LtiPlatformRow, clai
       if (person) return person;
     }
     const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : null;
-    const person = email ? await tx.people.findOne({ where: { login_email: email } }) : null;
+    const person = (email ? await tx.people.findOne({ where: { login_email: email } }) : null) ?? (await provision(tx, platform, claims));
     if (!person) {
       throw new AppError(
         'user_not_found',
-        'No student or faculty member of this institution matches this LMS user (by an earlier launch or by login email). Ask the school to add the person first.',
+        'No student or faculty member of this institution matches this LMS user (by an earlier launch or by login email). Ask the school to add the person first (or to turn on provisioning at launch for this platform).',
       );
     }
     if (known) await tx.ltiSubjects.update({ person_id: person.id }, { id: known.id });

@@ -15,6 +15,8 @@ export interface PlatformInput {
   jwks_url?: string | null | undefined;
   /** A PEM public key (SPKI) or one JWK as JSON: for a cloud LMS whose key set the appliance cannot fetch. */
   public_key?: string | null | undefined;
+  /** Create unknown users at launch (Learner → student, Instructor → faculty); off by default. */
+  provision_users?: boolean | undefined;
 }
 
 function httpUrl(value: string, path: string, details: ValidationDetail[]): void {
@@ -71,6 +73,7 @@ export async function addPlatform(tenant: Tenant, input: PlatformInput): Promise
       token_url: input.token_url,
       jwks_url: jwksUrl,
       public_key_pem: publicKey,
+      provision_users: input.provision_users ?? false,
     });
   });
 }

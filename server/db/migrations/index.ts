@@ -26,6 +26,7 @@ import { keyLifecycle } from './20261203020000-key-lifecycle.js';
 import { idempotencyKeys } from './20261203030000-idempotency-keys.js';
 import { lti } from './20261204000000-lti.js';
 import { oneroster } from './20261204010000-oneroster.js';
+import { ltiRegistration } from './20261204020000-lti-registration.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -56,4 +57,5 @@ export const migrations: Migration[] = [
   idempotencyKeys,
   lti,
   oneroster,
+  ltiRegistration,
 ];

@@ -26,6 +26,10 @@ export const platformInput = z.strictObject({
   token_url: url,
   jwks_url: url.nullable().optional(),
   public_key: z.string().max(20_000).nullable().optional().openapi({ description: 'PEM (SPKI) or one JWK as JSON; instead of `jwks_url`.' }),
+  provision_users: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'A launch by an unknown user creates them (Learner → student, Instructor → faculty); default false: `user_not_found`.' }),
 });
 
 export const platformSchema = z.object({
@@ -38,6 +42,7 @@ export const platformSchema = z.object({
   token_url: z.string(),
   jwks_url: z.string().nullable(),
   has_public_key: z.boolean(),
+  provision_users: z.boolean(),
   created_at: z.string(),
 });
 

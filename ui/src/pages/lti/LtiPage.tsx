@@ -2,6 +2,7 @@ import {
   Badge,
   Button,
   Card,
+  Checkbox,
   Code,
   CopyButton,
   Fieldset,
@@ -110,6 +111,7 @@ function PlatformForm() {
   const [keySource, setKeySource] = useState<'url' | 'pasted'>('url');
   const [jwksUrl, setJwksUrl] = useState('');
   const [publicKey, setPublicKey] = useState('');
+  const [provision, setProvision] = useState(false);
   const add = useApiMutation({
     mutationFn: (body: Record<string, unknown>) => api.post<LtiPlatform>(`/institutions/${institution.id}/lti/platforms`, body),
     invalidate: [ltiKey(institution.id)],
@@ -117,6 +119,7 @@ function PlatformForm() {
     labels: LABELS,
     onSuccess: () => {
       for (const reset of [setName, setIssuer, setClientId, setDeployments, setAuthUrl, setTokenUrl, setJwksUrl, setPublicKey]) reset('');
+      setProvision(false);
     },
   });
   const errors: Partial<Record<string, string>> = add.fieldErrors;
@@ -133,6 +136,7 @@ function PlatformForm() {
       auth_url: authUrl.trim(),
       token_url: tokenUrl.trim(),
       ...(keySource === 'url' ? { jwks_url: jwksUrl.trim() } : { public_key: publicKey }),
+      provision_users: provision,
     });
   };
   return (
@@ -201,6 +205,12 @@ function PlatformForm() {
               error={errors.public_key}
             />
           )}
+          <Checkbox
+            label="Create unknown users at launch"
+            description="A launch by someone this school does not have yet adds them: a Learner as a student, an Instructor as a faculty member, with the LMS's name and email. Off: they are refused until the school adds them."
+            checked={provision}
+            onChange={(e) => setProvision(e.currentTarget.checked)}
+          />
           <Group justify="flex-end">
             <Button type="submit" loading={add.isPending}>
               Register platform
@@ -248,7 +258,14 @@ function PlatformsTable({ platforms }: { platforms: LtiPlatform[] }) {
                 ) : null}
               </Table.Td>
               <Table.Td style={{ overflowWrap: 'anywhere' }}>{platform.client_id}</Table.Td>
-              <Table.Td>{platform.deployment_ids.join(', ')}</Table.Td>
+              <Table.Td>
+                {platform.deployment_ids.join(', ')}
+                {platform.provision_users ? (
+                  <Badge ml="xs" variant="light" size="sm">
+                    Creates users
+                  </Badge>
+                ) : null}
+              </Table.Td>
               <Table.Td style={{ overflowWrap: 'anywhere' }}>{platform.jwks_url ?? 'Pasted public key'}</Table.Td>
               <Table.Td>
                 <Button size="compact-sm" variant="subtle" color="red" onClick={() => setRemoving(platform)}>

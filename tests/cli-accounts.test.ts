@@ -139,7 +139,7 @@ describe('demo seed: how to open the demo institution in the portal', () => {
     const app = await startTestAppliance({ dataDir });
     try {
       const admin = await signIn(app, seeded.portal.email, seeded.portal.password);
-      expect(admin.session.memberships).toEqual([{ institution: expect.objectContaining({ id: seeded.institution.id }), role: 'admin' }]);
+      expect(admin.session.memberships).toEqual([{ institution: expect.objectContaining({ id: seeded.institution.id }), role: 'admin', sandbox_id: null }]);
       ok(await admin.agent.get(`/portal/api/institutions/${seeded.institution.id}/students`));
       // Only the hash is stored.
       const account = await app.ctx.db.models.PortalAccount.findOne({ where: { email: seeded.portal.email } });

@@ -127,7 +127,9 @@ describe('Portal: developers and the operator', () => {
 
     const session = await dev.get('/portal/api/session');
     expectOk(session);
-    expect(session.body.data.memberships).toEqual([{ institution: { id: institutionId, name: ADMIN.institution, status: 'approved' }, role: 'developer' }]);
+    expect(session.body.data.memberships).toEqual([
+      { institution: { id: institutionId, name: ADMIN.institution, status: 'approved' }, role: 'developer', sandbox_id: null },
+    ]);
     // The password chosen at acceptance is the account's password from now on.
     expectOk(await supertest.agent(app.origin).post('/portal/api/login').send({ email: 'dev.one@example.test', password: DEV_PASSWORD }));
 

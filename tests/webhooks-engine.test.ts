@@ -225,10 +225,10 @@ describe('webhook engine', () => {
     expect(request!.method).toBe('POST');
     expect(request!.path).toBe('/hooks/campusbridge');
 
-    // The body is the event JSON {id, type, created_at, institution_id, data}, in that order.
+    // The body is the event JSON {id, type, created_at, institution_id, environment, data}, in that order.
     const body = JSON.parse(request!.body);
-    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'institution_id', 'data']);
-    expect(body).toEqual({ ...event, institution_id: s.inst.id });
+    expect(Object.keys(body)).toEqual(['id', 'type', 'created_at', 'institution_id', 'environment', 'data']);
+    expect(body).toEqual({ ...event, institution_id: s.inst.id, environment: 'live' });
     expect(body.data.student_id).toBe(studentId);
 
     const h = request!.headers;

@@ -456,4 +456,111 @@ describe('LTI 1.3 tool', () => {
       expect((await postLaunch(await authorize(learnerPlan('lms-user-mary', 'mary@family.example')))).status).toBe(404);
     });
   });
+  describe('dynamic registration', () => {
+    let lms: LtiPlatform;
+    let portal: ReturnType<typeof portalRequests>;
+    beforeAll(async () => {
+      lms = await LtiPlatform.start();
+      lms.toolJwksUrl = tool.jwks_url;
+      const admin = await signedInMember(app, institutionId, 'admin');
+      portal = portalRequests(
+        () => admin,
+        () => institutionApi(institutionId),
+      );
+    });
+    afterAll(async () => {
+      await lms?.close();
+    });
+    async function registrationUrl(): Promise<string> {
+      const made = await portal.post('/lti/registrations');
+      expect(made.status, JSON.stringify(made.body)).toBe(200);
+      const { url, expires_at: expiresAt } = made.body.data as { url: string; expires_at: string };
+      expect(url).toMatch(new RegExp(`^${app.origin}/lti/register\\?token=`));
+      expect(new Date(expiresAt).getTime() - Date.now()).toBeGreaterThan(59 * 60 * 1000);
+      return url;
+    }
+    const open = (url: string, params: Record<string, string>) => app.http.get(url.slice(app.origin.length)).query(params);
+
+    it('the LMS opens the URL: the tool registers at its registration endpoint, the platform is stored, and a launch with the new client id works', async () => {
+      const url = await registrationUrl();
+      const res = await open(url, { openid_configuration: lms.openidConfigurationUrl, registration_token: lms.registrationToken });
+      expect(res.status, res.text).toBe(200);
+      expect(res.text).toContain('CampusBridge is registered');
+      const nonce = /script-src 'nonce-([^']+)'/.exec(res.headers['content-security-policy'] as string)?.[1];
+      expect(res.text).toContain(
+        `<script nonce="${nonce}">(window.opener || window.parent).postMessage({ subject: 'org.imsglobal.lti.close' }, '*');</script>`,
+      );
+
+      expect(lms.registrations).toHaveLength(1);
+      const [registration] = lms.registrations;
+      expect(registration!.authorization).toBe(`Bearer ${lms.registrationToken}`);
+      expect(registration!.contentType).toBe('application/json');
+      expect(registration!.body).toEqual({
+        application_type: 'web',
+        response_types: ['id_token'],
+        grant_types: ['implicit', 'client_credentials'],
+        initiate_login_uri: tool.login_url,
+        redirect_uris: [tool.launch_url],
+        client_name: expect.stringMatching(/^CampusBridge/),
+        jwks_uri: tool.jwks_url,
+        token_endpoint_auth_method: 'private_key_jwt',
+        scope: 'https://purl.imsglobal.org/spec/lti-ags/scope/lineitem https://purl.imsglobal.org/spec/lti-ags/scope/score',
+        'https://purl.imsglobal.org/spec/lti-tool-configuration': {
+          domain: new URL(app.origin).host,
+          target_link_uri: tool.launch_url,
+          claims: ['iss', 'sub', 'name', 'given_name', 'family_name', 'email'],
+          messages: [{ type: 'LtiResourceLinkRequest' }, { type: 'LtiDeepLinkingRequest', target_link_uri: tool.deep_linking_url }],
+        },
+      });
+
+      const overview = await portal.get('/lti');
+      const stored = (overview.body.data.platforms as Array<Record<string, unknown>>).find((row) => row.issuer === lms.issuer);
+      expect(stored).toMatchObject({
+        client_id: 'registered-client-1',
+        deployment_ids: [lms.deploymentId],
+        auth_url: lms.authUrl,
+        token_url: lms.tokenUrl,
+        jwks_url: lms.jwksUrl,
+        provision_users: false,
+      });
+      const linked = await portal.post('/lti/links', { platform_id: stored!.id, resource_link_id: 'rl-dyn', exam_id: examId });
+      expect(linked.status, JSON.stringify(linked.body)).toBe(200);
+      const launched = await postLaunch(await authorize({ ...studentPlan(), sub: 'lms-dyn-ada', resourceLinkId: 'rl-dyn', lineItem: undefined }, 'get', lms));
+      expect(launched.status, JSON.stringify(launched.body)).toBe(302);
+      expect((await learnerOpens(launched.headers.location as string)).redirect).toBe(`exam:${examId}`);
+
+      // The URL worked once.
+      const again = await open(url, { openid_configuration: lms.openidConfigurationUrl, registration_token: lms.registrationToken });
+      expect(again.status).toBe(403);
+      expect(again.text).toContain('already used or expired');
+      expect(lms.registrations).toHaveLength(1);
+    });
+
+    it('an expired URL, a made-up token, a foreign issuer and a refused registration answer a page with a 4xx, registering nothing', async () => {
+      const platforms = await app.ctx.db.models.LtiPlatform.count();
+      const expired = await registrationUrl();
+      await app.ctx.db.models.LtiRegistration.update({ expires_at: new Date(Date.now() - 1000) }, { where: { used_at: null } });
+      const late = await open(expired, { openid_configuration: lms.openidConfigurationUrl, registration_token: lms.registrationToken });
+      expect(late.status).toBe(403);
+      expect(late.headers['content-type']).toMatch(/text\/html/);
+      expect(late.text).toContain('Registration failed');
+      expect((await open(`${app.origin}/lti/register?token=made-up`, { openid_configuration: lms.openidConfigurationUrl })).status).toBe(403);
+
+      lms.configurationOverrides = { issuer: 'https://elsewhere.example/lms' };
+      const foreign = await open(await registrationUrl(), { openid_configuration: lms.openidConfigurationUrl, registration_token: lms.registrationToken });
+      expect(foreign.status).toBe(422);
+      expect(foreign.text).toContain('issuer');
+      lms.configurationOverrides = { registration_endpoint: undefined };
+      const noEndpoint = await open(await registrationUrl(), { openid_configuration: lms.openidConfigurationUrl });
+      expect(noEndpoint.status).toBe(422);
+      expect(noEndpoint.text).toContain('registration_endpoint');
+      lms.configurationOverrides = {};
+
+      const refused = await open(await registrationUrl(), { openid_configuration: lms.openidConfigurationUrl, registration_token: 'wrong-token' });
+      expect(refused.status).toBe(422);
+      expect(refused.text).toContain('refused the registration (HTTP 401)');
+      expect(lms.registrations.at(-1)!.authorization).toBe('Bearer wrong-token');
+      expect(await app.ctx.db.models.LtiPlatform.count()).toBe(platforms);
+    });
+  });
 });

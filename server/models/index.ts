@@ -25,6 +25,7 @@ import { defineLicense } from './license.js';
 import {
   defineLtiLoginState,
   defineLtiPlatform,
+  defineLtiRegistration,
   defineLtiResourceLink,
   defineLtiScoreAttempt,
   defineLtiScorePost,
@@ -91,6 +92,7 @@ export function defineModels(sequelize: Sequelize) {
     LtiResourceLink: defineLtiResourceLink(sequelize),
     LtiSubject: defineLtiSubject(sequelize),
     LtiLoginState: defineLtiLoginState(sequelize),
+    LtiRegistration: defineLtiRegistration(sequelize),
     LtiScorePost: defineLtiScorePost(sequelize),
     LtiScoreAttempt: defineLtiScoreAttempt(sequelize),
     CouponBatch: defineCouponBatch(sequelize),

@@ -172,6 +172,31 @@ export function defineLtiSubject(sequelize: Sequelize) {
   );
 }
 
+/** A single-use Dynamic Registration URL an admin made (its token's SHA-256 only). */
+export interface LtiRegistrationRow extends Model<InferAttributes<LtiRegistrationRow>, InferCreationAttributes<LtiRegistrationRow>> {
+  id: string;
+  institution_id: string;
+  token_hash: string;
+  expires_at: Date;
+  used_at: Date | null;
+  created_at: Date;
+}
+
+export function defineLtiRegistration(sequelize: Sequelize) {
+  return sequelize.define<LtiRegistrationRow>(
+    'LtiRegistration',
+    {
+      id: id(),
+      institution_id: ref(),
+      token_hash: { type: DataTypes.STRING(64), allowNull: false, unique: true },
+      expires_at: { type: DataTypes.DATE, allowNull: false },
+      used_at: { type: DataTypes.DATE, allowNull: true },
+      created_at: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'lti_registrations', timestamps: false },
+  );
+}
+
 export function defineLtiLoginState(sequelize: Sequelize) {
   return sequelize.define<LtiLoginStateRow>(
     'LtiLoginState',

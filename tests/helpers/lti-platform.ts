@@ -66,8 +66,15 @@ export interface AuthorizationAnswer {
   state: string;
 }
 
+export interface RecordedRegistration {
+  authorization: string | undefined;
+  contentType: string | undefined;
+  body: Record<string, unknown>;
+}
+
 export class LtiPlatform {
-  readonly clientId = 'campusbridge-tool';
+  /** The tool's client id here: fixed, or the one the registration endpoint gave (Dynamic Registration). */
+  clientId = 'campusbridge-tool';
   readonly deploymentId = 'deployment-1';
   issuer = '';
   origin = '';
@@ -80,6 +87,12 @@ export class LtiPlatform {
   readonly tokenRequests: Array<{ assertion: JWTPayload; header: Record<string, unknown>; scope: string }> = [];
   readonly scores: RecordedScore[] = [];
   readonly deepLinkReturns: string[] = [];
+  /** Client registrations received (LTI Dynamic Registration 1.0 §3.5). */
+  readonly registrations: RecordedRegistration[] = [];
+  /** The bearer the registration endpoint requires (the registration_token the platform hands the tool). */
+  registrationToken = 'reg-token-1';
+  /** Replaced or extra fields of the OpenID configuration (a foreign issuer …). */
+  configurationOverrides: Record<string, unknown> = {};
   /** Answers for the next score POSTs (500, 503 …) before they are accepted. */
   failScores: number[] = [];
   private readonly issuedTokens = new Set<string>();
@@ -112,6 +125,9 @@ export class LtiPlatform {
   }
   lineItemUrl(id: string) {
     return `${this.origin}/lineitems/${id}`;
+  }
+  get openidConfigurationUrl() {
+    return `${this.origin}/lms/.well-known/openid-configuration`;
   }
   get deepLinkReturnUrl() {
     return `${this.origin}/deep-link-return`;
@@ -244,6 +260,47 @@ export class LtiPlatform {
       this.scores.push({ path: url.pathname, contentType: req.headers['content-type'], authorization, body: JSON.parse(body) as Record<string, unknown> });
       res.writeHead(204).end();
       return;
+    }
+
+    // LTI Dynamic Registration 1.0 §3.4: the platform's OpenID configuration with its LTI section.
+    if (req.method === 'GET' && url.pathname === '/lms/.well-known/openid-configuration') {
+      return json(200, {
+        issuer: this.issuer,
+        authorization_endpoint: this.authUrl,
+        token_endpoint: this.tokenUrl,
+        token_endpoint_auth_methods_supported: ['private_key_jwt'],
+        token_endpoint_auth_signing_alg_values_supported: ['RS256'],
+        jwks_uri: this.jwksUrl,
+        registration_endpoint: `${this.origin}/register`,
+        scopes_supported: ['openid', 'https://purl.imsglobal.org/spec/lti-ags/scope/score'],
+        response_types_supported: ['id_token'],
+        subject_types_supported: ['public', 'pairwise'],
+        id_token_signing_alg_values_supported: ['RS256'],
+        claims_supported: ['sub', 'iss', 'name', 'given_name', 'family_name', 'email'],
+        'https://purl.imsglobal.org/spec/lti-platform-configuration': {
+          product_family_code: 'test-lms',
+          version: '1.0',
+          messages_supported: [{ type: 'LtiResourceLinkRequest' }, { type: 'LtiDeepLinkingRequest' }],
+        },
+        ...this.configurationOverrides,
+      });
+    }
+
+    // §3.5/3.6: the tool's registration, answered with a client id and the deployment it made.
+    if (req.method === 'POST' && url.pathname === '/register') {
+      const authorization = req.headers.authorization;
+      this.registrations.push({ authorization, contentType: req.headers['content-type'], body: JSON.parse(body) as Record<string, unknown> });
+      if (authorization !== `Bearer ${this.registrationToken}`) return json(401, { error: 'invalid_token' });
+      const registration = JSON.parse(body) as Record<string, unknown>;
+      this.clientId = `registered-client-${this.registrations.length}`;
+      return json(200, {
+        ...registration,
+        client_id: this.clientId,
+        'https://purl.imsglobal.org/spec/lti-tool-configuration': {
+          ...(registration['https://purl.imsglobal.org/spec/lti-tool-configuration'] as object),
+          deployment_id: this.deploymentId,
+        },
+      });
     }
 
     if (req.method === 'POST' && url.pathname === '/deep-link-return') {

@@ -27,6 +27,7 @@ import { idempotencyKeys } from './20261203030000-idempotency-keys.js';
 import { lti } from './20261204000000-lti.js';
 import { oneroster } from './20261204010000-oneroster.js';
 import { ltiRegistration } from './20261204020000-lti-registration.js';
+import { ltiDynamicRegistration } from './20261204030000-lti-dynamic-registration.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -58,4 +59,5 @@ export const migrations: Migration[] = [
   lti,
   oneroster,
   ltiRegistration,
+  ltiDynamicRegistration,
 ];

@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { completeDeepLinking, openDeepLinkingPicker } from '../../commands/lti/deep-linking.js';
 import { beginLogin, completeLaunch } from '../../commands/lti/launch.js';
+import { completeRegistration } from '../../commands/lti/registration.js';
+import { AppError } from '../../errors.js';
 import type { OutboundRules } from '../../commands/lti/platform-keys.js';
 import { toolKeySet } from '../../commands/lti/tool-keys.js';
 import type { AppContext } from '../../context.js';
@@ -14,10 +16,10 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' ?
  * A page of the LTI flow, shown inside the LMS (often in an iframe): it may be framed by any site,
  * its one inline script runs by nonce, and its form may post only to `formTarget`.
  */
-function sendPage(res: Response, title: string, body: string, options: { formTarget?: string; nonce?: string } = {}): void {
+function sendPage(res: Response, title: string, body: string, options: { formTarget?: string; nonce?: string; status?: number } = {}): void {
   const formAction = options.formTarget ? `'self' ${new URL(options.formTarget).origin}` : "'self'";
   res
-    .status(200)
+    .status(options.status ?? 200)
     .set({
       'Cache-Control': 'no-store',
       'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${options.nonce ? `'nonce-${options.nonce}'` : "'none'"}; form-action ${formAction}; frame-ancestors *; base-uri 'none'`,
@@ -118,6 +120,32 @@ ${picker.exams.length ? '<button type="submit">Add to the course</button>' : ''}
 <script nonce="${nonce}">document.getElementById('return').submit();</script>`,
       { formTarget: response.return_url, nonce },
     );
+  });
+
+  // LTI Dynamic Registration: the LMS opens the admin's registration URL with openid_configuration (and registration_token).
+  router.get('/lti/register', async (req, res) => {
+    const input = fields(req);
+    try {
+      const platform = await completeRegistration(
+        ctx.db,
+        { token: str(input.token) ?? '', openid_configuration: str(input.openid_configuration) ?? '', registration_token: str(input.registration_token) },
+        await rules(),
+        await ctx.publicUrl(),
+      );
+      const nonce = randomBytes(16).toString('base64');
+      sendPage(
+        res,
+        'CampusBridge is registered',
+        `<h1>CampusBridge is registered</h1>
+<p>This LMS (${escapeHtml(platform.issuer)}, client id ${escapeHtml(platform.client_id)}) can now launch CampusBridge. You may close this window.</p>
+<script nonce="${nonce}">(window.opener || window.parent).postMessage({ subject: 'org.imsglobal.lti.close' }, '*');</script>`,
+        { nonce },
+      );
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      const status = error.status >= 400 && error.status < 500 ? error.status : 400;
+      sendPage(res, 'Registration failed', `<h1>Registration failed</h1>\n<p>${escapeHtml(error.message)}</p>`, { status });
+    }
   });
 
   // Errors (a rejected handler) reach the app's error middleware: the envelope with LAUNCH_TOKEN_INVALID, validation_error…

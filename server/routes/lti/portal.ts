@@ -1,4 +1,5 @@
 import { addPlatform, linkResourceLink, listPlatforms, listResourceLinks, removePlatform } from '../../commands/lti/platforms.js';
+import { createRegistrationUrl } from '../../commands/lti/registration.js';
 import { listScorePosts, retryScorePost } from '../../commands/lti/scores.js';
 import { toolConfig } from '../../commands/lti/tool-config.js';
 import { rotateToolKey } from '../../commands/lti/tool-keys.js';
@@ -121,6 +122,18 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
     response: platformSchema,
     errors: ['conflict'],
     handler: async ({ access, body }) => presentPlatform(await addPlatform(access.tenant, body)),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/institutions/{id}/lti/registrations',
+    operationId: 'createLtiRegistrationUrl',
+    tag: 'LTI',
+    summary: 'A single-use LTI Dynamic Registration URL (valid an hour) to paste into an LMS that offers it; the LMS then registers itself',
+    access: 'member',
+    roles: LTI_ROLES,
+    params: institutionParams,
+    response: z.object({ url: z.string(), expires_at: z.string() }),
+    handler: async ({ ctx, access }) => createRegistrationUrl(ctx.db, access.tenant.institutionId, await ctx.publicUrl()),
   }),
   definePortalRoute({
     method: 'delete',

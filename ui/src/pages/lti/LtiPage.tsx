@@ -100,6 +100,37 @@ function ToolSide({ tool }: { tool: LtiOverview['tool'] }) {
   );
 }
 
+/** Dynamic Registration: a single-use URL (an hour) the admin pastes into the LMS, which then registers itself. */
+function DynamicRegistration() {
+  const institution = useInstitution();
+  const [made, setMade] = useState<{ url: string; expires_at: string } | null>(null);
+  const create = useApiMutation({
+    mutationFn: () => api.post<{ url: string; expires_at: string }>(`/institutions/${institution.id}/lti/registrations`, {}),
+    onSuccess: (data) => setMade(data),
+  });
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="sm">
+        <Text size="sm">
+          If your LMS offers LTI Dynamic Registration (Moodle 4: Manage tools → Tool URL → Add LTI Advantage; Canvas: Developer Keys → LTI Registration), paste
+          this URL there: the LMS and CampusBridge exchange everything above, and the platform appears in the list. It works once, within an hour.
+        </Text>
+        {made ? <CopyValue label="Registration URL" value={made.url} /> : null}
+        {made ? (
+          <Text size="xs" c="dimmed">
+            Valid until {formatDateSeconds(made.expires_at)}, once.
+          </Text>
+        ) : null}
+        <Group>
+          <Button variant={made ? 'default' : 'filled'} loading={create.isPending} onClick={() => create.mutate()}>
+            {made ? 'Make another registration URL' : 'Make a registration URL'}
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}
+
 function PlatformForm() {
   const institution = useInstitution();
   const [name, setName] = useState('');
@@ -390,6 +421,7 @@ export function LtiPage() {
             </Title>
             <Stack gap="lg">
               <PlatformsTable platforms={overview.data.platforms} />
+              <DynamicRegistration />
               <PlatformForm />
             </Stack>
           </div>

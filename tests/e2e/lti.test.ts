@@ -61,6 +61,15 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
     await shot(page, 'tool-side');
   });
 
+  it('makes a single-use Dynamic Registration URL, shown with Copy', async () => {
+    await main().getByRole('button', { name: 'Make a registration URL' }).click();
+    const shown = main().getByText(new RegExp(`^${app.origin}/lti/register\\?token=`));
+    await shown.waitFor();
+    await main().getByRole('button', { name: 'Copy Registration URL' }).waitFor();
+    expect(await app.ctx.db.models.LtiRegistration.count({ where: { used_at: null } })).toBe(1);
+    await shot(page, 'registration-url');
+  });
+
   it('registers an LMS with a pasted public key, refusing a wrong key in words under the field', async () => {
     const form = main().getByRole('form', { name: 'Register a platform' });
     await form.getByLabel('Name').fill('Canvas Cloud');

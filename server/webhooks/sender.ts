@@ -1,8 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { AppError } from '../errors.js';
-import { plainHttpAllowed, resolveDeliveryAddress, type PrivateHosts, type Resolver } from './address.js';
+import type { PrivateHosts, Resolver } from './address.js';
+import { requestPinned } from './pinned-request.js';
 
 /** Bytes of the receiver's answer kept per attempt. */
 export const RESPONSE_BODY_LIMIT = 2048;
@@ -24,7 +23,7 @@ export interface SendResult {
   /** First 2 KB of the answer, as text. */
   body: string | null;
   timeMs: number;
-  /** Why it failed when no 2xx came back: `timeout`, `https_required`, `private_host`, `dns_error`, `connection_error: …`, `redirect`, `http_<status>`. */
+  /** Why it failed when no 2xx came back: `timeout`, `invalid_url`, `https_required`, `private_host`, `dns_error`, `connection_error: …`, `redirect`, `http_<status>`. */
   error: string | null;
 }
 
@@ -68,91 +67,26 @@ function poolFor(url: URL, address: string): http.Agent {
 }
 
 /**
- * One POST to a receiver. The host is resolved and checked here, at every delivery, and the
- * connection is made to exactly that address (pinned through `lookup`), so DNS rebinding between
- * the check and the connect is impossible. TLS still verifies the certificate for the host name.
- * Connections are kept alive per receiver address and reused (docs/decisions.md#webhook-throughput).
+ * One POST to a receiver, through `requestPinned`: the host is resolved and checked at every
+ * delivery and the connection made to exactly that address. Connections are kept alive per
+ * receiver address and reused (docs/decisions.md#webhook-throughput). Only a 2xx counts; a
+ * redirect is a failure and is never followed.
  */
 export async function postWebhook(request: SendRequest): Promise<SendResult> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
-  const url = new URL(request.url);
-
-  let pinned;
-  try {
-    pinned = await resolveDeliveryAddress(url, { privateHosts: request.privateHosts, resolver: request.resolver });
-  } catch (error) {
-    const reason = error instanceof AppError && error.code === 'private_host' ? 'private_host' : 'dns_error';
-    return { ok: false, status: null, body: null, timeMs: elapsed(), error: reason };
-  }
-  // The endpoint rules hold at every delivery, not only at creation: the setting may have changed since.
-  if (url.protocol !== 'https:' && !plainHttpAllowed(request.privateHosts, url.hostname, pinned)) {
-    return { ok: false, status: null, body: null, timeMs: elapsed(), error: 'https_required' };
-  }
-
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options && (options as { all?: boolean }).all) {
-      (callback as unknown as (err: null, addresses: Array<{ address: string; family: number }>) => void)(null, [pinned]);
-    } else {
-      callback(null, pinned.address, pinned.family);
-    }
-  };
-
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise<SendResult>((resolve) => {
-    let settled = false;
-    const finish = (result: Omit<SendResult, 'timeMs'>) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      resolve({ ...result, timeMs: elapsed() });
-    };
-
-    const req = client.request(
-      url,
-      {
-        method: 'POST',
-        lookup,
-        agent: poolFor(url, pinned.address),
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': 'CampusBridge-Webhooks/1',
-          ...request.headers,
-          'Content-Length': Buffer.byteLength(request.body),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let kept = 0;
-        const done = () => {
-          const status = res.statusCode ?? 0;
-          const body = Buffer.concat(chunks).toString('utf8');
-          const ok = status >= 200 && status < 300;
-          const error = ok ? null : status >= 300 && status < 400 ? 'redirect' : `http_${status}`;
-          finish({ ok, status, body, error });
-        };
-        res.on('data', (chunk: Buffer) => {
-          const part = chunk.subarray(0, RESPONSE_BODY_LIMIT - kept);
-          chunks.push(part);
-          kept += part.length;
-          // 2 KB is all that is kept: stop reading rather than wait for an endless body.
-          if (kept >= RESPONSE_BODY_LIMIT) {
-            done();
-            res.destroy();
-          }
-        });
-        res.on('end', done);
-        res.on('error', done);
-        res.on('aborted', done);
-      },
-    );
-    const deadline = setTimeout(() => {
-      req.destroy();
-      finish({ ok: false, status: null, body: null, error: 'timeout' });
-    }, request.timeoutMs);
-    req.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ ok: false, status: null, body: null, error: `connection_error: ${error.code ?? error.message}` }),
-    );
-    req.end(request.body);
+  const result = await requestPinned({
+    method: 'POST',
+    url: request.url,
+    headers: { 'Content-Type': 'application/json', 'User-Agent': 'CampusBridge-Webhooks/1', ...request.headers },
+    body: request.body,
+    timeoutMs: request.timeoutMs,
+    privateHosts: request.privateHosts,
+    resolver: request.resolver,
+    bodyLimit: RESPONSE_BODY_LIMIT,
+    agentFor: poolFor,
   });
+  if (result.status === null) return { ok: false, status: null, body: null, timeMs: result.timeMs, error: result.error };
+  const { status, body, timeMs } = result;
+  const ok = status >= 200 && status < 300;
+  const error = ok ? null : status >= 300 && status < 400 ? 'redirect' : `http_${status}`;
+  return { ok, status, body, timeMs, error };
 }

@@ -1,8 +1,6 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { AppError } from '../../errors.js';
-import { plainHttpAllowed, resolveDeliveryAddress, type PrivateHosts } from '../../webhooks/address.js';
+import type http from 'node:http';
+import type { PrivateHosts } from '../../webhooks/address.js';
+import { requestPinned } from '../../webhooks/pinned-request.js';
 
 /** Why a request to the SIS did not give what was needed; the run records the message. */
 export class SisError extends Error {
@@ -30,74 +28,28 @@ export interface SisResponse {
 
 /** A roster page of 2,000 users is about 1 MB; far more than any page the sync asks for. */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
-const DEFAULT_TIMEOUT_MS = 30_000;
+/** For one whole request, the page's body included. */
+const DEFAULT_TIMEOUT_MS = 60_000;
 
 /**
- * One request to the SIS, with the webhooks' address rules (docs/security.md): the host is
- * resolved and checked, and the connection made to exactly that address (no DNS rebinding);
- * `http://` only toward a private host the setting allows. Redirects are not followed.
+ * One request to the SIS through `requestPinned`, with the webhooks' address rules
+ * (docs/security.md). Redirects are not followed. Any failure is a SisError in words.
  */
 export async function sisRequest(request: SisRequest): Promise<SisResponse> {
-  let url: URL;
-  try {
-    url = new URL(request.url);
-  } catch {
-    throw new SisError(`${request.url} is not a valid URL.`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new SisError(`${request.url} is neither https:// nor http://.`);
-  let pinned;
-  try {
-    pinned = await resolveDeliveryAddress(url, { privateHosts: request.privateHosts });
-  } catch (error) {
-    throw new SisError(error instanceof AppError ? error.message : `The host ${url.hostname} could not be resolved.`);
-  }
-  if (url.protocol === 'http:' && !plainHttpAllowed(request.privateHosts, url.hostname, pinned)) {
-    throw new SisError(`The SIS must be reached over https:// (http:// only toward a host the webhook_private_hosts setting allows).`);
-  }
-  const lookup: LookupFunction = (_hostname, options, callback) => {
-    if (options && (options as { all?: boolean }).all) {
-      (callback as unknown as (err: null, addresses: Array<{ address: string; family: number }>) => void)(null, [pinned]);
-    } else {
-      callback(null, pinned.address, pinned.family);
-    }
-  };
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise<SisResponse>((resolve, reject) => {
-    const req = client.request(
-      url,
-      {
-        method: request.method,
-        lookup,
-        headers: {
-          Accept: 'application/json',
-          'User-Agent': 'CampusBridge-OneRoster/1',
-          ...request.headers,
-          ...(request.body !== undefined ? { 'Content-Length': String(Buffer.byteLength(request.body)) } : {}),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_RESPONSE_BYTES) {
-            req.destroy();
-            reject(new SisError(`The SIS answered ${url.pathname} with more than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB.`));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', (error) => reject(new SisError(`The SIS's answer to ${url.pathname} broke off: ${error.message}`)));
-      },
-    );
-    req.setTimeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS, () => {
-      req.destroy();
-      reject(new SisError(`The SIS did not answer ${url.pathname} within ${(request.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s.`));
-    });
-    req.on('error', (error: NodeJS.ErrnoException) => reject(new SisError(`Could not reach the SIS at ${url.host}: ${error.code ?? error.message}`)));
-    req.end(request.body);
+  const result = await requestPinned({
+    method: request.method,
+    url: request.url,
+    headers: { Accept: 'application/json', 'User-Agent': 'CampusBridge-OneRoster/1', ...request.headers },
+    body: request.body,
+    timeoutMs: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    privateHosts: request.privateHosts,
+    bodyLimit: MAX_RESPONSE_BYTES,
   });
+  if (result.status === null) throw new SisError(`The SIS request failed: ${result.detail}`);
+  const path = new URL(request.url).pathname;
+  if (result.truncated) throw new SisError(`The SIS answered ${path} with more than ${MAX_RESPONSE_BYTES / 1024 / 1024} MB.`);
+  if (result.brokenOff) throw new SisError(`The SIS's answer to ${path} broke off before its end.`);
+  return { status: result.status, headers: result.headers, body: result.body };
 }
 
 /** The body parsed as a JSON object, or a SisError naming what came back instead. */

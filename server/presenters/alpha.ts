@@ -96,6 +96,7 @@ export function presentActivityResult(result: ActivityResult) {
   return {
     mastery: presentConceptMastery(result.mastery),
     points_awarded: result.pointsAwarded,
+    awards: result.awards.map(({ points, note }) => ({ points, note })),
     total: result.total,
     streak_days: result.streakDays,
     badges: result.badges.map(presentBadge),

@@ -120,6 +120,11 @@ describe.skipIf(!chromiumAvailable())('Alpha practice on the learner page in Chr
     const total = ALPHA_RULES.CORRECT_POINTS + ALPHA_RULES.DAILY_TARGET_BONUS;
     expect(await second.textContent()).toContain(`${percent(once)} → ${percent(twice)}`);
     expect(await second.textContent()).toContain(`+${ALPHA_RULES.DAILY_TARGET_BONUS} points · total ${total} points`);
+    // The student is told where points came from on a wrong answer.
+    await second
+      .getByRole('listitem')
+      .filter({ hasText: `+${ALPHA_RULES.DAILY_TARGET_BONUS}: Daily target of 20 minutes reached` })
+      .waitFor();
     await shot(page, 'practised');
     expect(await seriousViolations(page)).toEqual([]);
 

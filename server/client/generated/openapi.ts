@@ -4798,6 +4798,19 @@ export interface components {
              * @example 10
              */
             points_awarded: number;
+            /**
+             * @description Each award that makes up `points_awarded`, with the note its ledger row carries, so a student is told why.
+             * @example [
+             *       {
+             *         "points": 10,
+             *         "note": "Correct answer: Halves and quarters"
+             *       }
+             *     ]
+             */
+            awards: {
+                points: number;
+                note: string;
+            }[];
             /** @example 150 */
             total: number;
             /** @example 3 */

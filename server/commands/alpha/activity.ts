@@ -21,6 +21,8 @@ export interface ActivityInput {
 export interface ActivityResult {
   mastery: ConceptMastery & { row: AlphaMasteryRow };
   pointsAwarded: number;
+  /** The ledger rows this activity wrote, in order: what `pointsAwarded` is made of. */
+  awards: Array<{ points: number; note: string }>;
   total: number;
   streakDays: number;
   badges: AlphaBadgeRow[];
@@ -96,9 +98,11 @@ export function recordActivity(learner: LearnerAuth, input: ActivityInput, now =
     // Points: the refs make each rule pay once (unique per institution and source).
     let total = await pointsTotal(tx, student.id);
     let pointsAwarded = 0;
+    const awards: Array<{ points: number; note: string }> = [];
     const pay = async (points: number, ref: string, note: string) => {
       total += points;
       pointsAwarded += points;
+      awards.push({ points, note });
       await addLedgerRow(tx, { student_id: student.id, points, note, source: 'activity', ref, balance_after: total, created_at: now });
     };
     if (input.correct) await pay(ALPHA_RULES.CORRECT_POINTS, activity.id, `Correct answer: ${concept.name}`);
@@ -122,6 +126,7 @@ export function recordActivity(learner: LearnerAuth, input: ActivityInput, now =
     return {
       mastery: { curriculumId: curriculum.id, concept, row: masteryRow },
       pointsAwarded,
+      awards,
       total,
       streakDays: streak,
       badges: await badgesOf(tx, student.id),

@@ -643,7 +643,8 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       const before = Date.now();
       const res = await activity(adaSession, { curriculum_id: fractions.id, concept_id: concept(0), correct: true, minutes: 3 });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      expect(Object.keys(res.body.data).sort()).toEqual(['badges', 'mastery', 'new_badges', 'points_awarded', 'streak_days', 'total']);
+      expect(Object.keys(res.body.data).sort()).toEqual(['awards', 'badges', 'mastery', 'new_badges', 'points_awarded', 'streak_days', 'total']);
+      expect(res.body.data.awards).toEqual([{ points: 10, note: 'Correct answer: Equivalent fractions' }]);
       expect(Object.keys(res.body.data.mastery).sort()).toEqual(MASTERY_FIELDS);
       expect(res.body.data.mastery).toMatchObject({
         curriculum_id: fractions.id,
@@ -677,7 +678,7 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       expect(res.status).toBe(200);
       expect(res.body.data.mastery).toMatchObject({ mastery: round4(nextMastery(0.3, false)), attempts: 2, correct: 1 });
       expect(res.body.data.mastery.mastery).toBe(0.21);
-      expect(res.body.data).toMatchObject({ points_awarded: 0, total: 10, new_badges: [] });
+      expect(res.body.data).toMatchObject({ points_awarded: 0, awards: [], total: 10, new_badges: [] });
     });
 
     it('mastery follows m + 0.3 × (target − m); reaching 0.8 earns mastery_0_8; the daily target pays its bonus once', async () => {
@@ -694,6 +695,8 @@ describe('Alpha Learning: /v1/alpha/* and POST /v1/app/alpha/activity', () => {
       // 4 + 2 + 2 + 2 = 10 minutes at the third: the bonus is paid with it, and never again.
       expect(results.map((r) => r.points_awarded)).toEqual([10, 10, 10 + ALPHA_RULES.DAILY_TARGET_BONUS, 10, 10]);
       expect(results.map((r) => r.total)).toEqual([20, 30, 60, 70, 80]);
+      expect(results[2].awards.map((award: { points: number; note: string }) => award.points)).toEqual([10, ALPHA_RULES.DAILY_TARGET_BONUS]);
+      expect(results[2].awards[1].note).toMatch(/^Daily target of 10 minutes reached: /);
       expect(round4(expected)).toBe(0.8319);
       expect(results[4].new_badges).toEqual(['mastery_0_8']);
       expect(results[3].new_badges).toEqual([]);

@@ -295,6 +295,10 @@ export const activityResultSchema = z
         description: `Points this activity earned: ${ALPHA_RULES.CORRECT_POINTS} for a correct answer, plus ${ALPHA_RULES.DAILY_TARGET_BONUS} when it makes the day's minutes on the curriculum reach the daily target (once per enrollment and UTC day).`,
         example: 10,
       }),
+    awards: z.array(z.object({ points: z.number().int(), note: z.string() })).openapi({
+      description: 'Each award that makes up `points_awarded`, with the note its ledger row carries, so a student is told why.',
+      example: [{ points: 10, note: 'Correct answer: Halves and quarters' }],
+    }),
     total: z.number().int().openapi({ example: 150 }),
     streak_days: z.number().int().openapi({ example: 3 }),
     badges: z.array(badgeSchema).openapi({ description: 'Every badge the student holds, oldest first.' }),

@@ -263,6 +263,15 @@ function PracticeResult({ conceptName, before, outcome, correct }: { conceptName
         {outcome.points_awarded > 0 ? `+${outcome.points_awarded} points` : 'No points this time'} · total {outcome.total} points · streak{' '}
         {days(outcome.streak_days)}
       </p>
+      {outcome.awards.length > 0 && (
+        <ul className="learner-awards">
+          {outcome.awards.map((award) => (
+            <li key={award.note}>
+              +{award.points}: {award.note}
+            </li>
+          ))}
+        </ul>
+      )}
       {outcome.new_badges.length > 0 && <p>New badge: {outcome.new_badges.map((code) => BADGE_NAMES[code]).join(', ')}!</p>}
     </>
   );

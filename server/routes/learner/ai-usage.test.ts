@@ -206,4 +206,19 @@ describe('POST /v1/app/ai/usage and the submission’s ai_usage', () => {
     expect((await books(d)).recorded).toEqual({ interactions: 5, cost_cents: 50 });
     expect((await books(d)).balance).toBe(0);
   });
+
+  it('reports on two attempts of one student racing for one wallet: the wallet holds, each refusal is 409, never a 5xx', async () => {
+    // The attempts are different rows, so only the wallet is shared: on PostgreSQL the two
+    // transactions meet there (a serialization failure, retried), on SQLite writers queue.
+    const c = await classWith({ allowed: true, max_interactions: 100 }, 50);
+    const { examId: secondExam } = await examWithAiPolicy(app, c, [c.student], { allowed: true, max_interactions: 100 });
+    const secondAttempt = await startAttemptAs(app, c.session, secondExam);
+    const racing = await Promise.all(Array.from({ length: 10 }, (_, i) => use(c, 1, 10, i % 2 === 0 ? c.attemptId : secondAttempt)));
+    expect(racing.filter((res) => res.status === 200)).toHaveLength(5);
+    for (const res of racing.filter((r) => r.status !== 200)) expectError(res, 409, 'insufficient_allowance');
+    const [first, second] = [await books(c), await books(c, secondAttempt)];
+    expect(first.balance).toBe(0);
+    expect(first.recorded.cost_cents + second.recorded.cost_cents).toBe(50);
+    expect(first.ledger.filter(([kind]) => kind === 'spend')).toHaveLength(5);
+  });
 });

@@ -65,7 +65,7 @@ describe('event union', () => {
   it('describes the payloads the appliance really emits (the demo school, events of most types)', async () => {
     const app = await startTestAppliance();
     try {
-      const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+      const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
       const cb = createClient({ baseUrl: `${app.origin}/v1`, apiKey: demo.key });
       const seen = new Set<string>();
       const problems: string[] = [];

@@ -1,5 +1,7 @@
 // `demo seed`: a new institution that looks lived in, made through the same commands as the API,
 // and a key with every scope that opens it over HTTP. A second run makes a second institution.
+import { createDecipheriv, createHash } from 'node:crypto';
+import { strFromU8, unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../server/cli/program.js';
 import { ALL_SCOPES } from '../server/policies/scopes.js';
@@ -93,6 +95,39 @@ describe('demo seed', () => {
 
     const guardians = await get(first.key, '/guardians');
     expect(guardians.items.map((link: { verified: boolean }) => link.verified).sort()).toEqual([false, false, true]);
+  });
+
+  it('has a coding exam whose archives open: real zips, the hidden tests sealed with the stored key, unlocked by its students', async () => {
+    const exams = (await get(first.key, '/exams')).items as Array<{ id: string; app: string }>;
+    const coding = await get(first.key, `/exams/${exams.find((exam) => exam.app === 'code')!.id}`);
+    const files = coding.files as Array<{ kind: string; name: string; size: number; sha256: string; url: string }>;
+    expect(files.map((file) => file.name)).toEqual(['starter.zip', 'sample-tests.zip', 'hidden-tests.zip.enc']);
+    const bytes: Record<string, Buffer> = {};
+    for (const file of files) {
+      const res = await fetch(file.url);
+      expect(res.status, file.name).toBe(200);
+      bytes[file.name] = Buffer.from(await res.arrayBuffer());
+      expect(createHash('sha256').update(bytes[file.name]!).digest('hex')).toBe(file.sha256);
+    }
+    expect(Object.keys(unzipSync(bytes['starter.zip']!)).sort()).toEqual(['README.md', 'solution.py']);
+    expect(strFromU8(unzipSync(bytes['sample-tests.zip']!)['test_sample.py']!)).toContain('running_total([1, 2, 3]) == [1, 3, 6]');
+
+    // The key the school released and the IV of the code_spec open the hidden tests (AES-256-GCM, tag last).
+    const release = await app.http.post(`/v1/exams/${coding.id}/code-secret/release`).set('Authorization', `Bearer ${first.key}`);
+    expect(release.status).toBe(200);
+    const sealed = bytes['hidden-tests.zip.enc']!;
+    const decipher = createDecipheriv(
+      'aes-256-gcm',
+      Buffer.from(release.body.data.hidden_key_b64, 'base64'),
+      Buffer.from(coding.code_spec.hidden_tests.iv_b64, 'base64'),
+    );
+    decipher.setAuthTag(sealed.subarray(-16));
+    const hidden = unzipSync(Buffer.concat([decipher.update(sealed.subarray(0, -16)), decipher.final()]));
+    expect(Object.keys(hidden)).toEqual(['test_hidden.py']);
+
+    const status = await get(first.key, `/exams/${coding.id}/code-secret/status`);
+    expect(status.stored).toBe(true);
+    expect(status.released_count).toBe(coding.stats.attempts);
   });
 
   it('has attempts and graded scores that analytics can describe', async () => {

@@ -96,7 +96,7 @@ async function settingUp<T>(step: () => Promise<T>): Promise<T> {
 }
 
 const { demo, outsider, shared, own, draft, doc } = await settingUp(async () => {
-  const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+  const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
   // Another institution, whose ids must never open anything here.
   const other = await makeSchool(app, { name: 'Elsewhere College' });
   return {

@@ -162,7 +162,7 @@ describe('Other lists sorted', () => {
   });
 
   it("the demo institution's submissions by score, highest first, and deliveries oldest first", async () => {
-    const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     const demoKey: TestKey = { id: '', key: demo.key, auth: `Bearer ${demo.key}` };
     const res = await app.http.get('/v1/submissions').query({ sort: '-score', limit: 200 }).set('Authorization', demoKey.auth);
     expect(res.status, JSON.stringify(res.body)).toBe(200);

@@ -105,8 +105,8 @@ describe('names of every kind of id the portal shows (audit targets, deliveries,
   let foreign: Record<NamedKind, string>;
 
   beforeAll(async () => {
-    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
-    const otherDemo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
+    const otherDemo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     [ids, foreign] = await Promise.all([idsOfEveryKind(app, demo), idsOfEveryKind(app, otherDemo)]);
   }, 60_000);
 

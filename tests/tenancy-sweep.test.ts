@@ -115,7 +115,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
   };
 
   async function seedSchool(tag: 'A' | 'B'): Promise<School> {
-    const { institution, key: demoKey } = await seedDemo(app.ctx.db, { portalUrl: await app.ctx.publicUrl() });
+    const { institution, key: demoKey } = await seedDemo(app.ctx.db, { portalUrl: await app.ctx.publicUrl(), dataDir: app.ctx.config.dataDir });
     expect(demoKey).toMatch(/^cb_live_/);
     const inst: TestInstitution = { id: institution.id, name: institution.name, tenant: new Tenant(app.ctx.db, institution.id) };
     const key = await makeKey(app, inst, { name: `${tag} sweep key` });

@@ -246,8 +246,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .action(async () => {
       // Links in the queued mails use the public_url setting, as the server would write them.
       const db = await database();
-      const portalUrl = await readApplianceSetting(db, loadConfig(io.env), 'public_url');
-      const { institution: created, key: fullKey, admin } = await seedDemo(db, { portalUrl });
+      const config = loadConfig(io.env);
+      const portalUrl = await readApplianceSetting(db, config, 'public_url');
+      const { institution: created, key: fullKey, admin } = await seedDemo(db, { portalUrl, dataDir: config.dataDir });
       // How to open it in the portal: its admin's email and password, printed once like the key.
       print({
         institution: presentInstitutionSummary(created),

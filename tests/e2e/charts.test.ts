@@ -37,7 +37,7 @@ describe.skipIf(!chromiumAvailable())('Charts in the portal', () => {
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
     // First run done (the portal shows its setup until then); the operator's own school stays aside.
     await setUpPortal(app, { institution: 'Operator School', admin_email: 'operator@charts.test', admin_password: 'charts operator pw' });
-    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     tenant = new Tenant(app.ctx.db, demo.institution.id);
     // The demo's receiver is paused, so its deliveries wait; eight of them get an outcome here.
     const endpoint = (await tenant.webhookEndpoints.findOne())!;

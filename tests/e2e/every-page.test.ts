@@ -48,7 +48,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
       await signedOut.close();
     } finally {
       await setUpPortal(app, OPERATOR);
-      demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+      demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     }
   });
   afterAll(async () => {

@@ -34,7 +34,7 @@ describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
   beforeAll(async () => {
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
     await setUpPortal(app, OPERATOR);
-    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

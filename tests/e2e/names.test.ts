@@ -34,7 +34,7 @@ describe.skipIf(!chromiumAvailable())('Names instead of ids in Chromium', () => 
   beforeAll(async () => {
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
     operator = await setUpPortal(app, OPERATOR);
-    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     tenant = new Tenant(app.ctx.db, demo.institution.id);
   }, 60_000);
   afterAll(async () => {

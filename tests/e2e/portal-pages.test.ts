@@ -88,7 +88,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
   });
 
   it("with the demo institution's data at 1280 px, no status badge on any page is cut short", async () => {
-    const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     const { context, page, errors } = await signedIn(demo.admin.account.email, demo.admin.password);
     const cut: Array<{ path: string; truncated: string[] }> = [];
     for (const [path, heading] of INSTITUTION_PAGES) {

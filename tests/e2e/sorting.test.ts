@@ -22,7 +22,7 @@ describe.skipIf(!chromiumAvailable())('Sorting lists in the portal', () => {
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
     // The portal offers sign-in once the appliance is set up.
     await setUpPortal(app, { institution: 'Sorting Academy', admin_email: 'admin@sorting.test', admin_password: 'sorting admin pw' });
-    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin });
+    demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
   });
   afterAll(async () => {
     await browser?.close();

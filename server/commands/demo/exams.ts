@@ -8,10 +8,11 @@ import type { SubmissionRow } from '../../models/submission.js';
 import { assignGroups } from '../exam-assignments.js';
 import { createExam, publishExam } from '../exams.js';
 import { recordAiUsage } from '../ai-usage.js';
-import { recordProctoringEvents, startAttempt, submitAttempt, type ProctoringEventInput } from '../learner.js';
+import { recordProctoringEvents, releaseHiddenKey, startAttempt, submitAttempt, type ProctoringEventInput } from '../learner.js';
 import { creditMerits, setAllowance } from '../merits.js';
 import { exchangeLaunchToken, LAUNCH_TTL_DEFAULT_SECONDS, mintLaunchToken } from '../sso.js';
 import { gradeSubmission, RESUBMISSION_SCORE, voidSubmission } from '../submissions.js';
+import { attachDemoArchives, type DemoArchives } from './coding-archives.js';
 import { GROUPS, STUDENTS, type DemoGroup, type DemoPeople } from './people.js';
 import { pick, range, type Rng } from './random.js';
 
@@ -28,6 +29,8 @@ interface DemoExam {
   proctoring: { camera: boolean; screen: boolean };
   ai_policy: { allowed: boolean; model_tier: string; max_interactions: number };
   code_spec?: Record<string, unknown>;
+  /** A coding exam's starter, sample tests and hidden tests, uploaded before it is published. */
+  archives?: DemoArchives;
   owner: number;
   group: number;
   /** How the exam reaches its students: the three ways the API offers. */
@@ -95,6 +98,20 @@ const EXAMS: readonly DemoExam[] = [
       toolchain: 'python-3.12',
       commands: { run: 'python solution.py', test: ['pytest -q'] },
       ai_policy: { allowed: true, model_tier: 'standard', max_interactions: 10 },
+    },
+    archives: {
+      starter: {
+        'solution.py': 'def running_total(values):\n    """The running totals of values: [1, 2, 3] gives [1, 3, 6]."""\n    raise NotImplementedError\n',
+        'README.md': '# Lists and loops\n\nWrite `running_total(values)` in `solution.py`, then run `pytest -q`.\n',
+      },
+      sampleTests: {
+        'test_sample.py':
+          'from solution import running_total\n\n\ndef test_three_values():\n    assert running_total([1, 2, 3]) == [1, 3, 6]\n\n\ndef test_empty():\n    assert running_total([]) == []\n',
+      },
+      hiddenTests: {
+        'test_hidden.py':
+          'from solution import running_total\n\n\ndef test_negative_values():\n    assert running_total([5, -2, -3]) == [5, 3, 0]\n\n\ndef test_input_unchanged():\n    values = [1, 1]\n    running_total(values)\n    assert values == [1, 1]\n',
+      },
     },
     owner: 1,
     group: 1,
@@ -183,7 +200,14 @@ function proctoringEventsFor(rng: Rng, forcedFocusLosses: number | null, recorde
  * The exams, reaching their students in each of the three ways the API offers, then the students'
  * attempts and submissions and the teachers' grading, with a few outcomes in every state.
  */
-export async function seedExamsAndSubmissions(db: Database, tenant: Tenant, institution: InstitutionRow, people: DemoPeople, rng: Rng): Promise<void> {
+export async function seedExamsAndSubmissions(
+  db: Database,
+  tenant: Tenant,
+  institution: InstitutionRow,
+  people: DemoPeople,
+  rng: Rng,
+  dataDir: string,
+): Promise<void> {
   const { student, teacher, groupIds } = people;
   // Each student has a steady level; each exam adds its own noise around it.
   const ability = STUDENTS.map(() => 0.45 + 0.25 * (rng() + rng()));
@@ -219,6 +243,7 @@ export async function seedExamsAndSubmissions(db: Database, tenant: Tenant, inst
       exam = await createExam(tenant, { ...input, publish: true, group_ids: [groupId] });
     } else if (spec.flow === 'create-then-publish') {
       exam = await createExam(tenant, { ...input, publish: false, group_ids: [groupId] });
+      if (spec.archives) exam = await attachDemoArchives(tenant, dataDir, exam, spec.archives);
       exam = await publishExam(tenant, exam.id);
     } else {
       exam = await createExam(tenant, { ...input, publish: false });
@@ -236,6 +261,8 @@ export async function seedExamsAndSubmissions(db: Database, tenant: Tenant, inst
       const isVoided = examIndex === VOIDED.exam && index === VOIDED.student;
       const events = proctoringEventsFor(rng, isVoided ? 6 : null, spec.proctoring.camera && index === 4);
       if (events.length > 0) await recordProctoringEvents(learner, attempt.id, events);
+      // The coding app unlocks the hidden tests during the attempt, as it would for real.
+      if (spec.archives) await releaseHiddenKey(learner, attempt.id);
       if (examIndex === IN_PROGRESS.exam && index === IN_PROGRESS.student) continue;
       const interactions = spec.ai_policy.allowed ? Math.floor(rng() * (spec.ai_policy.max_interactions + 1)) : 0;
       if (interactions > 0) {

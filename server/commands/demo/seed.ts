@@ -43,6 +43,8 @@ export interface DemoSeed {
 export interface DemoSeedOptions {
   /** Base of the links in the mails the demo queues (guardian invitations). */
   portalUrl: string;
+  /** DATA_DIR: the coding exam's archives are stored there, as an upload through the API would be. */
+  dataDir: string;
 }
 
 /**
@@ -57,7 +59,7 @@ export async function seedDemo(db: Database, options: DemoSeedOptions): Promise<
   // First, so every event below leaves a queued delivery in the webhook log.
   await seedPausedReceiver(tenant);
   const people = await seedPeopleAndGroups(db, tenant, options);
-  await seedExamsAndSubmissions(db, tenant, institution, people, rng);
+  await seedExamsAndSubmissions(db, tenant, institution, people, rng, options.dataDir);
   await seedAlphaPractice(db, tenant, institution, people, rng);
 
   const { key } = await createApiKey(tenant, { name: 'Demo key (all scopes)', scopes: ['all'] });

@@ -86,7 +86,9 @@ const EXAMS: readonly DemoExam[] = [
   },
   {
     title: 'Python Basics: Lists and Loops',
-    description: 'Write running_total(values) and pass the sample tests; hidden tests are run after submission.',
+    description:
+      '## Task\n\nWrite `running_total(values)` in `solution.py`: the running totals of a list of numbers, so `[1, 2, 3]` gives `[1, 3, 6]`.\n\n' +
+      '## How it is checked\n\n- Run the sample tests with `pytest -q` before you submit.\n- Hidden tests run after you submit; they try cases the samples do not.',
     exam_type: 'exam',
     app: 'code',
     max_score: 100,

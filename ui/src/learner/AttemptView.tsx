@@ -117,14 +117,15 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
       </p>
       <ProctoringPanel proctor={proctor} disabled={phase !== 'working'} />
       <p className="learner-note">{exam.due_date ? `Due ${new Date(exam.due_date).toLocaleString()}.` : 'No due date.'}</p>
-      {exam.code_spec && <CodingFacts spec={exam.code_spec} />}
-      <Archives session={session} examId={exam.id} files={exam.files} onSessionEnded={onSessionEnded} />
+      {/* The task first, then what to work with. */}
       {exam.description.trim() && (
         <section aria-labelledby="learner-instructions-title" className="learner-card">
           <h2 id="learner-instructions-title">Instructions</h2>
           <Instructions markdown={exam.description} headingOffset={2} />
         </section>
       )}
+      {exam.code_spec && <CodingFacts spec={exam.code_spec} inAttempt />}
+      <Archives session={session} examId={exam.id} files={exam.files} onSessionEnded={onSessionEnded} />
 
       {error && (
         <p role="alert" className="learner-error">

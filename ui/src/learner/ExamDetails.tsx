@@ -1,32 +1,10 @@
-import MarkdownIt from 'markdown-it';
-import { Fragment, useMemo } from 'react';
+import { Fragment } from 'react';
+import { Markdown } from '../components/Markdown';
 import type { CodeSpec } from './api';
-
-/**
- * The teacher's Markdown, with raw HTML off: a `<script>` in the instructions is shown as text,
- * never run. markdown-it also refuses `javascript:` and similar link targets.
- */
-function markdownRenderer(headingOffset: number) {
-  const md = new MarkdownIt({ html: false, linkify: true });
-  // The instructions sit under the exam's own heading: their `#` must not outrank it.
-  const shift = (tag: string) => `h${Math.min(6, Number(tag.slice(1)) + headingOffset)}`;
-  md.renderer.rules.heading_open = (tokens, idx, options, _env, self) => {
-    tokens[idx]!.tag = shift(tokens[idx]!.tag);
-    return self.renderToken(tokens, idx, options);
-  };
-  md.renderer.rules.heading_close = (tokens, idx, options, _env, self) => {
-    tokens[idx]!.tag = shift(tokens[idx]!.tag);
-    return self.renderToken(tokens, idx, options);
-  };
-  return md;
-}
 
 /** An exam's instructions. `headingOffset`: levels added to the Markdown's headings (2 under an `h2` title). */
 export function Instructions({ markdown, headingOffset }: { markdown: string; headingOffset: number }) {
-  const html = useMemo(() => markdownRenderer(headingOffset).render(markdown), [markdown, headingOffset]);
-  if (!markdown.trim()) return null;
-  // Safe by construction: markdown-it escapes every character of raw HTML when `html` is false.
-  return <div className="learner-instructions" dangerouslySetInnerHTML={{ __html: html }} />;
+  return <Markdown markdown={markdown} headingOffset={headingOffset} className="learner-instructions" />;
 }
 
 const refName = (ref: CodeSpec['starter']) => (ref === undefined ? null : typeof ref === 'string' ? ref : ref.ref);
@@ -37,8 +15,11 @@ function aiPolicyText(policy: NonNullable<CodeSpec['ai_policy']>): string {
   return `Allowed in the coding app${limit}; each question is recorded for your teacher and paid from your merits.`;
 }
 
-/** What a coding exam runs on and how its tests are run: the facts the coding app also uses. */
-export function CodingFacts({ spec }: { spec: CodeSpec }) {
+/**
+ * What a coding exam runs on and how its tests are run: the facts the coding app also uses.
+ * `inAttempt`: shown during the attempt, where the archives are listed below the facts.
+ */
+export function CodingFacts({ spec, inAttempt = false }: { spec: CodeSpec; inAttempt?: boolean }) {
   const commands = Object.entries(spec.commands ?? {});
   return (
     <dl className="learner-facts" aria-label="Coding exam">
@@ -65,7 +46,7 @@ export function CodingFacts({ spec }: { spec: CodeSpec }) {
       {refName(spec.starter) && (
         <>
           <dt>Starter files</dt>
-          <dd>starter.zip: download it once your attempt has started.</dd>
+          <dd>starter.zip: {inAttempt ? 'download it under “Files for this exam”.' : 'download it once your attempt has started.'}</dd>
         </>
       )}
       {refName(spec.sample_tests) && (

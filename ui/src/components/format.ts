@@ -37,3 +37,16 @@ export function formatRelative(iso: string | null | undefined, now = Date.now())
   if (seconds > -10 && seconds < 1) return 'just now';
   return relative.format(Math.round(seconds), 'second');
 }
+
+/** A file's size in the unit a person reads: 512 B, 3.4 KB, 12 MB, 1.2 GB. */
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}

@@ -10,6 +10,7 @@ import { PersonLink } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { ExamCharts } from './ExamCharts';
+import { CodingExamFiles, ExamInstructions } from './ExamCoding';
 import type { ExamDetail, ScoreList, ScoreRow } from './exams';
 
 type ExamGroup = ExamDetail['groups'][number];
@@ -23,7 +24,12 @@ export function ExamDetailPage() {
   const base = dataPath(institution.id, `/exams/${encodeURIComponent(examId)}`);
   const teacherName = useTeacherNames(institution.id);
 
-  const exam = useQuery({ queryKey: [...areaKey(institution.id, 'exams'), 'one', examId], queryFn: () => api.get<ExamDetail>(base) });
+  const exam = useQuery({
+    queryKey: [...areaKey(institution.id, 'exams'), 'one', examId],
+    queryFn: () => api.get<ExamDetail>(base),
+    // The archives' signed links last 15 minutes: read them fresh before they run out.
+    refetchInterval: (query) => (query.state.data?.files.length ? 10 * 60_000 : false),
+  });
   const scores = useQuery({
     queryKey: [...areaKey(institution.id, 'submissions'), 'scores', examId],
     queryFn: () => api.get<ScoreList>(`${base}/scores`),
@@ -67,7 +73,6 @@ export function ExamDetailPage() {
           <>
             <PageHeader
               title={row.title}
-              description={row.description || undefined}
               actions={
                 <>
                   <BackLink to=".." label="All exams" />
@@ -128,6 +133,8 @@ export function ExamDetailPage() {
             </SimpleGrid>
             <ExamCharts institutionId={institution.id} examId={row.id} scores={scores} />
             <Stack gap="xl">
+              <ExamInstructions markdown={row.description} />
+              <CodingExamFiles institutionId={institution.id} exam={row} />
               <Section title="Groups">
                 <DataTable
                   label="Assigned groups"

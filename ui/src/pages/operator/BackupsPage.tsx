@@ -5,7 +5,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { z } from 'zod';
 import { api } from '../../api/client';
-import { ConfirmModal, DataTable, formatDate, FormModal, NameCell, PageHeader, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, formatDate, FormModal, formatSize, NameCell, PageHeader, useApiMutation } from '../../components';
 import type { backupListSchema, backupSchema, recoveryKitSchema, restoreAnswerSchema } from '../../../../server/routes/operator/backups';
 
 /** Types of server/routes/operator/backups.ts's schemas (type-only). */
@@ -26,18 +26,6 @@ const REASONS: Record<Backup['reason'], string> = {
   'before-restore': 'Before a restore',
   other: 'Put in the folder',
 };
-
-function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  const units = ['KB', 'MB', 'GB'];
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
-}
 
 const downloadUrl = (name: string) => `/portal/api/operator/backups/${encodeURIComponent(name)}/download`;
 

@@ -5,7 +5,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { api } from '../../api/client';
-import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
+import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, formatSize, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution, useSession } from '../../session';
 import type { Exam } from '../exams/exams';
 import { PersonLink } from '../people/people';
@@ -14,12 +14,6 @@ import { BackLink, DetailState, Mono } from '../shared/common';
 import { useNames } from '../shared/names';
 import { Answers } from './Answers';
 import { RESUBMISSION_SCORE, type FileLink, type ProctoringFeed, type Submission, type SubmissionDetail } from './submissions';
-
-function formatBytes(size: number): string {
-  if (size < 1024) return `${size} B`;
-  if (size < 1024 * 1024) return `${(size / 1024).toFixed(1)} KB`;
-  return `${(size / 1024 / 1024).toFixed(1)} MB`;
-}
 
 function Files({ files, empty }: { files: FileLink[]; empty: string }) {
   if (files.length === 0) {
@@ -38,7 +32,7 @@ function Files({ files, empty }: { files: FileLink[]; empty: string }) {
             {file.name}
           </Anchor>{' '}
           <Text span size="xs" c="dimmed">
-            {formatBytes(file.size)}
+            {formatSize(file.size)}
           </Text>
         </List.Item>
       ))}

@@ -55,6 +55,7 @@ const POSTGRES_SUITES = [
     'webhook-debugging',
     'webhooks-engine',
     'webhooks-delete-race',
+    'trust-proxy',
   ].map((name) => `tests/${name}.test.ts`),
 ];
 

@@ -20,6 +20,9 @@ import { apiRoutes } from './routes/index.js';
 export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Behind a reverse proxy the operator names (TRUST_PROXY): req.ip and req.secure are the
+  // client's, for sign-in throttling, key last-use addresses, audit entries and Secure cookies.
+  app.set('trust proxy', ctx.config.trustProxy);
 
   app.use(requestId);
   app.use((req, _res, next) => {

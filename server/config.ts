@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
 import { AppError } from './errors.js';
 import { parsePrivateHosts, parsePublicUrl } from './settings/values.js';
@@ -31,6 +32,50 @@ const retrySchedule = z
   .transform((value) => value.split(',').map(Number))
   .refine((gaps) => gaps.length >= 1, 'at least one gap');
 
+/** Express's names for address ranges, accepted in `TRUST_PROXY` beside addresses and CIDR ranges. */
+const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * `TRUST_PROXY`: which reverse proxies may tell the appliance the client's address and scheme
+ * (`X-Forwarded-For`, `X-Forwarded-Proto`). Unset or `off`: none, the connection's own address
+ * counts. A number of hops (1–10), or a comma-separated list of the proxies' addresses, CIDR
+ * ranges and `loopback`, `linklocal`, `uniquelocal`. Trusting every sender (`true`) is refused:
+ * anyone could then choose the address their sign-in failures are counted against.
+ */
+function parseTrustProxy(value: string | undefined, context: z.RefinementCtx): false | number | string[] {
+  const raw = value?.trim() ?? '';
+  if (raw === '' || raw === 'off' || raw === 'false' || raw === '0') return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops >= 1 && hops <= 10) return hops;
+    context.addIssue({ code: 'custom', message: 'a number of proxy hops must be 1 to 10' });
+    return z.NEVER;
+  }
+  if (raw === 'true' || raw === 'all' || raw === '*') {
+    context.addIssue({
+      code: 'custom',
+      message: 'name the proxies (addresses, CIDR ranges, loopback, linklocal, uniquelocal) or a hop count; trusting every sender is refused',
+    });
+    return z.NEVER;
+  }
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !NAMED_PROXY_RANGES.includes(entry) && !ipaddr.isValid(entry) && !isCidr(entry));
+  if (bad.length > 0) {
+    context.addIssue({ code: 'custom', message: `not an address, CIDR range, loopback, linklocal or uniquelocal: ${bad.join(', ')}` });
+    return z.NEVER;
+  }
+  return entries;
+}
+
+function isCidr(entry: string): boolean {
+  try {
+    ipaddr.parseCIDR(entry);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** `api` serves HTTP and runs no background work; `worker` runs it and serves only /healthz; `all` does both. */
 export const PROCESS_ROLES = ['api', 'worker', 'all'] as const;
 export type ProcessRole = (typeof PROCESS_ROLES)[number];
@@ -56,6 +101,7 @@ const envSchema = z.object({
     .refine((value) => value === 'memory' || /^rediss?:\/\/[^/]/.test(value), {
       message: 'must be memory or redis://host:port[/db] (rediss:// for TLS)',
     }),
+  TRUST_PROXY: z.string().optional().transform(parseTrustProxy),
   ROLE: z.enum(PROCESS_ROLES, { message: 'must be api, worker or all (--role or ROLE)' }).default('all'),
   DATABASE_URL: z
     .string()
@@ -87,6 +133,8 @@ export interface Config {
   rateLimitStore: { kind: 'memory' } | { kind: 'redis'; url: string };
   /** What this process does (docs/decisions.md#process-roles): serve the API, run the background work, or both. */
   role: ProcessRole;
+  /** `TRUST_PROXY`, as Express's `trust proxy` takes it: false (none), a hop count, or the proxies' addresses and ranges. */
+  trustProxy: false | number | string[];
   /** How long after start-up (and after a wake) missed job runs are caught up (server/jobs/scheduler.ts); tests shorten it. */
   jobsCatchUpDelayMs: number;
 }
@@ -120,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     rateLimitStore: e.RATE_LIMIT_STORE === 'memory' ? { kind: 'memory' } : { kind: 'redis', url: e.RATE_LIMIT_STORE },
     role: e.ROLE,
+    trustProxy: e.TRUST_PROXY,
     jobsCatchUpDelayMs: 30_000,
     ...overrides,
   };

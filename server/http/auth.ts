@@ -66,7 +66,7 @@ export function authenticateKey(db: Database) {
 const useRecordedAt = new Map<string, number>();
 
 /**
- * `last_used_at` and the caller's address (`req.ip`: the connecting address, as the app sets no trust proxy) at
+ * `last_used_at` and the caller's address (`req.ip`: the connection's, or the client's behind a `TRUST_PROXY` proxy) at
  * one-minute resolution, so a busy key costs one write a minute, not one per request.
  */
 function recordUse(db: Database, key: ApiKeyRow, req: Request): void {

@@ -21,7 +21,7 @@ export interface ApiKeyRow extends Model<InferAttributes<ApiKeyRow>, InferCreati
   revoked_at: Date | null;
   /** After this instant the key answers like an unknown key; null: no expiry. */
   expires_at: CreationOptional<Date | null>;
-  /** The address of the request that last wrote `last_used_at`, as Express sees it (`req.ip`; no trust proxy is set, so the connecting address). */
+  /** The address of the request that last wrote `last_used_at`, as Express sees it (`req.ip`: the client's behind a `TRUST_PROXY` proxy). */
   last_used_ip: CreationOptional<string | null>;
   /** The key made by rolling this one; set once, so a key is rolled at most once. */
   replaced_by: CreationOptional<string | null>;

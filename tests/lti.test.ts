@@ -455,6 +455,56 @@ describe('LTI 1.3 tool', () => {
       // The platform the CLI registered (provisioning off) still refuses the unknown.
       expect((await postLaunch(await authorize(learnerPlan('lms-user-mary', 'mary@family.example')))).status).toBe(404);
     });
+
+    it('turned on later, in place: links and LMS subjects stay, the unknown learner is then created; the CLI turns it off again', async () => {
+      const later = await LtiPlatform.start();
+      later.toolJwksUrl = tool.jwks_url;
+      try {
+        const added = await portal.post('/lti/platforms', {
+          name: 'Later LMS',
+          issuer: later.issuer,
+          client_id: later.clientId,
+          deployment_ids: [later.deploymentId],
+          auth_url: later.authUrl,
+          token_url: later.tokenUrl,
+          jwks_url: later.jwksUrl,
+        });
+        expect(added.status, JSON.stringify(added.body)).toBe(200);
+        const platformId = added.body.data.id as string;
+        expect((await portal.post('/lti/links', { platform_id: platformId, resource_link_id: 'rl-provisioned', exam_id: examId })).status).toBe(200);
+        const launchAs = (sub: string) => authorize(learnerPlan(sub, `${sub}@family.example`), 'get', later).then(postLaunch);
+        expect((await launchAs('lms-user-caroline')).status).toBe(404);
+
+        const turnedOn = await portal.patch(`/lti/platforms/${platformId}`, { provision_users: true, name: 'Later LMS (provisioning)' });
+        expect(turnedOn.status, JSON.stringify(turnedOn.body)).toBe(200);
+        expect(turnedOn.body.data).toMatchObject({ id: platformId, name: 'Later LMS (provisioning)', provision_users: true, jwks_url: later.jwksUrl });
+        expect((await launchAs('lms-user-caroline')).status).toBe(302);
+        const subjects = () => app.ctx.db.models.LtiSubject.count({ where: { platform_id: platformId } });
+        expect(await subjects()).toBe(1);
+
+        // A change that does not hold is refused whole; the platform stays as it was.
+        const noDeployment = await portal.patch(`/lti/platforms/${platformId}`, { deployment_ids: [] });
+        expect([noDeployment.status, noDeployment.body.details?.[0]?.path]).toEqual([422, 'deployment_ids']);
+        const badKey = await portal.patch(`/lti/platforms/${platformId}`, { public_key: 'not a key', provision_users: false });
+        expect([badKey.status, badKey.body.details?.map((detail: { path: string }) => detail.path)]).toEqual([422, ['public_key']]);
+        const unchanged = await app.ctx.db.models.LtiPlatform.findByPk(platformId);
+        expect([unchanged?.jwks_url, unchanged?.public_key_pem, unchanged?.provision_users]).toEqual([later.jwksUrl, null, true]);
+        expect((await portal.patch('/lti/platforms/ltp_doesnotexist0000000000000', { name: 'x' })).status).toBe(404);
+        expect((await portal.patch(`/lti/platforms/${platformId}`, { issuer: 'https://elsewhere.example' })).status).toBe(422);
+
+        const off = cliOk<{ provision_users: boolean; deployment_ids: string[] }>(
+          await runCliCaptured(app, 'lti', 'platform', 'update', platformId, '--no-provision', '--deployment-id', `${later.deploymentId},dep-2`),
+        );
+        expect(off).toMatchObject({ provision_users: false, deployment_ids: [later.deploymentId, 'dep-2'] });
+        expect((await launchAs('lms-user-sophie')).status).toBe(404);
+        // Caroline, known by her subject now, still gets in; her link and subject survived every change.
+        expect((await launchAs('lms-user-caroline')).status).toBe(302);
+        expect(await subjects()).toBe(1);
+        expect(await app.ctx.db.models.LtiResourceLink.count({ where: { platform_id: platformId } })).toBe(1);
+      } finally {
+        await later.close();
+      }
+    });
   });
   describe('dynamic registration', () => {
     let lms: LtiPlatform;

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { addPlatform, linkResourceLink, platformTenant } from '../commands/lti/platforms.js';
+import { addPlatform, linkResourceLink, platformTenant, updatePlatform } from '../commands/lti/platforms.js';
 import { toolConfig } from '../commands/lti/tool-config.js';
 import { DEFAULT_KEY_GRACE_SECONDS, rotateToolKey } from '../commands/lti/tool-keys.js';
 import { findInstitution } from '../commands/institutions.js';
@@ -7,6 +7,15 @@ import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
 import type { RegisterCommands } from './context.js';
+
+/** The text of a public key file, or `validation_error` naming the file. */
+function readPublicKey(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    throw new AppError('validation_error', `The public key file ${file} cannot be read.`);
+  }
+}
 
 /** The `lti` commands of docs/api.md (contract §12): the tool's side, platforms, links, key rotation. */
 export const registerLtiCommands: RegisterCommands = (program, cli) => {
@@ -61,14 +70,7 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
         if (Boolean(opts.jwksUrl) === Boolean(opts.publicKey)) {
           throw new AppError('validation_error', 'Give exactly one of --jwks-url and --public-key.');
         }
-        let publicKey: string | null = null;
-        if (opts.publicKey) {
-          try {
-            publicKey = fs.readFileSync(opts.publicKey, 'utf8');
-          } catch {
-            throw new AppError('validation_error', `The public key file ${opts.publicKey} cannot be read.`);
-          }
-        }
+        const publicKey = opts.publicKey ? readPublicKey(opts.publicKey) : null;
         const db = await cli.database();
         const institution = await findInstitution(db, opts.institution);
         const row = await addPlatform(new Tenant(db, institution.id), {
@@ -83,6 +85,38 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
           provision_users: opts.provision === true,
         });
         cli.print({ id: row.id, issuer: row.issuer, client_id: row.client_id, provision_users: row.provision_users });
+      },
+    );
+
+  platform
+    .command('update')
+    .description('change a registered platform in place, keeping its links, LMS subjects and score posts')
+    .argument('<id>', 'platform id (ltp_…)')
+    .option('--name <name>', 'a label for the portal')
+    .option('--deployment-id <id>', 'deployment ids, replacing the old ones (comma-separated for several)')
+    .option('--auth-url <url>', "the platform's OIDC authorization URL")
+    .option('--token-url <url>', "the platform's OAuth2 token URL")
+    .option('--jwks-url <url>', "the platform's key set URL (drops a pasted key)")
+    .option('--public-key <file>', "a file with the platform's public key, PEM or JWK (drops the key set URL)")
+    .option('--provision', 'create unknown users at launch')
+    .option('--no-provision', 'refuse unknown users at launch (404 user_not_found)')
+    .action(
+      async (
+        id: string,
+        opts: { name?: string; deploymentId?: string; authUrl?: string; tokenUrl?: string; jwksUrl?: string; publicKey?: string; provision?: boolean },
+      ) => {
+        if (opts.jwksUrl && opts.publicKey) throw new AppError('validation_error', 'Give at most one of --jwks-url and --public-key.');
+        const { tenant } = await platformTenant(await cli.database(), id);
+        const row = await updatePlatform(tenant, id, {
+          name: opts.name,
+          deployment_ids: opts.deploymentId?.split(','),
+          auth_url: opts.authUrl,
+          token_url: opts.tokenUrl,
+          ...(opts.jwksUrl ? { jwks_url: opts.jwksUrl } : {}),
+          ...(opts.publicKey ? { public_key: readPublicKey(opts.publicKey) } : {}),
+          provision_users: opts.provision,
+        });
+        cli.print({ id: row.id, name: row.name, deployment_ids: row.deployment_ids, jwks_url: row.jwks_url, provision_users: row.provision_users });
       },
     );
 

@@ -94,6 +94,31 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
     await shot(page, 'registered-pasted-key');
   });
 
+  it('edits a platform in place: deployments and creating users at launch, a refusal worded under its field', async () => {
+    const row = main().getByRole('table', { name: 'Platforms' }).getByRole('row').filter({ hasText: 'Canvas Cloud' });
+    await row.getByRole('button', { name: 'Edit Canvas Cloud' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Deployment IDs').fill('');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog
+      .getByText(/Deployment IDs/)
+      .nth(1)
+      .waitFor();
+    await dialog.getByLabel('Deployment IDs').fill('7:abc');
+    await dialog.getByLabel('Create unknown users at launch').check();
+    await shot(page, 'edit-platform');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await row.getByText('Creates users').waitFor();
+    await expect(row.textContent()).resolves.not.toContain('8:def');
+    const [stored] = await firstRun.institution.tenant.ltiPlatforms.findAll();
+    expect([stored?.deployment_ids, stored?.provision_users, stored?.public_key_pem?.startsWith('-----BEGIN PUBLIC KEY-----')]).toEqual([
+      ['7:abc'],
+      true,
+      true,
+    ]);
+  });
+
   it('registers an LMS by its key set URL and removes it after asking', async () => {
     const form = main().getByRole('form', { name: 'Register a platform' });
     await form.getByLabel('Name').fill('Moodle');

@@ -40,9 +40,19 @@ async function checkPublicKey(text: string): Promise<string | null> {
   }
 }
 
-/** Registers an LMS of the institution; issuer and client id together name one platform on the whole appliance. */
-export async function addPlatform(tenant: Tenant, input: PlatformInput): Promise<LtiPlatformRow> {
-  const details: ValidationDetail[] = [];
+/** What a platform row holds of the input, checked: URLs, exactly one way to its keys, at least one deployment. */
+interface CheckedPlatform {
+  name: string;
+  deployment_ids: string[];
+  auth_url: string;
+  token_url: string;
+  jwks_url: string | null;
+  public_key_pem: string | null;
+  provision_users: boolean;
+}
+
+/** The rules a platform holds to, on registration and on every change; all problems at once as `422 validation_error`. */
+async function checkPlatform(input: Omit<PlatformInput, 'client_id'>, details: ValidationDetail[] = []): Promise<CheckedPlatform> {
   httpUrl(input.issuer, 'issuer', details);
   httpUrl(input.auth_url, 'auth_url', details);
   httpUrl(input.token_url, 'token_url', details);
@@ -57,24 +67,56 @@ export async function addPlatform(tenant: Tenant, input: PlatformInput): Promise
   }
   const deploymentIds = [...new Set(input.deployment_ids.map((id) => id.trim()).filter(Boolean))];
   if (deploymentIds.length === 0) details.push({ path: 'deployment_ids', message: 'At least one deployment id.' });
-  if (!input.client_id.trim()) details.push({ path: 'client_id', message: 'Required.' });
   if (details.length > 0) throw validationError(details);
+  return {
+    name: input.name?.trim() ?? '',
+    deployment_ids: deploymentIds,
+    auth_url: input.auth_url,
+    token_url: input.token_url,
+    jwks_url: jwksUrl,
+    public_key_pem: publicKey,
+    provision_users: input.provision_users ?? false,
+  };
+}
+
+/** Registers an LMS of the institution; issuer and client id together name one platform on the whole appliance. */
+export async function addPlatform(tenant: Tenant, input: PlatformInput): Promise<LtiPlatformRow> {
+  const details: ValidationDetail[] = [];
+  if (!input.client_id.trim()) details.push({ path: 'client_id', message: 'Required.' });
+  const checked = await checkPlatform(input, details);
 
   return tenant.inTransaction(async (tx) => {
     const taken = await tx.appliance.ltiPlatformExists(input.issuer, input.client_id.trim());
     if (taken) throw new AppError('conflict', 'A platform with this issuer and client id is already registered on this appliance.');
-    return tx.ltiPlatforms.create({
-      id: newId('ltp'),
-      name: input.name?.trim() ?? '',
-      issuer: input.issuer,
-      client_id: input.client_id.trim(),
-      deployment_ids: deploymentIds,
-      auth_url: input.auth_url,
-      token_url: input.token_url,
-      jwks_url: jwksUrl,
-      public_key_pem: publicKey,
-      provision_users: input.provision_users ?? false,
+    return tx.ltiPlatforms.create({ id: newId('ltp'), issuer: input.issuer, client_id: input.client_id.trim(), ...checked });
+  });
+}
+
+/** What may change on a registered platform: everything but its identity (issuer and client id). */
+export type PlatformPatch = Partial<Omit<PlatformInput, 'issuer' | 'client_id'>>;
+
+/**
+ * Changes a registered platform in place, so its resource links, LMS subjects and score posts stay
+ * (removing and registering it again would drop them). Giving a key set URL drops a pasted key and
+ * the other way round; the result holds to the same rules as a registration.
+ */
+export async function updatePlatform(tenant: Tenant, id: string, patch: PlatformPatch): Promise<LtiPlatformRow> {
+  return tenant.inTransaction(async (tx) => {
+    const platform = await tx.ltiPlatforms.findById(id);
+    if (!platform) throw notFound('platform');
+    const keyGiven = patch.jwks_url !== undefined || patch.public_key !== undefined;
+    const checked = await checkPlatform({
+      issuer: platform.issuer,
+      name: patch.name ?? platform.name,
+      deployment_ids: patch.deployment_ids ?? platform.deployment_ids,
+      auth_url: patch.auth_url ?? platform.auth_url,
+      token_url: patch.token_url ?? platform.token_url,
+      jwks_url: keyGiven ? (patch.jwks_url ?? null) : platform.jwks_url,
+      public_key: keyGiven ? (patch.public_key ?? null) : platform.public_key_pem,
+      provision_users: patch.provision_users ?? platform.provision_users,
     });
+    await platform.update(checked, { transaction: tx.tx });
+    return platform;
   });
 }
 

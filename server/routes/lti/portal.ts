@@ -1,4 +1,4 @@
-import { addPlatform, linkResourceLink, listPlatforms, listResourceLinks, removePlatform } from '../../commands/lti/platforms.js';
+import { addPlatform, linkResourceLink, listPlatforms, listResourceLinks, removePlatform, updatePlatform } from '../../commands/lti/platforms.js';
 import { createRegistrationUrl } from '../../commands/lti/registration.js';
 import { listScorePosts, retryScorePost } from '../../commands/lti/scores.js';
 import { toolConfig } from '../../commands/lti/tool-config.js';
@@ -32,6 +32,9 @@ export const platformInput = z.strictObject({
     .optional()
     .openapi({ description: 'A launch by an unknown user creates them (Learner → student, Instructor → faculty); default false: `user_not_found`.' }),
 });
+
+/** A change to a registered platform: anything but its issuer and client id, which are what it is. */
+export const platformUpdate = platformInput.omit({ issuer: true, client_id: true }).partial();
 
 export const platformSchema = z.object({
   id: z.string(),
@@ -134,6 +137,21 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
     params: institutionParams,
     response: z.object({ url: z.string(), expires_at: z.string() }),
     handler: async ({ ctx, access }) => createRegistrationUrl(ctx.db, access.tenant.institutionId, await ctx.publicUrl()),
+  }),
+  definePortalRoute({
+    method: 'patch',
+    path: '/institutions/{id}/lti/platforms/{platformId}',
+    operationId: 'updateLtiPlatform',
+    tag: 'LTI',
+    summary:
+      'Change a registered platform in place (name, deployments, endpoints, its keys, creating unknown users at launch), keeping its resource links, LMS subjects and score posts',
+    access: 'member',
+    roles: LTI_ROLES,
+    params: platformParams,
+    body: platformUpdate,
+    response: platformSchema,
+    errors: ['not_found'],
+    handler: async ({ access, params, body }) => presentPlatform(await updatePlatform(access.tenant, params.platformId, body)),
   }),
   definePortalRoute({
     method: 'delete',

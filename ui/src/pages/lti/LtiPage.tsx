@@ -20,21 +20,10 @@ import {
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api } from '../../api/client';
-import { ConfirmModal, formatDateSeconds, PageHeader, QueryError, useApiMutation } from '../../components';
+import { formatDateSeconds, PageHeader, QueryError, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { ltiKey, ltiScoresKey, type LtiOverview, type LtiPlatform, type LtiScorePost } from './lti';
-
-/** The form's labels by API field: on the inputs and in every refusal's words. */
-const LABELS = {
-  name: 'Name',
-  issuer: 'Issuer',
-  client_id: 'Client ID',
-  deployment_ids: 'Deployment IDs',
-  auth_url: 'Authorization URL',
-  token_url: 'Token URL',
-  jwks_url: 'Key set URL',
-  public_key: 'Public key',
-} as const;
+import { LABELS, ltiKey, ltiScoresKey, type LtiOverview, type LtiPlatform, type LtiScorePost } from './lti';
+import { PlatformsTable } from './PlatformsTable';
 
 function CopyValue({ label, value }: { label: string; value: string }) {
   return (
@@ -250,75 +239,6 @@ function PlatformForm() {
         </Stack>
       </Fieldset>
     </form>
-  );
-}
-
-function PlatformsTable({ platforms }: { platforms: LtiPlatform[] }) {
-  const institution = useInstitution();
-  const [removing, setRemoving] = useState<LtiPlatform | null>(null);
-  const remove = useApiMutation({
-    mutationFn: (id: string) => api.del<{ removed: true }>(`/institutions/${institution.id}/lti/platforms/${id}`),
-    invalidate: [ltiKey(institution.id)],
-    success: 'Platform removed.',
-    onSuccess: () => setRemoving(null),
-  });
-  if (platforms.length === 0) return <Text c="dimmed">No LMS is registered yet.</Text>;
-  return (
-    <>
-      <Table striped aria-label="Platforms">
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Platform</Table.Th>
-            <Table.Th>Client ID</Table.Th>
-            <Table.Th>Deployments</Table.Th>
-            <Table.Th>Keys</Table.Th>
-            <Table.Th w={100} />
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {platforms.map((platform) => (
-            <Table.Tr key={platform.id}>
-              <Table.Td style={{ overflowWrap: 'anywhere' }}>
-                <Text size="sm" fw={500}>
-                  {platform.name || platform.issuer}
-                </Text>
-                {platform.name ? (
-                  <Text size="xs" c="dimmed">
-                    {platform.issuer}
-                  </Text>
-                ) : null}
-              </Table.Td>
-              <Table.Td style={{ overflowWrap: 'anywhere' }}>{platform.client_id}</Table.Td>
-              <Table.Td>
-                {platform.deployment_ids.join(', ')}
-                {platform.provision_users ? (
-                  <Badge ml="xs" variant="light" size="sm">
-                    Creates users
-                  </Badge>
-                ) : null}
-              </Table.Td>
-              <Table.Td style={{ overflowWrap: 'anywhere' }}>{platform.jwks_url ?? 'Pasted public key'}</Table.Td>
-              <Table.Td>
-                <Button size="compact-sm" variant="subtle" color="red" onClick={() => setRemoving(platform)}>
-                  Remove
-                </Button>
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
-      <ConfirmModal
-        opened={removing !== null}
-        title="Remove this platform?"
-        confirmLabel="Remove platform"
-        color="red"
-        loading={remove.isPending}
-        onConfirm={() => removing && remove.mutate(removing.id)}
-        onClose={() => setRemoving(null)}
-      >
-        <Text size="sm">Launches from {removing?.name || removing?.issuer} stop working, and its links to exams and unsent grades are removed.</Text>
-      </ConfirmModal>
-    </>
   );
 }
 

@@ -70,7 +70,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   const works = role !== 'api';
   // A worker answers no rate-limited request, so it keeps no connection to a shared store.
   const ownStore =
-    !options.rateLimitStore && serves && config.rateLimitStore.kind === 'redis' ? new RedisRateLimitStore(config.rateLimitStore.url, logger) : null;
+    !options.rateLimitStore && serves && config.rateLimitStore.kind === 'redis' ? await RedisRateLimitStore.open(config.rateLimitStore.url, logger) : null;
   // Redis down at start does not stop the start: rate-limited requests get 503 until it answers.
   if (ownStore && !(await ownStore.connected(REDIS_CONNECT_WAIT_MS))) logger.warn('starting without the rate limiter store (Redis); it keeps being tried');
   const ctx: AppContext = {

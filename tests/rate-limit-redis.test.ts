@@ -48,8 +48,8 @@ describe.skipIf(!redisAvailable())('the Redis rate-limit store', () => {
 
   it('counts one window per key in one place: two stores see one count, the next window starts again, and the counter expires after its window', async () => {
     const logger = createLogger('silent');
-    const one = new RedisRateLimitStore(redis.url, logger);
-    const other = new RedisRateLimitStore(redis.url, logger);
+    const one = await RedisRateLimitStore.open(redis.url, logger);
+    const other = await RedisRateLimitStore.open(redis.url, logger);
     const raw = new Redis(redis.url);
     try {
       expect(await one.connected(2_000)).toBe(true);

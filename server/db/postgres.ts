@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { Sequelize, Transaction } from 'sequelize';
 import { AppError } from '../errors.js';
 
@@ -36,6 +35,8 @@ export async function openPostgres(url: string, applicationName = SERVER_APPLICA
  * open. Each keeps at least one connection named SERVER_APPLICATION_NAME; `conflict` when one does.
  */
 export async function ensurePostgresNotInUse(url: string, doing: string): Promise<void> {
+  // Loaded here, not at start: only the CLI on PostgreSQL asks (Sequelize loads pg itself for its dialect).
+  const { default: pg } = await import('pg');
   const client = new pg.Client({ connectionString: url, application_name: `${SERVER_APPLICATION_NAME}-cli` });
   await client.connect();
   try {

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { RateLimitStore } from '../context.js';
 import type { Logger } from '../logger.js';
 import { WINDOW_MS } from './rate-limit.js';
@@ -27,14 +27,26 @@ export class RedisRateLimitStore implements RateLimitStore {
   private reachable = true;
   private closing = false;
 
-  constructor(url: string, logger: Logger) {
-    this.client = new Redis(url, {
-      enableOfflineQueue: false,
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2_000,
-      retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
-    });
+  /**
+   * A store on `url`. ioredis is loaded here rather than at start: an appliance whose counters live
+   * in memory (the default) never needs it (docs/decisions.md#idle-memory).
+   */
+  static async open(url: string, logger: Logger): Promise<RedisRateLimitStore> {
+    const { Redis: RedisClient } = await import('ioredis');
+    return new RedisRateLimitStore(
+      new RedisClient(url, {
+        enableOfflineQueue: false,
+        commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+        maxRetriesPerRequest: 0,
+        connectTimeout: 2_000,
+        retryStrategy: (attempt) => Math.min(attempt * 100, MAX_RECONNECT_DELAY_MS),
+      }),
+      logger,
+    );
+  }
+
+  private constructor(client: Redis, logger: Logger) {
+    this.client = client;
     // Logged on changes only: the client reports every failed reconnection, one a second.
     const lost = (reason: string) => {
       if (!this.reachable || this.closing) return;

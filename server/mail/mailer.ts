@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { Op, literal, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
@@ -98,6 +98,8 @@ async function sendBatches(db: Database, logger: Logger, options: SendOptions): 
   if (!smtp) return result;
   result.configured = true;
 
+  // Loaded when there is mail to send, not at start: an appliance without SMTP never needs it.
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport(transportOptions(smtp));
   try {
     let after: Pick<MailOutboxRow, 'created_at' | 'id'> | null = null;

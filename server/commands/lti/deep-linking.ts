@@ -1,4 +1,4 @@
-import { createLocalJWKSet, jwtVerify, SignJWT } from 'jose';
+import { loadJose } from '../../lti/jose.js';
 import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
 import { AppError, notFound } from '../../errors.js';
@@ -36,6 +36,7 @@ export async function openDeepLinkingPicker(
     throw new AppError('LAUNCH_TOKEN_INVALID', 'The LTI launch was refused: the deep linking settings have no deep_link_return_url.');
   }
   const { kid, key } = await signingKey(db);
+  const { SignJWT } = await loadJose();
   const context = await new SignJWT({
     platform_id: request.platform.id,
     deployment_id: request.claims[CLAIM.deploymentId],
@@ -72,6 +73,7 @@ export interface DeepLinkingResponse {
 export async function completeDeepLinking(db: Database, context: string, examId: string, publicUrl: string): Promise<DeepLinkingResponse> {
   let claims;
   try {
+    const { createLocalJWKSet, jwtVerify } = await loadJose();
     const verified = await jwtVerify(context, createLocalJWKSet(await toolKeySet(db)), { issuer: PICKER_AUDIENCE, audience: PICKER_AUDIENCE });
     claims = verified.payload as { platform_id: string; deployment_id: string; return_url: string; data?: string };
   } catch {
@@ -89,6 +91,7 @@ export async function completeDeepLinking(db: Database, context: string, examId:
     custom: { exam_id: exam.id },
     ...(exam.max_score !== null ? { lineItem: { scoreMaximum: exam.max_score, label: exam.title, resourceId: exam.id } } : {}),
   };
+  const { SignJWT } = await loadJose();
   const jwt = await new SignJWT({
     nonce: randomToken(32),
     [CLAIM.deploymentId]: claims.deployment_id,

@@ -1,4 +1,5 @@
-import { decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import type * as Jose from 'jose';
+import type { JWTPayload } from 'jose';
 import { Op } from 'sequelize';
 import { hashToken } from '../../crypto/tokens.js';
 import type { Database } from '../../db/index.js';
@@ -8,6 +9,7 @@ import { newId, randomToken } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
 import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
+import { loadJose } from '../../lti/jose.js';
 import { fullName, normalizeEmail, personalEmail } from '../../validation/people.js';
 import { createPerson } from '../people.js';
 import { launchUrl, mintLaunchToken } from '../sso.js';
@@ -105,7 +107,7 @@ async function claimState(db: Database, state: string, now: Date) {
   return row;
 }
 
-function describeJoseError(error: unknown, kid: string | undefined): string {
+function describeJoseError(error: unknown, kid: string | undefined, joseErrors: typeof Jose.errors): string {
   if (error instanceof joseErrors.JWTExpired) return 'the id_token has expired';
   if (error instanceof joseErrors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'the id_token is not addressed to this tool (aud is not the client id)';
@@ -140,6 +142,7 @@ export async function verifyLaunch(db: Database, idToken: string, state: string,
   const loginState = await claimState(db, state, now);
   const platform = await db.models.LtiPlatform.findByPk(loginState.platform_id);
   if (!platform) throw refused('the platform is no longer registered');
+  const { decodeProtectedHeader, errors: joseErrors, jwtVerify } = await loadJose();
   let kid: string | undefined;
   try {
     kid = decodeProtectedHeader(idToken).kid;
@@ -160,7 +163,7 @@ export async function verifyLaunch(db: Database, idToken: string, state: string,
     });
     claims = verified.payload as JWTPayload & Record<string, unknown>;
   } catch (error) {
-    throw refused(describeJoseError(error, kid));
+    throw refused(describeJoseError(error, kid, joseErrors));
   }
   const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
   if (claims.azp !== undefined && claims.azp !== platform.client_id) throw refused('azp is not the client id');

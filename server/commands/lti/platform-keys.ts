@@ -1,5 +1,6 @@
-import { createRemoteJWKSet, customFetch, importJWK, importSPKI, type CryptoKey, type JWK, type JWTVerifyGetKey } from 'jose';
+import type { CryptoKey, JWK, JWTVerifyGetKey } from 'jose';
 import type { Database } from '../../db/index.js';
+import { loadJose } from '../../lti/jose.js';
 import { outboundRequest } from '../../lti/outbound.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import type { Resolver } from '../../webhooks/address.js';
@@ -37,6 +38,7 @@ function headersOf(headers: Headers): Record<string, string> {
 }
 
 export async function platformKeys(db: Database, platform: LtiPlatformRow, rules: OutboundRules): Promise<JWTVerifyGetKey> {
+  const { createRemoteJWKSet, customFetch, importJWK, importSPKI } = await loadJose();
   if (platform.public_key_pem) {
     const text = platform.public_key_pem.trim();
     const key = (text.startsWith('{') ? await importJWK(JSON.parse(text) as JWK, 'RS256') : await importSPKI(text, 'RS256')) as CryptoKey;

@@ -1,8 +1,9 @@
-import { importJWK, importSPKI, type JWK } from 'jose';
+import type { JWK } from 'jose';
 import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
 import { AppError, notFound, validationError, type ValidationDetail } from '../../errors.js';
 import { newId } from '../../ids.js';
+import { loadJose } from '../../lti/jose.js';
 import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
 
 export interface PlatformInput {
@@ -31,6 +32,7 @@ function httpUrl(value: string, path: string, details: ValidationDetail[]): void
 /** The pasted key, checked by importing it: PEM (`-----BEGIN PUBLIC KEY-----`) or a JWK's JSON. Stored as given. */
 async function checkPublicKey(text: string): Promise<string | null> {
   const trimmed = text.trim();
+  const { importJWK, importSPKI } = await loadJose();
   try {
     if (trimmed.startsWith('{')) await importJWK(JSON.parse(trimmed) as JWK, 'RS256');
     else await importSPKI(trimmed, 'RS256');

@@ -1,4 +1,4 @@
-import { SignJWT } from 'jose';
+import { loadJose } from '../../lti/jose.js';
 import { Op } from 'sequelize';
 import type { Database } from '../../db/index.js';
 import { Tenant, type TenantTx } from '../../db/tenant.js';
@@ -82,6 +82,7 @@ async function accessToken(
   const cached = cache.get(platform.id);
   if (cached && cached.expiresAt > Date.now()) return { token: cached.token };
   const { kid, key } = await signingKey(db);
+  const { SignJWT } = await loadJose();
   const assertion = await new SignJWT({})
     .setProtectedHeader({ alg: TOOL_KEY_ALG, kid, typ: 'JWT' })
     .setIssuer(platform.client_id)

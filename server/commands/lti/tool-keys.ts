@@ -1,4 +1,5 @@
-import { exportJWK, exportPKCS8, exportSPKI, generateKeyPair, importJWK, importPKCS8, type CryptoKey, type JWK } from 'jose';
+import type { CryptoKey, JWK } from 'jose';
+import { loadJose } from '../../lti/jose.js';
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../../db/index.js';
 import { newId, randomToken } from '../../ids.js';
@@ -16,6 +17,7 @@ export interface SigningKey {
 }
 
 async function createToolKey(db: Database, now: Date, transaction?: Transaction): Promise<LtiToolKeyRow> {
+  const { exportJWK, exportPKCS8, generateKeyPair } = await loadJose();
   const { privateKey, publicKey } = await generateKeyPair(TOOL_KEY_ALG, { modulusLength: 2048, extractable: true });
   const kid = randomToken(20);
   const jwk = await exportJWK(publicKey);
@@ -41,12 +43,14 @@ async function currentKeyRow(db: Database, now = new Date()): Promise<LtiToolKey
 
 export async function signingKey(db: Database): Promise<SigningKey> {
   const row = await currentKeyRow(db);
+  const { importPKCS8 } = await loadJose();
   return { kid: row.kid, key: await importPKCS8(db.fieldCrypto.decrypt(row.private_key_sealed, SEAL_CONTEXT), TOOL_KEY_ALG) };
 }
 
 /** The public half of the signing key, as a JWK and as PEM (for an LMS that takes a pasted key). */
 export async function toolPublicKey(db: Database): Promise<{ jwk: JWK; pem: string }> {
   const row = await currentKeyRow(db);
+  const { exportSPKI, importJWK } = await loadJose();
   const key = await importJWK(row.public_jwk as JWK, TOOL_KEY_ALG, { extractable: true });
   return { jwk: row.public_jwk as JWK, pem: await exportSPKI(key as CryptoKey) };
 }

@@ -42,6 +42,8 @@ export interface Appliance {
 }
 
 const STOP_GRACE_MS = 8_000;
+/** How long an idle keep-alive connection stays open (Node's default is 5 s). */
+const KEEP_ALIVE_MS = 65_000;
 /** How long a start waits for a Redis rate-limit store to connect before serving without it (503s). */
 const REDIS_CONNECT_WAIT_MS = 3_000;
 
@@ -88,6 +90,11 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   options.onProgress?.('server');
   const server = http.createServer(serves ? createApp(ctx) : createWorkerApp(ctx));
   server.on('clientError', answerClientError);
+  // Node closes an idle keep-alive connection after 5 s. A client that polls every few seconds (an
+  // LMS on /v1/events), or whose own idle timer runs late on a busy machine, then sends its next
+  // request on a socket the server is closing, and gets "other side closed". Clients keep idle
+  // sockets for less than this (undici 4 s, browsers and proxies up to a minute).
+  server.keepAliveTimeout = KEEP_ALIVE_MS;
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

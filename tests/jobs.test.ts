@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Periodic jobs (issue 14, contract §8): every run is recorded, a job that missed its run (the
  * computer was off or asleep) catches up shortly after start, `jobs list` / `jobs run` and the
@@ -77,7 +79,7 @@ describe('catching up missed runs', () => {
     const existing = await start({ dataDir: await dataDirWithRuns({}), config: { jobsCatchUpDelayMs: 50 } });
     expect((await existing.scheduler.catchUp()).sort()).toEqual(periodic.map((job) => job.name).sort());
 
-    const fresh = await start({ config: { jobsCatchUpDelayMs: 50 } });
+    const fresh = await start({ migrate: true, config: { jobsCatchUpDelayMs: 50 } });
     expect(await fresh.scheduler.catchUp()).toEqual([]);
     expect(await fresh.ctx.db.models.JobRun.count()).toBe(0);
   });

@@ -16,6 +16,7 @@ import type { InstitutionStatus } from '../../server/models/institution.js';
 import type { MailOutboxRow } from '../../server/models/mail.js';
 import { openBody } from '../../server/mail/outbox.js';
 import { dataDirEnv, forgetTestDatabase } from './postgres.js';
+import { copySqliteTemplate } from './templates.js';
 import type { Scope } from '../../server/policies/scopes.js';
 
 export interface TestAppliance extends Appliance {
@@ -62,17 +63,27 @@ export function tempDataDirs(prefix = 'campusbridge-test-'): () => string {
   };
 }
 
+/** An hour: longer than any suite, so a database copied from the template never catches up missed jobs mid-test. */
+const NO_CATCH_UP_MS = 3_600_000;
+
 /**
  * A real appliance on 127.0.0.1, port 0, over a real SQLite file in a fresh temp folder, or in
  * `dataDir` (in the postgres project, over the PostgreSQL database of that folder, so a restart
  * on the same folder finds its data).
+ *
+ * A fresh folder starts from a copy of the migrated template (tests/helpers/templates.ts) unless
+ * `migrate: true` asks for the migrations to run at this start. Its database was not created by
+ * this start, so the scheduler would count every periodic job as missed: the catch-up is put an
+ * hour off unless the test sets `jobsCatchUpDelayMs` itself.
  */
 export async function startTestAppliance(
-  options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string; logLevel?: string } = {},
+  options: { rateLimitStore?: RateLimitStore; config?: Partial<Config>; dataDir?: string; logLevel?: string; migrate?: boolean } = {},
 ): Promise<TestAppliance> {
+  const fromTemplate = options.dataDir === undefined && !options.migrate;
   const dataDir = options.dataDir ?? makeDataDir();
-  const env = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...(await dataDirEnv(dataDir)) };
-  const config = loadConfig(env, options.config);
+  if (fromTemplate) copySqliteTemplate(dataDir);
+  const env = { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...(await dataDirEnv(dataDir, { migrated: fromTemplate })) };
+  const config = loadConfig(env, fromTemplate ? { jobsCatchUpDelayMs: NO_CATCH_UP_MS, ...options.config } : options.config);
   let logged = '';
   const sink = new Writable({
     write(chunk, _encoding, callback) {

@@ -1,7 +1,9 @@
 // Global setup of the `postgres` project: a throwaway PostgreSQL cluster for the whole run, or the
-// one CB_TEST_POSTGRES_URL names. Without PostgreSQL the project's suites are skipped, except in CI.
+// one CB_TEST_POSTGRES_URL names, with the migrated template its test databases are copied from.
+// Without PostgreSQL the project's suites are skipped, except in CI.
 import type { TestProject } from 'vitest/node';
 import { postgresBinDir, startTestCluster, type TestCluster } from './postgres.js';
+import { migratePostgresTemplate } from './templates.js';
 
 let cluster: TestCluster | undefined;
 
@@ -9,6 +11,7 @@ export default async function setup(project: TestProject): Promise<() => void> {
   const given = process.env.CB_TEST_POSTGRES_URL;
   if (given) {
     project.provide('postgresAdminUrl', given);
+    project.provide('postgresTemplate', await migratePostgresTemplate(given));
     return () => undefined;
   }
   const binDir = postgresBinDir();
@@ -19,5 +22,6 @@ export default async function setup(project: TestProject): Promise<() => void> {
   }
   cluster = await startTestCluster(binDir);
   project.provide('postgresAdminUrl', cluster.adminUrl);
+  project.provide('postgresTemplate', await migratePostgresTemplate(cluster.adminUrl));
   return () => cluster?.stop();
 }

@@ -13,6 +13,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** The test cluster's maintenance database (`postgres://…/postgres`); only the postgres project sets it. */
     postgresAdminUrl?: string;
+    /** A database on that cluster migrated once by the global setup, copied for each appliance that starts on a fresh folder. */
+    postgresTemplate?: string;
   }
 }
 
@@ -80,10 +82,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A new, empty database on the test cluster; `drop` removes it (closing what is still connected). */
-export async function createTestDatabase(adminUrl: string): Promise<TestDatabase> {
+/**
+ * A new database on the test cluster, empty or a copy of `template` (a migrated one: copying it
+ * takes a few milliseconds where migrating takes a second); `drop` removes it (closing what is
+ * still connected).
+ */
+export async function createTestDatabase(adminUrl: string, template?: string): Promise<TestDatabase> {
   const name = `cb_test_${randomBytes(6).toString('hex')}`;
-  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}`));
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
@@ -100,21 +106,28 @@ export const onPostgres = (): boolean => testPostgresAdminUrl() !== undefined;
 // on the folder sees the same data, and dropped when the folder is removed (`forgetTestDatabase`).
 const databasesByDataDir = new Map<string, Promise<TestDatabase>>();
 
-/** The PostgreSQL database standing for `dataDir` in this run (made on first use), or null on SQLite. */
-export function testDatabaseFor(dataDir: string): Promise<TestDatabase> | null {
+/**
+ * The PostgreSQL database standing for `dataDir` in this run (made on first use, a copy of the
+ * migrated template when `migrated` asks for it and the folder has none yet), or null on SQLite.
+ */
+export function testDatabaseFor(dataDir: string, options: { migrated?: boolean } = {}): Promise<TestDatabase> | null {
   const adminUrl = testPostgresAdminUrl();
   if (!adminUrl) return null;
   let database = databasesByDataDir.get(dataDir);
   if (!database) {
-    database = createTestDatabase(adminUrl);
+    database = createTestDatabase(adminUrl, options.migrated ? inject('postgresTemplate') : undefined);
     databasesByDataDir.set(dataDir, database);
   }
   return database;
 }
 
-/** DATA_DIR, and in the postgres project DATABASE_URL of the folder's database: the environment of an appliance or CLI run on the folder. */
-export async function dataDirEnv(dataDir: string): Promise<{ DATA_DIR: string; DATABASE_URL?: string }> {
-  const database = await testDatabaseFor(dataDir);
+/**
+ * DATA_DIR, and in the postgres project DATABASE_URL of the folder's database: the environment of
+ * an appliance or CLI run on the folder. `migrated`: a folder met here for the first time gets a
+ * copy of the migrated template (see `testDatabaseFor`).
+ */
+export async function dataDirEnv(dataDir: string, options: { migrated?: boolean } = {}): Promise<{ DATA_DIR: string; DATABASE_URL?: string }> {
+  const database = await testDatabaseFor(dataDir, options);
   return { DATA_DIR: dataDir, ...(database ? { DATABASE_URL: database.url } : {}) };
 }
 

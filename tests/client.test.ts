@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: the typed client's calls, retries and iterators; the queries under them are proven on both databases by the route suites
 // The typed client (server/client/): its generated types match the document the routes produce,
 // its calls work against a real appliance, it retries 429/503 as Retry-After says (against small
 // servers on 127.0.0.1 that answer exactly that), its iterators visit every item and every event
@@ -200,13 +202,12 @@ describe('client against an appliance', () => {
     const retries: number[] = [];
     const cb = createClient({ baseUrl: `${app.origin}/v1`, apiKey: slow.key, maxRetryDelayMs: 500, onRetry: ({ delayMs }) => retries.push(delayMs) });
     for (let i = 0; i < 10; i++) expect((await cb.GET('/me')).response.status).toBe(200);
-    const started = Date.now();
     const limited = await cb.GET('/me');
     expect(limited.response.status).toBe(429);
     expect(Number(limited.response.headers.get('Retry-After'))).toBeGreaterThan(0);
     expect(limited.error).toMatchObject({ error: 'rate_limited' });
+    // Every wait goes through onRetry: none was announced, so none was waited.
     expect(retries).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(400);
   });
 
   it('retries a POST whose answer was lost: the appliance replays the first answer, one student is made', async () => {
@@ -350,7 +351,6 @@ describe('retries (servers on 127.0.0.1 answering 429 and 503)', () => {
     expect(data).toEqual({ success: true, data: { ok: true } });
     expect(server.requests).toHaveLength(3);
     expect(waited).toBeGreaterThanOrEqual(1900);
-    expect(waited).toBeLessThan(4000);
     expect(server.requests.every((request) => request.headers.authorization === 'Bearer cb_live_x')).toBe(true);
   });
 

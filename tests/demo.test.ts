@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // `demo seed`: a new institution that looks lived in, made through the same commands as the API,
 // and a key with every scope that opens it over HTTP. A second run makes a second institution.
 import { createDecipheriv, createHash } from 'node:crypto';
@@ -15,10 +17,9 @@ interface Seeded {
   key: string;
 }
 
-async function seed(dataDir: string): Promise<{ seeded: Seeded; ms: number }> {
+async function seed(dataDir: string): Promise<{ seeded: Seeded }> {
   let stdout = '';
   let stderr = '';
-  const started = Date.now();
   const code = await runCli(['demo', 'seed'], {
     env: await dataDirEnv(dataDir),
     stdout: (text) => {
@@ -28,20 +29,18 @@ async function seed(dataDir: string): Promise<{ seeded: Seeded; ms: number }> {
       stderr += text;
     },
   });
-  const ms = Date.now() - started;
   expect(stderr).toBe('');
   expect(code).toBe(0);
-  return { seeded: JSON.parse(stdout) as Seeded, ms };
+  return { seeded: JSON.parse(stdout) as Seeded };
 }
 
 describe('demo seed', () => {
   let app: TestAppliance;
   let first: Seeded;
-  let seedMs: number;
 
   beforeAll(async () => {
     const dataDir = makeDataDir();
-    ({ seeded: first, ms: seedMs } = await seed(dataDir));
+    ({ seeded: first } = await seed(dataDir));
     app = await startTestAppliance({ dataDir });
   });
   afterAll(() => app?.close());
@@ -63,11 +62,10 @@ describe('demo seed', () => {
     }
   };
 
-  it('prints a new approved institution and its full key, quickly', () => {
+  it('prints a new approved institution and its full key', () => {
     expect(first.institution).toMatchObject({ name: 'Demo Academy', status: 'approved' });
     expect(first.institution.id).toMatch(/^inst_/);
     expect(first.key).toMatch(KEY_PATTERN);
-    expect(seedMs).toBeLessThan(10_000);
   });
 
   it('the key holds every scope', async () => {

@@ -1,3 +1,5 @@
+// @tier system
+// @databases sqlite: npm start on a DATA_DIR, whose SQLite file it opens
 // `npm start` as a service manager or an operator runs it (contract §1 and §8): SIGTERM or SIGINT
 // sent to the npm process itself stops the server cleanly within 10 s and leaves no orphan
 // serving. npm runs the script through `sh -c`, so the server is npm's grandchild.
@@ -89,7 +91,7 @@ async function expectCleanStop(started: ReturnType<typeof npmStart>, send: () =>
   await started.exited;
   await waitFor(() => below.every((pid) => !alive(pid)), 'every process npm started to end', { timeoutMs: STOP_TIMEOUT_MS, context: started.output });
   expect(Date.now() - signalled).toBeLessThan(STOP_TIMEOUT_MS);
-  await waitFor(() => started.output().includes('"msg":"stopped"'), 'the server to say it stopped', { timeoutMs: 2_000, context: started.output });
+  await waitFor(() => started.output().includes('"msg":"stopped"'), 'the server to say it stopped', { context: started.output });
   expect(started.output()).not.toContain('stop took longer');
   await expect(fetch(`${origin}/healthz`)).rejects.toThrow();
 }

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // The webhook engine end to end: events caused by real API calls, deliveries to real receivers on
 // 127.0.0.1, signatures checked by an implementation written here from docs/api.md#signatures (it does not
 // import server/webhooks/signing.ts), retries on a shortened schedule, disabling, pausing,
@@ -207,16 +209,27 @@ describe('webhook engine', () => {
     return data!.data;
   }
 
-  it('delivers a signed POST promptly: exact headers, body equal to the event JSON, both signatures verify', async () => {
+  it('delivers a signed POST after the commit: exact headers, body equal to the event JSON, both signatures verify', async () => {
+    // On an appliance whose sweep comes round once an hour, a delivery that arrives was sent
+    // because its event committed, not because a sweep found it.
+    const everySecond = app;
+    app = await startTestAppliance({ config: { webhooks: { ...WEBHOOKS, sweepSeconds: 3600 } } });
+    try {
+      await deliversAfterCommit();
+    } finally {
+      await app.close();
+      app = everySecond;
+    }
+  });
+
+  async function deliversAfterCommit() {
     const receiver = await startReceiver(answer(202, 'queued'));
     const s = await school();
     const { id: endpointId, secret } = await endpoint(s, `${receiver.url}/hooks/campusbridge`);
 
     const started = Date.now();
     const studentId = await createStudent(s);
-    await waitFor(() => receiver.requests.length >= 1, 'the delivery', 3_000);
-    // Sent after the commit, not by the one-second sweep.
-    expect(receiver.requests[0]!.at - started).toBeLessThan(900);
+    await waitFor(() => receiver.requests.length >= 1, 'the delivery');
 
     const events = await collect(cb(s).events({ type: 'student.created' }));
     expect(events).toHaveLength(1);
@@ -274,7 +287,7 @@ describe('webhook engine', () => {
     expect(done.attempts[0]).toMatchObject({ response_status: 202, error: null });
     expect(done.attempts[0].at).toBe(done.last_attempt_at);
     expect((await endpointState(s, endpointId)).consecutive_failures).toBe(0);
-  });
+  }
 
   it('during a rotation grace a delivery carries both signatures, newest first; after it only the new one', async () => {
     const receiver = await startReceiver(answer(200, 'ok'));
@@ -286,7 +299,7 @@ describe('webhook engine', () => {
     expect(newSecret).not.toBe(oldSecret);
 
     await createStudent(s, 'Grace Period');
-    await waitFor(() => receiver.requests.length >= 1, 'the delivery during the grace', 3_000);
+    await waitFor(() => receiver.requests.length >= 1, 'the delivery during the grace');
     const during = receiver.requests[0]!;
     const service = String(during.headers['x-service-signature']);
     expect(service).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
@@ -302,7 +315,7 @@ describe('webhook engine', () => {
     // The grace ends: only the new secret signs.
     await app.ctx.db.models.WebhookEndpoint.update({ previous_secret_expires_at: new Date(Date.now() - 1000) }, { where: { id: endpointId } });
     await createStudent(s, 'After Grace');
-    await waitFor(() => receiver.requests.length >= 2, 'the delivery after the grace', 3_000);
+    await waitFor(() => receiver.requests.length >= 2, 'the delivery after the grace');
     const after = receiver.requests[1]!;
     expect(String(after.headers['x-service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     verifyServiceSignature(String(after.headers['x-service-signature']), after.body, newSecret);
@@ -472,10 +485,8 @@ describe('webhook engine', () => {
     expect(receiver.requests).toHaveLength(0);
     expect((await delivery(s, row.id)).status).toBe('pending');
 
-    const resumed = Date.now();
     await setStatus(s, endpointId, 'active');
-    await waitFor(() => receiver.requests.length === 1, 'the queued delivery', 3_000);
-    expect(receiver.requests[0]!.at - resumed).toBeLessThan(1_500);
+    await waitFor(() => receiver.requests.length === 1, 'the queued delivery');
     await waitFor(async () => (await delivery(s, row.id)).status === 'succeeded', 'succeeded');
   });
 
@@ -497,7 +508,7 @@ describe('webhook engine', () => {
     expect(receiver.requests).toHaveLength(0);
 
     await setInstitutionStatus(app.ctx.db, s.inst.id, 'approved');
-    await waitFor(() => receiver.requests.length === 1, 'the delivery after re-approval', 3_000);
+    await waitFor(() => receiver.requests.length === 1, 'the delivery after re-approval');
     expect(JSON.parse(receiver.requests[0]!.body)).toMatchObject({ type: 'license.expired', data: { license_id: license!.id } });
     await waitFor(async () => (await delivery(s, rows[0]!.id)).status === 'succeeded', 'succeeded');
   });
@@ -514,7 +525,7 @@ describe('webhook engine', () => {
     const bulk = await post(s, '/students/bulk', { students: Array.from({ length: count }, (_, i) => ({ full_name: `Student ${i}` })) });
     expect(bulk.body.data.created).toBe(count);
 
-    await waitFor(() => fast.requests.length === count && slow.requests.length >= 1, 'all at the fast receiver', 3_000);
+    await waitFor(() => fast.requests.length === count && slow.requests.length >= 1, 'all at the fast receiver');
     // The fast endpoint got them all before the slow one had answered its first request, which
     // then held every one of the slow endpoint's slots.
     const fastDone = fast.requests[count - 1]!.at;
@@ -625,7 +636,7 @@ describe('webhook engine', () => {
     await app.ctx.db.models.WebhookDelivery.update({ status: 'delivering', last_attempt_at: claimedAt }, { where: { id: row.id } });
     await app.ctx.db.models.WebhookEndpoint.update({ status: 'active' }, { where: { id: endpointId } });
     await app.scheduler.runNow('webhook-sweep');
-    await waitFor(() => receiver.requests.length === 1, 'the delivery', 3_000);
+    await waitFor(() => receiver.requests.length === 1, 'the delivery');
     const done = await waitFor(async () => {
       const d = await delivery(s, row.id);
       return d.status === 'succeeded' && d;

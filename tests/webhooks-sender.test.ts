@@ -1,3 +1,5 @@
+// @tier integration
+// @databases none
 // postWebhook against real receivers. Network safety: every receiver listens on 127.0.0.1 port 0
 // and every request goes to 127.0.0.1. Names are answered by injected resolvers, and the system
 // resolver is replaced by a tripwire, so a regression cannot send a DNS query off this computer.
@@ -156,12 +158,11 @@ describe('postWebhook', () => {
     const receiver = await startReceiver(() => {
       /* holds the request open */
     });
-    const started = performance.now();
     const result = await send({ url: receiver.url, timeoutMs: 400 });
-    const wall = performance.now() - started;
+    // That it gives up at all is the point (a hang would fail the test's own timeout); that it
+    // waited for the deadline first is the lower bound.
     expect(result).toMatchObject({ ok: false, status: null, body: null, error: 'timeout' });
     expect(result.timeMs).toBeGreaterThanOrEqual(390);
-    expect(wall).toBeLessThan(400 + 1500);
     expect(receiver.hits).toHaveLength(1);
   });
 
@@ -170,10 +171,9 @@ describe('postWebhook', () => {
       res.writeHead(200, { 'Content-Type': 'text/plain' });
       res.write('partial');
     });
-    const started = performance.now();
     const result = await send({ url: receiver.url, timeoutMs: 400 });
     expect(result).toMatchObject({ ok: false, error: 'timeout' });
-    expect(performance.now() - started).toBeLessThan(400 + 1500);
+    expect(result.timeMs).toBeGreaterThanOrEqual(390);
   });
 
   it('keeps the first 2048 bytes of a 10 KB answer', async () => {
@@ -193,11 +193,10 @@ describe('postWebhook', () => {
       res.on('close', () => clearInterval(pump));
       req.socket.on('close', () => clearInterval(pump));
     });
-    const started = performance.now();
     const result = await send({ url: receiver.url, timeoutMs: 10_000 });
+    // Had it waited for the deadline, the outcome would be `timeout`: ok proves it stopped reading.
     expect(result).toMatchObject({ ok: true, status: 200, error: null });
     expect(result.body).toHaveLength(2048);
-    expect(performance.now() - started).toBeLessThan(3000);
   });
 
   it('reports connection_error when nothing listens on the port', async () => {

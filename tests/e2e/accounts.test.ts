@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Accounts in Chromium (issue 14): inviting a second admin with no mail server (copy the link),
  * joining with it, changing the password, the operator inviting a new institution's admin, and
@@ -30,7 +32,7 @@ describe.skipIf(!chromiumAvailable())('Accounts in the portal', () => {
 
   async function fresh(): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, permissions: ['clipboard-read', 'clipboard-write'] });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));

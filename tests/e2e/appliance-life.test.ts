@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * A school's first week with the appliance in Chromium, as a new admin would walk it (issue 14):
  * setup with the campus address → invite a second admin with no mail server (copy the link) →
@@ -59,7 +61,7 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
 
   async function fresh(): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     contexts.push(context);
     const opened = await context.newPage();
     opened.on('pageerror', (error) => pageErrors.push(error.message));

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The operator's Backups page in Chromium: back up now, choose a backup to restore (applied by the
  * next start: this test appliance cannot restart itself), cancel it, and download the recovery

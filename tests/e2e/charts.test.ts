@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The portal's pictures (issue 16) in Chromium: with the demo institution's data every chart is
  * drawn, with a caption and a table that give its numbers in words; on an empty institution each

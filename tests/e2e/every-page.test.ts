@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Every page of the portal, signed out and signed in, lists and details, with the demo
  * institution's data, at a laptop's width (1280 px) and a phone's (390 px): axe-core finds no
@@ -77,7 +79,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
       WIDTHS.map(async (width) => {
         // axe is injected as an inline script, which the portal's Content-Security-Policy rightly refuses.
         const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
-        context.setDefaultTimeout(15_000);
+        context.setDefaultTimeout(30_000);
         const page = await context.newPage();
         const errors: string[] = [];
         page.on('pageerror', (error) => errors.push(error.message));

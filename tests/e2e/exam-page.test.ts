@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The portal's exam page in Chromium, on the demo institution: the instructions read as the
  * students read them (Markdown, raw HTML shown as text), and a coding exam lists the archives its
@@ -44,7 +46,7 @@ describe.skipIf(!chromiumAvailable())('The portal’s exam page in Chromium', ()
    */
   async function signedIn(width = 1280) {
     const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));

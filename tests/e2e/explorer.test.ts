@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The API explorer (`/v1/docs`) in Chromium: before anyone authorizes a key and presses "Try it
  * out", the page says that its requests act on live data (issue 16).

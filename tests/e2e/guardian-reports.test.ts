@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Weekly guardian reports in Chromium (issue 17): the institution admin opens a student of the
  * demo institution, finds the "Guardian reports" section and reads a report's contents in its

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Importing people from a CSV file in Chromium (issue 16): a file of 1,000 students with a header,
  * quoted names holding the separator, a byte-order mark and 3 bad rows. The preview names the 3

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The operator's Jobs page in Chromium: every periodic job with its schedule and next run, a job
  * never run says so, "Run now" runs it and the row shows its outcome and when it finished.

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The key lifecycle in Chromium (issue 19 item 3): a key made with an expiry day, rolled with a
  * chosen overlap; the new key is shown once, both keys answer /v1/me, and the list shows both

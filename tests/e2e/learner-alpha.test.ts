@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Alpha practice on the learner page in Chromium (issue 17): a student opens their launch link,
  * sees the curricula they are enrolled in with mastery per concept, practises a concept, and sees
@@ -77,7 +79,7 @@ describe.skipIf(!chromiumAvailable())('Alpha practice on the learner page in Chr
     );
     // Without the page's CSP, so axe can inject its script.
     const context = await browser.newContext({ viewport: { width, height: 900 }, bypassCSP: true });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));

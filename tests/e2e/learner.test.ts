@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The learner page in Chromium: the LMS mints a launch link, the student's browser opens it, sees
  * the exams assigned to them, and the page loads none of the admin portal's code. Then the exam a
@@ -63,7 +65,7 @@ describe.skipIf(!chromiumAvailable())('Learner page in Chromium', () => {
     );
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -122,7 +124,7 @@ describe.skipIf(!chromiumAvailable())('Learner page in Chromium', () => {
     // Without the page's CSP: axe needs to inject its script, and a <script> that slipped through
     // the Markdown would then run, so the check below rests on the rendering alone.
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -227,7 +229,7 @@ describe.skipIf(!chromiumAvailable())('Learner page in Chromium', () => {
     );
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true, acceptDownloads: true });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
@@ -333,7 +335,7 @@ describe.skipIf(!chromiumAvailable())('Learner page in Chromium', () => {
     const refusing = await launchChromium({ fakeMedia: 'deny' });
     try {
       const page = await refusing.newPage();
-      page.setDefaultTimeout(15_000);
+      page.setDefaultTimeout(30_000);
       await page.goto(launchUrl);
       await page.getByRole('button', { name: 'Open exam: Camera-proctored quiz' }).click();
       const proctoring = page.getByRole('region', { name: 'Proctoring' });

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The LTI set-up page in Chromium (issue 20): an admin finds the tool's side to paste into the LMS
  * (URLs on public_url, the public key as PEM and JWK, Canvas's JSON), registers an LMS with a
@@ -31,7 +33,7 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
     firstRun = await setUpPortal(app, ADMIN);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });
@@ -213,7 +215,7 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
 
       // The student's own browser, signed in nowhere: the LMS sends it to the login initiation URL.
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      context.setDefaultTimeout(15_000);
+      context.setDefaultTimeout(30_000);
       const learnerPage = await context.newPage();
       learnerPage.on('pageerror', (error) => pageErrors.push(error.message));
       const login = new URL(`${app.origin}/lti/login`);

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Mail that tells the truth, in Chromium (issue 14): the institution's outbox says in words where
  * each message stands (waiting for a mail server, waiting for its next try and why the last one
@@ -34,7 +36,7 @@ describe.skipIf(!chromiumAvailable())('Mail outbox and mail server pages in Chro
     institutionId = firstRun.institutionId;
     key = await makeKey(app, firstRun.institution);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });

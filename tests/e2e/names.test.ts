@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Names, not ids, in Chromium (issue 16), on the demo institution's data: deliveries, a delivery,
  * the institution's and the operator's audit logs, a group and a submission show names where ids

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The OneRoster set-up pages in Chromium (issue 20): an admin connects the institution to a SIS
  * (the provider written from the 1EdTech specifications, on 127.0.0.1), tests the connection,
@@ -29,7 +31,7 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
     seedSchool(provider, { students: 48, teachers: 2, classes: 2 });
     institutionId = (await setUpPortal(app, ADMIN)).institutionId;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(15_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });

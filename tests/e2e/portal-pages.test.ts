@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Every portal page renders in Chromium for the roles that may see it, with no script error and no
  * error alert, at a laptop's size and at a narrow one; roles that may not see a page are told so.
@@ -51,7 +53,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page in Chromium', () => {
   /** A signed-in browser context for `email`, at `width`, collecting script errors. */
   async function signedIn(email: string, password: string, width = 1280): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
     const context = await browser.newContext({ viewport: { width, height: 800 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The portal end to end in Chromium (issue 7): setup wizard → sign in → a key with two scopes →
  * /v1/me with it → a webhook endpoint → its delivery in the log → replay → invite a developer →
@@ -62,7 +64,7 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
     await setSmtpSettings(app.ctx.db, { host: '127.0.0.1', port: smtp.port, secure: false, from: 'CampusBridge <noreply@lakeside.test>' });
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     // Fail with the locator's name instead of hanging until the test times out.
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
   });

@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The portal's sandbox view in Chromium (issue 19): the admin switches to the sandbox, sees its
  * banner, adds a student there, finds that student absent from live, resets the sandbox and finds
@@ -24,7 +26,7 @@ describe.skipIf(!chromiumAvailable())('the sandbox in the portal, in Chromium', 
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
     institutionId = (await setUpPortal(app, ADMIN)).institutionId;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10_000);
+    context.setDefaultTimeout(30_000);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await signInOnPage(page, app.origin, ADMIN.admin_email, ADMIN.admin_password);

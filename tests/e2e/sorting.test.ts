@@ -1,3 +1,5 @@
+// @tier browser
+// @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * Lists sort by their columns in the portal: a paged list asks the server (`sort` in the URL, the
  * order of the whole list, not of one page), a list held whole sorts in the browser; both say

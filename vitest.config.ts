@@ -1,74 +1,50 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { tierFiles, type Tier } from './tests/tiers.js';
 
 /**
- * The HTTP suites that also run on PostgreSQL (issue 18): the API's route suites and the
- * cross-cutting ones in tests/, each appliance (and each data folder a test makes) on a database
- * of its own. A case about SQLite alone inside them is skipped there (`onPostgres`). Not here:
- * - suites that open no database (lint, imports, UI helpers, webhook signing and addresses), and
- *   the desktop's (electron/) and the browser's (tests/e2e/);
- * - backup: `backup`, `restore` and the pre-migration copy are copies of the SQLite file;
- *   PostgreSQL is backed up with its own tools (docs/scale-out.md);
- * - query-plans: SQLite's EXPLAIN QUERY PLAN; schema-pragmas: SQLite's PRAGMA table_info cache;
- * - list-migrations, mail-subjects-migration: SQLite files migrated part way (migrateTo);
- * - crash: SIGKILL mid-write, then SQLite's integrity check and write-ahead log;
- * - process, npm-start, secrets, webhooks-crash: the built server and CLI run as processes on
- *   DATA_DIR, whose bundle helpers open the folder's SQLite file.
+ * One project per tier (CONTRIBUTING.md#tests), and a second one on PostgreSQL for the suites
+ * tagged `@databases sqlite, postgres`; tests/tiers.ts reads the tags. `npm test` runs them all
+ * (build/scripts/test.mjs); `npm run test:<tier>` one tier.
+ *
+ * Workers: four at most (two for the browser suites). Most suites wait on SQLite, PostgreSQL, sockets and child processes more
+ * than they compute, so on two cores four workers keep both busy. Suites that start no process of
+ * their own share their worker's modules (`isolate: false`): importing the server again for every
+ * file cost about a third of the wall time. Every worker gets its own data folders (temp folders),
+ * ports (0) and PostgreSQL databases (copies of a migrated template).
  */
-const POSTGRES_SUITES = [
-  'server/routes/**/*.test.ts',
-  ...[
-    'api-core',
-    'appliance-settings',
-    'backups-portal',
-    'cli',
-    'cli-accounts',
-    'client',
-    'db-transactions',
-    'demo',
-    'edge',
-    'events',
-    'exam-loop',
-    'fuzz',
-    'guardian-reports',
-    'idempotency',
-    'job-claims',
-    'jobs',
-    'key-cache',
-    'key-lifecycle',
-    'learner-sessions',
-    'list-sort',
-    'lti',
-    'mail',
-    'mail-stale',
-    'oneroster',
-    'openapi',
-    'person-counts',
-    'portal-*',
-    'process-roles',
-    'rate-limit-redis',
-    'recovery-kit',
-    'sandbox',
-    'smoke',
-    'tenancy',
-    'tenancy-sweep',
-    'upload-limits',
-    'webhook-debugging',
-    'webhooks-engine',
-    'webhooks-delete-race',
-    'trust-proxy',
-  ].map((name) => `tests/${name}.test.ts`),
-];
+const root = import.meta.dirname;
+
+type TierOptions = Pick<NonNullable<TestProjectInlineConfiguration['test']>, 'isolate' | 'maxWorkers' | 'sequence' | 'testTimeout' | 'hookTimeout'>;
+
+function tier(name: Tier, options: TierOptions): TestProjectInlineConfiguration[] {
+  const files = tierFiles(root, name);
+  const projects: TestProjectInlineConfiguration[] = [{ extends: true, test: { name, include: files.all, ...options } }];
+  if (files.postgres.length) {
+    projects.push({
+      extends: true,
+      test: { name: `${name}:postgres`, include: files.postgres, ...options, globalSetup: ['tests/helpers/postgres-setup.ts'] },
+    });
+  }
+  return projects;
+}
 
 export default defineConfig({
   test: {
     globalSetup: ['tests/helpers/global-setup.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    maxWorkers: 4,
+    // Bounds that only a hang reaches: on a busy machine a heavy seed takes many times its quiet time.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     reporters: ['default', './tests/helpers/summary-reporter.ts'],
     projects: [
-      { extends: true, test: { name: 'sqlite', include: ['server/**/*.test.ts', 'tests/**/*.test.ts', 'electron/**/*.test.ts'] } },
-      { extends: true, test: { name: 'postgres', include: POSTGRES_SUITES, globalSetup: ['tests/helpers/postgres-setup.ts'] } },
+      ...tier('unit', { isolate: true }),
+      ...tier('integration', { isolate: false }),
+      ...tier('system', { isolate: true }),
+      // Chromium computes more than it waits: two at a time, after the rest (a group of their own),
+      // with room for a busy machine's slow rendering in the timeouts, which only a hang reaches.
+      ...tier('browser', { isolate: false, maxWorkers: 2, sequence: { groupOrder: 1 }, testTimeout: 120_000, hookTimeout: 120_000 }),
+      ...tier('proof', { isolate: false }),
     ],
   },
 });

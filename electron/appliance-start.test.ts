@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: the desktop shell starting and stopping an appliance; the queries under it are the API's
 import { describe, expect, it } from 'vitest';
 import type { Appliance, StartOptions } from '../server/appliance.js';
 import { loadConfig } from '../server/config.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: the desktop shell starting and stopping an appliance; the queries under it are the API's
 // The desktop app's command line (`CampusBridge --cli <command…>`), with fakes for Electron around
 // the real command line: the desktop's data folder and keychain-sealed key, never DATA_DIR.
 import fs from 'node:fs';

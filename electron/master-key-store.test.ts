@@ -1,3 +1,4 @@
+// @tier unit
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';

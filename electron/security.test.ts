@@ -1,3 +1,4 @@
+// @tier unit
 import { describe, expect, it } from 'vitest';
 import { decideNavigation, decidePermission, installNavigationGuards, portalWebPreferences } from './security.js';
 import { FakeWebContents } from './test-support/fake-electron.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: the desktop shell's windows and quitting around a running appliance; its queries are the API's
 // The desktop shell driven through fake Electron objects, around a REAL appliance on 127.0.0.1
 // over a SQLite file in a temp folder standing in for the user's application data.
 import fs from 'node:fs';

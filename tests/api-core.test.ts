@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * The wire rules of docs/api.md (envelope, errors, order of checks, limits, ids), over HTTP against a real
  * appliance (127.0.0.1, port 0, real SQLite file). Where no route of this build can exercise a

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // The appliance settings of docs/api.md#appliance-settings: public_url (the base of every link)
 // and webhook_private_hosts (the allow-list of loopback and campus targets), through the CLI and
 // the operator's portal, with the environment winning, and a running server seeing a change at once.

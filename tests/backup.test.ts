@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: `backup`, `restore` and the pre-migration copy are copies of the SQLite file; PostgreSQL is backed up with its own tools
 // Upgrade safety on real data folders: the online copy taken before migrating, how many are
 // kept, what a failed copy stops, and `cli backup` / `cli restore` with and without a running
 // appliance.

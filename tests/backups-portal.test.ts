@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Backups in the operator's portal, on real appliances: list, back up now, download, restore a
 // listed backup (staged, applied by the next start, with a before-restore copy), the in-process
 // restart of `npm start` (dist/server/main.js), the recovery kit download, and the daily job's

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // The account commands of contract §8 (`account list`, `account password`, `institution
 // invite-admin`) and the portal sign-in `demo seed` prints: one JSON value and exit 0, a one-line
 // error code and exit 1, bad usage exit 2; the links and passwords they make work in a real appliance.

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // The command line of docs/api.md#command-line: one JSON value on stdout and exit 0; a one-line error with the
 // API's error code on stderr and exit 1; bad usage exit 2. Most runs are in-process through
 // runCli; a few spawn the real bundle to prove the real exit statuses.

@@ -1,3 +1,5 @@
+// @tier system
+// @databases sqlite: SIGKILL mid-write, then SQLite's integrity check and write-ahead log
 // Crash safety with the real bundle (`node dist/server/main.js`): the server is killed (SIGKILL)
 // in the middle of bulk provisioning, of a webhook burst and of a streaming upload, restarted on
 // the same DATA_DIR, and nothing is half-written: every student has its license, its one

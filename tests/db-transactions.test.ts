@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type Database } from '../server/db/index.js';
 import { insertInstitution } from '../server/commands/institutions.js';

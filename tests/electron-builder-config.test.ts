@@ -1,3 +1,4 @@
+// @tier unit
 // The installer configuration (build/electron-builder.yml) and the CI workflow that runs it cannot
 // be exercised here (Electron's binary is not downloadable), so they are checked statically:
 // electron-builder's own schema and loader, every file they name, and the bundles they pack.

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EventType } from '../server/events/catalog.js';

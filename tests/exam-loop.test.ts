@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAllowance } from '../server/commands/merits.js';

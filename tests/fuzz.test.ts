@@ -1,3 +1,5 @@
+// @tier proof
+// @databases sqlite, postgres
 /**
  * Property-based fuzzing of every operation in /v1/openapi.json, against a real appliance on
  * 127.0.0.1 (port 0) over a temp SQLite file seeded with a lived-in institution.

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Weekly guardian reports from real activity: a graded submission, an exam due soon, Alpha
 // Learning practice. The report's stored content, its API body and its mail (an HTML part and a
 // text part, every user-typed value escaped) say the same; unverified guardians get nothing.

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Idempotency-Key on the POSTs of /v1 (docs/api.md#idempotent-requests): the first answer is kept
 // 24 hours per caller and key and replayed with Idempotent-Replayed: true; another request under
 // the same key, or one still running, is 409 conflict; kept answers survive a restart.

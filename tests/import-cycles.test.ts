@@ -1,3 +1,4 @@
+// @tier unit
 // No module of the server imports itself back through others (docs/architecture.md#layers): an
 // import circle makes load order matter and layers meaningless. Type-only imports are erased at
 // run time and do not count.

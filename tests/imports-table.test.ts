@@ -1,3 +1,4 @@
+// @tier unit
 // The portal's CSV import, below the browser: how a file is read (papaparse: quotes, BOM,
 // separators), when its first line is taken for a header, which column feeds which field, and
 // what each row's problem is, in words (ui/src/pages/imports/).

@@ -1,3 +1,4 @@
+// @tier unit
 // Excel workbooks in the portal's import (issue 16): a real .xlsx, written by write-excel-file,
 // read by read-excel-file and turned into the rows of text the CSV path gives, so the header,
 // mapping and checks are the same; .xls and other files are refused in words.

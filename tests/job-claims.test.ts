@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Issue 18: with several worker processes, each fires every job at its cron time; one run per
  * period must happen. Two database connections stand for two processes (on SQLite, two

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateApiKey } from '../server/commands/api-keys.js';
 import { connectDatabase, databaseLocation } from '../server/db/index.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * API key lifecycle (issue 19 item 3): an optional expiry, rolling a key with an overlap, and the
  * last use's time and address, over HTTP against a real appliance (127.0.0.1, port 0) and through

@@ -1,3 +1,4 @@
+// @tier unit
 // The layering lint can fail: an import that runs back up a layer is an error (docs/architecture.md#layers).
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cliOk, runCliCaptured } from './helpers/cli.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Mail that tells the truth (issue 14): mail that waited for a mail server and has gone stale (an
 // expired, replaced, accepted or withdrawn invitation, a closed or deleted exam) is dropped with
 // its reason instead of sent, and the portal's outbox says where each message stands. Real

@@ -1,3 +1,4 @@
+// @tier unit
 // The outbox's sentences (ui/src/pages/settings/mail-status.ts): every state of a message, and
 // every reason mail is dropped, in words a school's admin reads on the Mail outbox page.
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Outgoing mail: the outbox, the SMTP settings and the mailer, against a real SMTP server on
 // 127.0.0.1 (smtp-server). Nothing here connects anywhere but 127.0.0.1.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: moves a SQLite file to a PostgreSQL cluster of its own
 /**
  * `cli migrate-to <postgres url>` (contract §11, issue 18): an appliance's SQLite data, lived in
  * (the demo school and more), copied to an empty PostgreSQL database; an appliance started on

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // OneRoster roster sync end to end: a provider written from the 1EdTech specifications
 // (tests/helpers/oneroster-provider.ts) on 127.0.0.1, the appliance's CLI connecting and syncing,
 // and what the sync did read back through /v1 as an integration would.

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: the documents are built from the route declarations; no query in them differs between the databases
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import express from 'express';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listPeople } from '../server/commands/people-list.js';
 import { createPerson, setStudentStatus, updatePerson } from '../server/commands/people.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases none
 // requestPinned, the one outbound requester of webhooks, LTI and OneRoster, against real servers
 // on 127.0.0.1 port 0. Every request goes to 127.0.0.1; names are answered by an injected
 // resolver, so no DNS query leaves this computer.

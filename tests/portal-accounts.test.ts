@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Accounts a school can live with (issue 14): changing your own password, admins inviting admins
  * with the copy-link fallback, the last admin kept, and "forgot password" by mail, over HTTP

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Portal API (issue 7), server side: first-run setup, sign-in and sessions, CSRF, roles and API
  * keys, over HTTP against a real appliance (127.0.0.1, port 0, real SQLite file). A supertest

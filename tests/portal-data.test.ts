@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Portal institution data (issue 7, item 7): students, faculty, groups, licenses, exams and
  * submissions, over HTTP against a real appliance (127.0.0.1, port 0, real SQLite file). What the

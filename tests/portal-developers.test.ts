@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Portal developers and operator (issue 7): invitations by mail, acceptance and sign-in,
  * suspension with key revocation, removal, and the operator's institution management, over HTTP

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Names instead of ids in the portal's tables and audit logs (issue 16): one call per page gives
 // the names of the page's ids, of this institution only, and only what the role may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

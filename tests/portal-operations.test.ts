@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // The portal calls the /v1 operations themselves (issue 13): the same declarations, mounted for
 // portal sessions under /portal/api/institutions/{institution}, behind the portal's checks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

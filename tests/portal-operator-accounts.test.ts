@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * The operator and accounts (issue 14): an institution made by the operator gets its admin through
  * an invitation from the operator's portal; the operator lists accounts and resets another's

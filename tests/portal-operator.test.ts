@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Portal operator pages (issue 7): institutions, the mail server, coupon batches, merit allowances
  * and curricula, on the CLI's commands, over HTTP against a real appliance (127.0.0.1, port 0,

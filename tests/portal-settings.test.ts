@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Portal institution settings (issue 7): the profile and integration config on the same commands
  * as /v1/institution, and the institution's mail outbox with masked recipients, over HTTP against

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Portal webhooks (issue 7, item 6): endpoints, the delivery log, replay and the event catalog
  * under /portal/api, as an admin and as a developer, against real receivers on 127.0.0.1 and a

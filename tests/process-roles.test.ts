@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Process roles (docs/decisions.md#process-roles): an api process serves HTTP and sends nothing, a
 // worker serves only /healthz and runs webhooks, mail and jobs, both on one data folder. Every
 // request, webhook deliveries included, goes to 127.0.0.1.

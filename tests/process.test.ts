@@ -1,3 +1,5 @@
+// @tier system
+// @databases sqlite: the built server as a process on DATA_DIR, whose SQLite file it opens
 // The real process of docs/api.md#base-url-and-versioning: `node dist/server/main.js` with HOST/PORT/DATA_DIR, the start
 // line, the CLI acting on a running server's DATA_DIR, and a clean stop on SIGTERM.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: SQLite's EXPLAIN QUERY PLAN; PostgreSQL's plans are read by npm run bench
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listEnrollments } from '../server/commands/alpha/enrollments.js';

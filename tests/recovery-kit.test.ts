@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // The recovery kit and a move to a new computer, on real data folders: `recovery-kit export` and
 // `import` through the command line (passphrase rules, wrong passphrase, an appliance still
 // running, a different key kept aside), and the whole move of docs/install.md#moving-to-a-new-computer.

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Sandbox keys (contract §10, docs/decisions.md#sandbox): a `cb_test_` key of an institution acts on
 // its sandbox only. With a live key and a sandbox key of the same institution, each side creates a
 // row of every kind the API makes; then every GET operation of /v1/openapi.json is called by both,

@@ -1,3 +1,5 @@
+// @tier system
+// @databases sqlite: starts its own PostgreSQL cluster and Redis for its processes, whichever project runs it
 /**
  * Issue 18, done when: two API processes and two workers (the real bundle, `--role api|worker`)
  * on one PostgreSQL database and one Redis, all on 127.0.0.1. Events made through either API

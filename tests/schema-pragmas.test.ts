@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: SQLite's PRAGMA table_info cache
 import path from 'node:path';
 import { DataTypes, type Model, type ModelStatic } from 'sequelize';
 import type sqlite3 from 'sqlite3';

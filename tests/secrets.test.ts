@@ -1,3 +1,5 @@
+// @tier proof
+// @databases sqlite: the built server and CLI as processes on DATA_DIR, whose SQLite file they open
 // No secret in a log line, a response or the database file in clear. The real bundle runs at
 // LOG_LEVEL=trace (every line it prints is captured) through a scenario that touches every kind
 // of secret the appliance handles: the operator's and a developer's passwords, portal sessions,

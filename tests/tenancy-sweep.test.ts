@@ -1,3 +1,5 @@
+// @tier proof
+// @databases sqlite, postgres
 /**
  * Tenancy sweep, generated from the OpenAPI document: two institutions on one real appliance,
  * each filled with rows of every kind the API has ids for. For every operation with a path

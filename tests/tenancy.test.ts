@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { Op } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { emit } from '../server/events/emit.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: which request headers are believed; nothing of it reaches the database
 /**
  * TRUST_PROXY: behind a reverse proxy the operator names, the client's address and scheme come
  * from X-Forwarded-For and X-Forwarded-Proto; without it those headers change nothing. Every

@@ -1,3 +1,4 @@
+// @tier unit
 // How a refused form speaks (ui/src/api/fieldErrors.ts): each problem under its field, in words
 // that use the form's label for it, never the API's field name or zod's wording.
 import { z } from 'zod';

@@ -1,3 +1,4 @@
+// @tier unit
 // How the portal says when (ui/src/components/format.ts): relative times point the right way in
 // the future too, and exact times can be given to the second.
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// @tier unit
 // What a press on a sortable column header does to a server-sorted list (ui/src/components/sorting.ts):
 // ascending, descending, back to the usual order; a column that is the usual order only flips.
 import { describe, expect, it } from 'vitest';

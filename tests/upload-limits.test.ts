@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite: multipart limits and temp files on disk; a refused upload never reaches the database
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// @tier unit
 // The SSRF rules of webhook URLs (docs/api.md#webhooks-and-events). Nothing here opens a socket or asks DNS: the
 // classifier is a pure function, IP literals never reach a resolver, and names are resolved by an
 // injected resolver. The system resolver is replaced by a tripwire for the whole file.

@@ -1,3 +1,5 @@
+// @tier system
+// @databases sqlite: SIGKILL mid-delivery of the built server on its SQLite file
 // Crash safety of webhook deliveries with the real bundle (`node dist/server/main.js`): the server
 // is killed (SIGKILL) while a delivery is in flight, restarted on the same DATA_DIR, and the
 // delivery still completes. Deliveries are rows before they are requests (style pattern 6).

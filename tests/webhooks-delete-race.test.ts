@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Deleting an endpoint while the engine is sending its deliveries: the delete removes the
 // endpoint's deliveries and their attempts (foreign keys cascade) while the engine records
 // attempts of the same deliveries. On PostgreSQL the two run side by side (the delete

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases none
 // Webhook signatures (docs/api.md#signatures): what server/webhooks/signing.ts produces is checked by a
 // verifier written here from that text, and by the three snippets of docs/webhooks.md,
 // run as integrators would run them (node, python3, php).

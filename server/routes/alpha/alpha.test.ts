@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALPHA_RULES, nextMastery, utcDay } from '../../commands/alpha/rules.js';
 import { newId } from '../../ids.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Exams: CRUD, the draft → published → closed states, assignments with their notification mail,
 // attempts, analytics, scores and the CSV export; the people and groups sides that list exams.
 import fs from 'node:fs';

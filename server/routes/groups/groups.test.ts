@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Scope } from '../../policies/scopes.js';
 import {

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 // Guardians: links, invitations (mail with a one-time acceptance link), the acceptance page,
 // weekly reports (command, CLI, API) and the privacy rules around student and guardian emails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

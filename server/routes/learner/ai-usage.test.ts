@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAllowance } from '../../commands/merits.js';

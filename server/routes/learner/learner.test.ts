@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

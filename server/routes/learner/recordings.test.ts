@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 /**
  * Issue 17 item 4: proctoring recordings sent by the learner page in numbered chunks, resumable and
  * idempotent, finished into one stored file that the submission lists only for keys holding

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { activateSeat, type DeviceActivation } from '../../commands/licenses.js';
 import { AppError } from '../../errors.js';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
 

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../../ids.js';

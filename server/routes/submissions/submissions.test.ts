@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,3 +1,5 @@
+// @tier integration
+// @databases sqlite, postgres
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';

@@ -110,7 +110,7 @@ describe('names of every kind of id the portal shows (audit targets, deliveries,
     demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     const otherDemo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     [ids, foreign] = await Promise.all([idsOfEveryKind(app, demo), idsOfEveryKind(app, otherDemo)]);
-  }, 60_000);
+  }, 180_000);
 
   const namesFor = async (agent: { get(url: string): { query(q: object): PromiseLike<{ status: number; body: any }> } }, wanted: string[]) =>
     agent.get(`${institutionApi(demo.institution.id)}/names`).query({ ids: wanted.join(',') });

@@ -158,7 +158,7 @@ describe('sandbox keys', () => {
     await fill(live);
     await fill(sandbox);
     admin = await signedInMember(app, inst.id, 'admin');
-  }, 60_000);
+  }, 180_000);
 
   afterAll(async () => {
     await live?.receiver.close();

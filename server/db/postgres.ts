@@ -64,8 +64,14 @@ export const isPostgres = (sequelize: Sequelize) => sequelize.getDialect() === '
  */
 export const rowLockedTransaction = (sequelize: Sequelize) => (isPostgres(sequelize) ? { isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED } : {});
 
-/** How many times a transaction is run before its serialization failure is let through (as a 500). */
-const MAX_RUNS = 12;
+/**
+ * How many times a transaction is run before its serialization failure is let through (as a 500).
+ * Twelve ran out on a busy two-core machine with 25 writes of one institution at once (the merits
+ * suite's interleaved spends, credits and redemptions): each run takes longer there, so more of
+ * them overlap. Forty, with the backoff below, waits at most a few seconds. Fewer conflicts in the
+ * first place is the write model's work (docs/scale-out.md).
+ */
+const MAX_RUNS = 40;
 const RETRYABLE = new Set(['40001', '40P01']);
 /**
  * A unique violation (23505) is retried a little: when the row that collided was inserted by a

@@ -32,7 +32,7 @@ describe.skipIf(!chromiumAvailable())('The portal’s exam page in Chromium', ()
     // The portal signs people in once its first run (the operator) is done.
     await setUpPortal(app, { institution: 'Lakeside School', admin_email: 'operator@lakeside.test', admin_password: 'lakeside operator pw' });
     demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();

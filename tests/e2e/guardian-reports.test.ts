@@ -37,7 +37,7 @@ describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
     [app, browser] = await Promise.all([startTestAppliance(), launchChromium()]);
     await setUpPortal(app, OPERATOR);
     demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();

@@ -47,7 +47,7 @@ describe.skipIf(!chromiumAvailable())('Key lifecycle in Chromium', () => {
     ({ page, errors } = await openPage(browser));
     await page.setViewportSize({ width: 1440, height: 900 });
     await signInOnPage(page, app.origin, OPERATOR.admin_email, OPERATOR.admin_password);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     expect(errors).toEqual([]);
     await browser?.close();

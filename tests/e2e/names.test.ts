@@ -38,7 +38,7 @@ describe.skipIf(!chromiumAvailable())('Names instead of ids in Chromium', () => 
     operator = await setUpPortal(app, OPERATOR);
     demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     tenant = new Tenant(app.ctx.db, demo.institution.id);
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await browser?.close();
     await app?.close();

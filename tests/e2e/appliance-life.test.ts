@@ -185,7 +185,8 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
     const targets = page.getByRole('form', { name: 'Webhooks to this computer or the campus network' });
     await targets.getByRole('radio', { name: /^This computer/ }).check();
     await targets.getByRole('button', { name: 'Save' }).click();
-    await targets.getByText('localhost, 127.0.0.1, ::1').waitFor();
+    // The saved value, shown as "Now:"; the radio's label holds the same words, so match the whole text.
+    await targets.getByText('localhost, 127.0.0.1, ::1', { exact: true }).waitFor();
     await shot(page, 'settings-this-computer');
 
     const accepted = await addEndpoint();

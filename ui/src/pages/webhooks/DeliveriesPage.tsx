@@ -156,7 +156,9 @@ export function DeliveriesPage() {
         label="Deliveries"
         columns={columns}
         data={deliveries.data?.items}
-        isLoading={deliveries.isPending}
+        // Rows wait for the endpoint list too: a row that first shows an endpoint's id and then its URL
+        // changes the columns' widths under the pointer, and a click meant for one row or header lands on another.
+        isLoading={deliveries.isPending || endpoints.isPending}
         error={deliveries.error}
         getRowId={(row) => row.id}
         onRowClick={(row) => navigate(row.id)}

@@ -48,6 +48,49 @@ describe('write transactions', () => {
     expect(outcome).toMatch(/inside another one/);
   });
 
+  // The stall of issue 30: a write with no transaction ran on the connection the reads share and
+  // waited there for the lock, holding that connection; reads piled up behind it filled the thread
+  // pool, and the transaction holding the lock could not run its next statement for 15 s.
+  it.skipIf(onPostgres())('queues a write made outside any transaction, so neither the reads nor the lock holder wait on it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = db.sequelize.transaction(async (transaction) => {
+      await insertInstitution(db, { name: 'Lock Holder', status: 'approved' }, transaction);
+      holding();
+      await gate;
+      const started = Date.now();
+      await db.models.Institution.count({ transaction });
+      return Date.now() - started;
+    });
+    await held;
+    const outside = db.models.Institution.update({ name: 'Renamed Outside' }, { where: { name: 'Lock Holder' } });
+    const reads = Array.from({ length: 6 }, () => db.models.Institution.count());
+    // Let the write and the reads reach the driver before the holder takes its next step.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    const holderStepMs = await holder;
+    const [renamed] = await outside;
+    await Promise.all(reads);
+    // Only a stall reaches this bound: the busy timeout is 15 s, a quiet step takes a millisecond.
+    expect(holderStepMs).toBeLessThan(10_000);
+    // Queued behind the holder, the write saw its committed row.
+    expect(renamed).toBe(1);
+  });
+
+  it.skipIf(onPostgres())('refuses at once a write inside an open transaction that forgot to pass it', async () => {
+    const outcome = await db.sequelize
+      .transaction(async () => {
+        await db.models.Institution.update({ name: 'Nowhere' }, { where: { name: 'Nobody' } });
+      })
+      .then(
+        () => 'completed',
+        (error: Error) => error.message,
+      );
+    expect(outcome).toMatch(/pass the transaction/);
+  });
+
   it('lets savepoints join their parent and after-commit hooks queue new work', async () => {
     let hookWrote: Promise<unknown> | null = null;
     await db.sequelize.transaction(async (transaction) => {

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Sequelize, Transaction } from 'sequelize';
+import { QueryTypes, Sequelize, Transaction, type QueryOptions } from 'sequelize';
 import sqlite3 from 'sqlite3';
 
 type Rows = Array<Record<string, unknown>>;
@@ -133,6 +133,22 @@ function queueWriteTransactions(sequelize: Sequelize): void {
     return run;
   };
   (sequelize as unknown as { transaction: typeof queued }).transaction = queued;
+
+  // A write outside a transaction (`Model.update(…)` with no `transaction`) would run on the
+  // connection the reads share and wait for the lock there, holding that connection's mutex: reads
+  // queued behind it fill the thread pool, and the transaction holding the lock cannot run its next
+  // statement until the wait times out (15 s). So such a write joins the queue, as a transaction of
+  // its own. Inside an open transaction it is a missing `transaction` option: it fails at once.
+  const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: QueryOptions) => Promise<unknown>;
+  const queuedQuery = (sql: unknown, options?: QueryOptions) => {
+    if (options?.transaction || !isWrite(sql, options)) return query(sql, options);
+    const enclosing = inside.getStore();
+    if (enclosing && !(enclosing.current as { finished?: string } | undefined)?.finished) {
+      return Promise.reject(new Error('a write outside the open transaction; pass the transaction'));
+    }
+    return queued((transaction) => query(sql, { ...options, transaction }));
+  };
+  (sequelize as unknown as { query: typeof queuedQuery }).query = queuedQuery;
   writeQueueTails.set(sequelize, async () => {
     // Work queued by after-commit hooks extends the tail while we wait.
     for (let seen = tail; ; seen = tail) {
@@ -140,6 +156,16 @@ function queueWriteTransactions(sequelize: Sequelize): void {
       if (seen === tail) return;
     }
   });
+}
+
+/** The query types Sequelize gives its own writes; a raw statement is judged by its first word. */
+const WRITE_TYPES = new Set<string>([QueryTypes.INSERT, QueryTypes.UPDATE, QueryTypes.BULKUPDATE, QueryTypes.DELETE, QueryTypes.BULKDELETE, QueryTypes.UPSERT]);
+const WRITE_STATEMENT = /^\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|ALTER|DROP)\b/i;
+
+function isWrite(sql: unknown, options: QueryOptions | undefined): boolean {
+  if (options?.type && WRITE_TYPES.has(options.type)) return true;
+  const text = typeof sql === 'string' ? sql : (sql as { query?: unknown } | null)?.query;
+  return typeof text === 'string' && WRITE_STATEMENT.test(text);
 }
 
 interface SqliteConnectionManager {

@@ -185,12 +185,13 @@ export interface AcceptedInvitation {
 export async function acceptGuardianInvite(db: Database, token: string, now = new Date()): Promise<AcceptedInvitation | null> {
   if (!INVITE_TOKEN_PATTERN.test(token)) return null;
   const hash = hashToken(token);
-  return db.sequelize.transaction(async (transaction) => {
-    const found = await db.models.GuardianLink.findOne({ attributes: ['id', 'institution_id'], where: { invite_token_hash: hash }, transaction });
-    if (!found) return null;
-    const tx = new Tenant(db, found.institution_id, transaction) as TenantTx;
+  const found = await db.models.GuardianLink.findOne({ attributes: ['id', 'institution_id'], where: { invite_token_hash: hash } });
+  if (!found) return null;
+  return new Tenant(db, found.institution_id).inTransaction(async (tx) => {
+    const transaction = tx.tx;
+    // Read again in the institution's write transaction: another accept or a resend may have come first.
     const link = await findLink(tx, found.id);
-    if (link.verified || !link.invite_expires_at || link.invite_expires_at.getTime() <= now.getTime()) return null;
+    if (link.invite_token_hash !== hash || link.verified || !link.invite_expires_at || link.invite_expires_at.getTime() <= now.getTime()) return null;
     const student = await findPerson(tx, 'student', link.student_id);
     await link.update({ verified: true, verified_at: now, invite_token_hash: null, invite_expires_at: null }, { transaction });
     await emit(tx, 'guardian.verified', { guardian_id: link.id, student_id: student.id });

@@ -162,8 +162,8 @@ export async function acceptInvitation(db: Database, input: { token: string; pas
   if (existing && existing.status !== 'active') throw new AppError('unauthorized', 'This account is suspended.');
   const newHash = existing ? null : await hashPassword(input.password);
 
-  return db.sequelize.transaction(async (transaction) => {
-    const tx = new Tenant(db, found.institution_id, transaction) as TenantTx;
+  return new Tenant(db, found.institution_id).inTransaction(async (tx) => {
+    const transaction = tx.tx;
     // Checked again inside the transaction: a resend or another accept may have happened meanwhile.
     const invitation = await tx.invitations.findOne({ where: { id: found.id, token_hash: hashToken(input.token), status: 'pending' } });
     if (!invitation) throw invalidInvitation();

@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
-import { Tenant, type TenantTx } from '../db/tenant.js';
+import { Tenant } from '../db/tenant.js';
 import { AppError, validationError } from '../errors.js';
 import { SESSION_PREFIX } from './learner-auth.js';
 import { newId, randomToken } from '../ids.js';
@@ -123,7 +123,11 @@ export interface Exchanged {
 export async function exchangeLaunchToken(db: Database, request: ExchangeRequest, now = new Date()): Promise<Exchanged> {
   if (!LAUNCH_TOKEN_PATTERN.test(request.token)) throw launchTokenInvalid();
   const hash = hashToken(request.token);
-  const outcome = await db.sequelize.transaction(async (transaction): Promise<Exchanged | { refused: AppError }> => {
+  // The token names its institution: this is where the learner side gets its tenant.
+  const named = await db.models.LaunchToken.findOne({ attributes: ['institution_id'], where: { token_hash: hash } });
+  if (!named) throw launchTokenInvalid();
+  const outcome = await new Tenant(db, named.institution_id).inTransaction(async (tx): Promise<Exchanged | { refused: AppError }> => {
+    const transaction = tx.tx;
     const [claimed] = await db.models.LaunchToken.update(
       { used_at: now },
       { where: { token_hash: hash, used_at: null, expires_at: { [Op.gt]: now } }, transaction },
@@ -132,10 +136,8 @@ export async function exchangeLaunchToken(db: Database, request: ExchangeRequest
     const launch = await db.models.LaunchToken.findOne({ where: { token_hash: hash }, transaction });
     if (!launch) return { refused: launchTokenInvalid() };
 
-    // The token names its institution: this is where the learner side gets its tenant.
     const institution = await db.models.Institution.findByPk(launch.institution_id, { transaction });
     if (!institution || institution.status !== 'approved') return { refused: launchTokenInvalid() };
-    const tx = new Tenant(db, launch.institution_id, transaction) as TenantTx;
     const person = await tx.people.findById(launch.user_id);
     if (!person) return { refused: launchTokenInvalid() };
 

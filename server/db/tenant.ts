@@ -6,7 +6,7 @@ import {
   type FindOptions,
   type Model,
   type ModelStatic,
-  type Transaction,
+  Transaction,
   type WhereOptions,
 } from 'sequelize';
 import type { FieldCrypto } from '../crypto/field-crypto.js';
@@ -45,7 +45,10 @@ import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '
 import type { InstitutionRow } from '../models/institution.js';
 import type { Database } from './index.js';
 import { plainRowReader } from './plain-rows.js';
-import { rowLockedTransaction } from './postgres.js';
+import { isPostgres } from './postgres.js';
+
+/** The first key of PostgreSQL advisory locks that stand for an institution's writes ('CB' and 1); the second is the hash of its id. */
+const INSTITUTION_WRITE_LOCKS = 0x43420001;
 
 type TenantOwned = Model & { institution_id: string };
 type Find<M extends Model> = Omit<FindOptions<Attributes<M>>, 'transaction'>;
@@ -397,22 +400,35 @@ export class Tenant {
     return row;
   }
 
-  /** Runs `work` in a write transaction (or joins the current one). */
+  /**
+   * Runs `work` in a write transaction of this institution (or joins the current one). SQLite runs
+   * write transactions one at a time anyway. On PostgreSQL the transaction runs at READ COMMITTED
+   * and first takes the institution's write lock, held until it ends: the writes of one
+   * institution run one after another, each seeing everything committed before it, as on SQLite,
+   * and those of different institutions side by side. A writer waits for the lock instead of
+   * failing a serialization check, so no invariant of an institution (balances, seats, unique login
+   * e-mails, one attempt per student, the order of its events) needs a retry or a lock of its own
+   * (docs/scale-out.md#transactions).
+   */
   inTransaction<T>(work: (tx: TenantTx) => Promise<T>): Promise<T> {
     if (this.tx) return work(this as TenantTx);
-    return this.db.sequelize.transaction((transaction) => work(new Tenant(this.db, this.institutionId, transaction) as TenantTx));
+    const { sequelize } = this.db;
+    if (!isPostgres(sequelize)) return sequelize.transaction((transaction) => work(new Tenant(this.db, this.institutionId, transaction) as TenantTx));
+    return sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED }, async (transaction) => {
+      await sequelize.query('SELECT pg_advisory_xact_lock(:space, hashtext(:institution))', {
+        replacements: { space: INSTITUTION_WRITE_LOCKS, institution: this.institutionId },
+        transaction,
+      });
+      return work(new Tenant(this.db, this.institutionId, transaction) as TenantTx);
+    });
   }
 
   /**
-   * `inTransaction` for work that shares rows with the webhook engine and takes its row locks in
-   * the engine's order (docs/scale-out.md#transactions): READ COMMITTED on PostgreSQL, where a
-   * serializable transaction would keep failing against the engine's writes; the same on SQLite.
+   * `inTransaction` for work that shares rows with the webhook engine and takes its row locks in the
+   * engine's order (the engine never takes an institution's lock, so the two cannot wait on each other).
    */
   inRowLockedTransaction<T>(work: (tx: TenantTx) => Promise<T>): Promise<T> {
-    if (this.tx) return work(this as TenantTx);
-    return this.db.sequelize.transaction(rowLockedTransaction(this.db.sequelize), (transaction) =>
-      work(new Tenant(this.db, this.institutionId, transaction) as TenantTx),
-    );
+    return this.inTransaction(work);
   }
 
   /** Once this transaction commits, hands `events` to the appliance's event listeners (the webhook dispatcher). */

@@ -11,9 +11,11 @@ export interface NewEvent {
 
 /**
  * Records events in the same transaction as the change they describe, so an event exists exactly
- * when the change does. `created_at` is strictly increasing per institution: the write
- * transaction holds the database's lock, so reading the newest timestamp and writing the next
- * ones is atomic; a batch takes one millisecond per event, in the order given.
+ * when the change does. `created_at` is strictly increasing per institution, and in the order the
+ * transactions commit: the transaction holds its institution's write lock (SQLite's one writer, or
+ * the lock `Tenant.inTransaction` takes on PostgreSQL) until it ends, so reading the newest
+ * timestamp and writing the next ones is atomic, and no later writer of the institution can
+ * commit first. A batch takes one millisecond per event, in the order given.
  * Payloads carry ids and outcomes only, never documents or personal data.
  * The webhook deliveries of every subscribed endpoint are written here too: an event exists with
  * its deliveries or not at all, and they go out after the commit (or from the sweep, after a crash).

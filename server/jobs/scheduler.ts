@@ -53,7 +53,8 @@ export function startScheduler(ctx: AppContext, jobs: readonly Job[], options: S
     cron.schedule(job.schedule(ctx), () => runner.runIfIdle(job, 'scheduled'), {
       name: job.name,
       timezone: 'Etc/UTC',
-      noOverlap: true,
+      // No `noOverlap`: the runner already skips a job still running here (`runIfIdle`), quietly;
+      // node-cron's own check wrote a warning outside the log for every second a busy sweep overran.
     }),
   );
 

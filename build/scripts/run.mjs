@@ -16,6 +16,8 @@ const entries = {
   'start-on-windows': { build: 'all', file: 'dist/server/main.js' },
   cli: { build: 'server', file: 'dist/server/cli.js' },
   bench: { build: 'server', file: 'tests/bench/run.mjs' },
+  soak: { build: 'server', file: 'tests/soak/run.mjs' },
+  'soak:writers': { build: 'server', file: 'tests/soak/writers.mjs' },
 };
 const entry = entries[what];
 if (!entry) {

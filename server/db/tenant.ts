@@ -1,5 +1,6 @@
 import {
   Op,
+  type Sequelize,
   type Attributes,
   type CountOptions,
   type CreationAttributes,
@@ -46,6 +47,29 @@ import type { InstitutionRow } from '../models/institution.js';
 import type { Database } from './index.js';
 import { plainRowReader } from './plain-rows.js';
 import { isPostgres } from './postgres.js';
+
+/**
+ * This process's write transactions of each institution, queued in JavaScript before they take a
+ * connection: they would only wait for the institution's lock there, and sixteen writers of one
+ * institution would hold every connection of the pool (10) idle while reads and other
+ * institutions waited for one. Other processes still wait on the lock itself.
+ */
+const turns = new WeakMap<Sequelize, Map<string, Promise<unknown>>>();
+
+function inTurn<T>(sequelize: Sequelize, institutionId: string, work: () => Promise<T>): Promise<T> {
+  let queues = turns.get(sequelize);
+  if (!queues) turns.set(sequelize, (queues = new Map()));
+  const run = (queues.get(institutionId) ?? Promise.resolve()).then(work);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  queues.set(institutionId, tail);
+  void tail.then(() => {
+    if (queues.get(institutionId) === tail) queues.delete(institutionId);
+  });
+  return run;
+}
 
 /** The first key of PostgreSQL advisory locks that stand for an institution's writes ('CB' and 1); the second is the hash of its id. */
 const INSTITUTION_WRITE_LOCKS = 0x43420001;
@@ -414,13 +438,15 @@ export class Tenant {
     if (this.tx) return work(this as TenantTx);
     const { sequelize } = this.db;
     if (!isPostgres(sequelize)) return sequelize.transaction((transaction) => work(new Tenant(this.db, this.institutionId, transaction) as TenantTx));
-    return sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED }, async (transaction) => {
-      await sequelize.query('SELECT pg_advisory_xact_lock(:space, hashtext(:institution))', {
-        replacements: { space: INSTITUTION_WRITE_LOCKS, institution: this.institutionId },
-        transaction,
-      });
-      return work(new Tenant(this.db, this.institutionId, transaction) as TenantTx);
-    });
+    return inTurn(sequelize, this.institutionId, () =>
+      sequelize.transaction({ isolationLevel: Transaction.ISOLATION_LEVELS.READ_COMMITTED }, async (transaction) => {
+        await sequelize.query('SELECT pg_advisory_xact_lock(:space, hashtext(:institution))', {
+          replacements: { space: INSTITUTION_WRITE_LOCKS, institution: this.institutionId },
+          transaction,
+        });
+        return work(new Tenant(this.db, this.institutionId, transaction) as TenantTx);
+      }),
+    );
   }
 
   /**

@@ -5,11 +5,12 @@ import { AppError } from '../errors.js';
 /**
  * PostgreSQL through Sequelize's own dialect (the `pg` driver). SQLite runs one write transaction
  * at a time, and the commands were written for that: read, decide, write. PostgreSQL runs them
- * side by side, so here every top-level transaction is SERIALIZABLE: the database guarantees the
- * outcome of some one-at-a-time order, and when two transactions could not have run one after the
- * other, one fails with a serialization failure (40001) or a deadlock (40P01) and is run again
- * from the start. The same commands keep their meaning on both databases without a lock in each
- * (docs/scale-out.md#transactions).
+ * side by side. An institution's writes (`Tenant.inTransaction`) take the institution's lock and
+ * run at READ COMMITTED, one after another; every other top-level transaction is SERIALIZABLE
+ * by default: the database guarantees the outcome of some one-at-a-time order, and when two
+ * transactions could not have run one after the other, one fails with a serialization failure
+ * (40001) or a deadlock (40P01) and is run again from the start. The same commands keep their
+ * meaning on both databases (docs/scale-out.md#transactions-on-postgresql).
  */
 /** How a server process names its connections; the CLI names its own differently, so it can tell a running appliance from itself. */
 export const SERVER_APPLICATION_NAME = 'campusbridge';
@@ -66,10 +67,9 @@ export const rowLockedTransaction = (sequelize: Sequelize) => (isPostgres(sequel
 
 /**
  * How many times a transaction is run before its serialization failure is let through (as a 500).
- * Twelve ran out on a busy two-core machine with 25 writes of one institution at once (the merits
- * suite's interleaved spends, credits and redemptions): each run takes longer there, so more of
- * them overlap. Forty, with the backoff below, waits at most a few seconds. Fewer conflicts in the
- * first place is the write model's work (docs/scale-out.md).
+ * An institution's writes no longer conflict (they take turns on its lock); what remains are the
+ * appliance-wide transactions, which rarely meet. Forty, with the backoff below, waits at most a
+ * few seconds on a busy two-core machine.
  */
 const MAX_RUNS = 40;
 const RETRYABLE = new Set(['40001', '40P01']);

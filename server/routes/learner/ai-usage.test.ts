@@ -210,8 +210,8 @@ describe('POST /v1/app/ai/usage and the submission’s ai_usage', () => {
   });
 
   it('reports on two attempts of one student racing for one wallet: the wallet holds, each refusal is 409, never a 5xx', async () => {
-    // The attempts are different rows, so only the wallet is shared: on PostgreSQL the two
-    // transactions meet there (a serialization failure, retried), on SQLite writers queue.
+    // The attempts are different rows, so only the wallet is shared: the writes of one
+    // institution take turns (SQLite's one writer, the institution's lock on PostgreSQL).
     const c = await classWith({ allowed: true, max_interactions: 100 }, 50);
     const { examId: secondExam } = await examWithAiPolicy(app, c, [c.student], { allowed: true, max_interactions: 100 });
     const secondAttempt = await startAttemptAs(app, c.session, secondExam);

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   endpoint_inactive: 409,
   void_failed: 409,
   event_pruned: 410,
+  /** A stored file whose bytes are no longer in the data folder (a move or a restore without `uploads/`). */
+  file_missing: 410,
   validation_error: 422,
   invalid_faculty: 422,
   invalid_scopes: 422,

@@ -28642,6 +28642,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description Gone: file_missing */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "file_missing";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
             /** @description The request is not valid: validation_error */
             422: {
                 headers: {

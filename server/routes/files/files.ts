@@ -62,7 +62,7 @@ export const fileRoutes = [
     query: fileQuery,
     produces: 'application/octet-stream',
     response: z.string().openapi({ type: 'string', format: 'binary', description: 'The file, as uploaded.' }),
-    errors: ['not_found'],
+    errors: ['not_found', 'file_missing'],
     handler: async ({ params, query, ctx }) => {
       // The signature is checked before any lookup, so a bad link learns nothing about which files exist.
       const expires = query.expires !== undefined && /^\d{1,12}$/.test(query.expires) ? Number(query.expires) : Number.NaN;
@@ -80,8 +80,15 @@ export const fileRoutes = [
       const dataDir = path.resolve(ctx.config.dataDir);
       const location = path.resolve(absolutePath(dataDir, file));
       if (!location.startsWith(dataDir + path.sep)) throw new Error(`stored file ${file.id} points outside the data folder`);
-      // Opened before anything is sent: a file missing on disk is our fault (500), answered before headers go out.
-      const handle = await fs.promises.open(location, 'r');
+      // Opened before anything is sent, so a file missing on disk is answered in words before headers go out.
+      const handle = await fs.promises.open(location, 'r').catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+        ctx.logger.warn({ file: file.id, institution: file.institution_id }, 'stored file missing from the data folder');
+        throw new AppError(
+          'file_missing',
+          `The file "${file.name}" is recorded but no longer in this appliance's data folder (uploads/). Upload it again, or restore a backup that holds it.`,
+        );
+      });
       let size: number;
       try {
         size = (await handle.stat()).size;

@@ -507,6 +507,17 @@ describe('Submissions', () => {
       expect(res.headers['x-request-id']).toBeTruthy();
     });
 
+    it('a file whose bytes are gone from the data folder is 410 file_missing in words, not a 500', async () => {
+      const s = await school();
+      const { file, link } = await attached(s, 'starter.zip', Buffer.from('PK\u0003\u0004 gone', 'latin1'));
+      fs.rmSync(path.join(app.dataDir, file.storage_path));
+      const res = await download(link.url);
+      expect(res.status).toBe(410);
+      const body = (Buffer.isBuffer(res.body) ? JSON.parse(res.body.toString('utf8')) : res.body) as { error: string; message: string };
+      expect(body.error).toBe('file_missing');
+      expect(body.message).toMatch(/starter\.zip.*no longer in this appliance's data folder/);
+    });
+
     it('quotes hostile or non-ASCII names safely and neutralises a bad content type', async () => {
       const s = await school();
       const name = 'ré"sumé\\..;\r\nX-Evil: 1.pdf';

@@ -55,6 +55,8 @@ export function receiveUpload(ctx: AppContext, maxBytes: number) {
   const upload = multer({
     storage: new HashingDiskStorage(tempDir(ctx.config.dataDir)),
     limits: { fileSize: maxBytes, files: 1, fields: 0, parts: 1 },
+    // Browsers and curl send a file name's UTF-8 bytes as they are; busboy would read them as Latin-1.
+    defParamCharset: 'utf8',
   }).single('file');
 
   return (req: Request, res: Response, next: NextFunction): void => {

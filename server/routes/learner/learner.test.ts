@@ -256,6 +256,11 @@ describe('Learner side: /v1/app/*', () => {
       const rows = await app.ctx.db.models.StoredFile.findAll({ where: { owner_type: 'attempt', owner_id: attempt.id }, order: [['kind', 'ASC']] });
       expect(rows.map((row) => row.kind)).toEqual(['recording', 'submission']);
       expect(fs.readFileSync(path.join(app.dataDir, rows[1]!.storage_path))).toEqual(content);
+      // A name in UTF-8, as browsers and curl send it, is kept as sent (not read as Latin-1).
+      const accented = await upload(session, attempt.id, Buffer.from('print(1)'), 'Sørensen – løsning Łukasz.py');
+      expect(accented.status, JSON.stringify(accented.body)).toBe(200);
+      expect(accented.body.data.name).toBe('Sørensen – løsning Łukasz.py');
+      expect((await app.ctx.db.models.StoredFile.findByPk(accented.body.data.ref))!.name).toBe('Sørensen – løsning Łukasz.py');
 
       // A recording cannot be attached as a submission file.
       const withRecording = await appPost(session, `/attempts/${attempt.id}/submit`, { files: [recording.body.data.ref] });

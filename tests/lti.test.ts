@@ -272,6 +272,23 @@ describe('LTI 1.3 tool', () => {
     expect((await learnerOpens(launched.headers.location as string)).redirect).toBe(`exam:${examId}`);
   });
 
+  it('a platform-signed deep linking request whose return URL is not an http(s) URL is refused in words, not a 500', async () => {
+    for (const returnUrl of ['not a url', 'javascript:alert(1)']) {
+      const res = await postLaunch(
+        await authorize({
+          sub: 'lms-user-grace',
+          email: teacher.login_email,
+          roles: [LTI.instructor],
+          messageType: 'LtiDeepLinkingRequest',
+          claims: { [LTI.deepLinkingSettings]: { deep_link_return_url: returnUrl, accept_types: ['ltiResourceLink'] } },
+        }),
+      );
+      expect(res.status, res.text).toBe(401);
+      expect(res.body.error).toBe('LAUNCH_TOKEN_INVALID');
+      expect(res.body.message).toMatch(/deep_link_return_url is not an http\(s\) URL/);
+    }
+  });
+
   it('a learner cannot open the exam picker', async () => {
     const res = await postLaunch(await authorize({ ...studentPlan(), messageType: 'LtiDeepLinkingRequest' }));
     expect(res.status).toBe(403);

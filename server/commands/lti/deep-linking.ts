@@ -26,6 +26,12 @@ export interface DeepLinkingPicker {
   institution_name: string;
 }
 
+function isWebUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const { protocol } = new URL(value);
+  return protocol === 'https:' || protocol === 'http:';
+}
+
 /** What the teacher sees after an LtiDeepLinkingRequest: the institution's exams, and the signed context the choice is posted with. */
 export async function openDeepLinkingPicker(
   db: Database,
@@ -34,6 +40,10 @@ export async function openDeepLinkingPicker(
   const settings = request.claims[CLAIM.deepLinkingSettings] as { deep_link_return_url?: unknown; data?: unknown } | undefined;
   if (!settings || typeof settings.deep_link_return_url !== 'string') {
     throw new AppError('LAUNCH_TOKEN_INVALID', 'The LTI launch was refused: the deep linking settings have no deep_link_return_url.');
+  }
+  // The page that posts the choice back names this address in its form and its Content-Security-Policy: only http(s) URLs.
+  if (!isWebUrl(settings.deep_link_return_url)) {
+    throw new AppError('LAUNCH_TOKEN_INVALID', 'The LTI launch was refused: the deep linking settings\' deep_link_return_url is not an http(s) URL.');
   }
   const { kid, key } = await signingKey(db);
   const { SignJWT } = await loadJose();

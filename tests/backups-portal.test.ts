@@ -197,6 +197,16 @@ describe('Portal: backups and restore', () => {
 });
 
 describe('daily backups', () => {
+  it.runIf(onPostgres())('on PostgreSQL, the daily job copies nothing and says why instead of failing', async () => {
+    const app = await startTestAppliance();
+    try {
+      expect(await dailyBackupJob.run(app.ctx)).toEqual({ skipped: expect.stringContaining('pg_dump') });
+      expect(fs.existsSync(path.join(app.dataDir, 'backups'))).toBe(false);
+    } finally {
+      await app.close();
+    }
+  });
+
   itBacksUpSqlite('keeps the seven newest daily copies and never touches another kind', async () => {
     const app = await startTestAppliance();
     try {

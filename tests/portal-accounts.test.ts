@@ -9,6 +9,7 @@ import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD_RESET_TTL_MS } from '../server/commands/password-resets.js';
 import { hashToken } from '../server/crypto/tokens.js';
+import { settledWrites } from '../server/db/sequelize.js';
 import { clearSmtpSettings, setSmtpSettings } from '../server/mail/smtp-settings.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { expectError, ok, setUpPortal, signIn, signedInMember, type Agent, type FirstRun } from './helpers/portal.js';
@@ -158,7 +159,11 @@ describe('Portal: accounts and invitations', () => {
         const unknown = await app.http.post('/portal/api/password-reset').send({ email: 'nobody@lakeside.test' });
         expect(ok(known)).toEqual({ requested: true });
         expect(ok(unknown)).toEqual(ok(known));
-        const rows = await app.ctx.db.models.PasswordReset.findAll({ where: { account_id: member.accountId } });
+        // The answer does not wait for the link to be made, so its timing says nothing either.
+        const rows = await waitFor(async () => {
+          const made = await app.ctx.db.models.PasswordReset.findAll({ where: { account_id: member.accountId } });
+          return made.length > 0 ? made : null;
+        }, 'the reset link');
         expect(rows).toHaveLength(1);
         expect(rows[0]!.expires_at.getTime() - rows[0]!.created_at.getTime()).toBe(PASSWORD_RESET_TTL_MS);
 
@@ -166,9 +171,11 @@ describe('Portal: accounts and invitations', () => {
         expect(smtp.received.some((m) => m.to.includes('nobody@lakeside.test'))).toBe(false);
         const token = /#\/reset-password\?token=([A-Za-z0-9]{40})/.exec(decodeQp(message.raw))![1]!;
         expect(rows[0]!.token_hash).toBe(hashToken(token));
-        // A second request within a minute sends nothing more (the same answer).
+        // A second request within a minute sends nothing more (the same answer); nor does an unknown one.
         ok(await app.http.post('/portal/api/password-reset').send({ email: 'forgetful@lakeside.test' }));
+        await settledWrites(app.ctx.db.sequelize);
         expect(await app.ctx.db.models.PasswordReset.count({ where: { account_id: member.accountId } })).toBe(1);
+        expect(await app.ctx.db.models.PasswordReset.count()).toBe(1);
 
         const complete = (body: object) => app.http.post('/portal/api/password-reset/complete').send(body);
         expectError(await complete({ token, password: 'short' }), 422, 'validation_error');
@@ -191,5 +198,27 @@ describe('Portal: accounts and invitations', () => {
         await clearSmtpSettings(app.ctx.db);
       }
     });
+  });
+});
+
+describe('"forgot password" is throttled per address', () => {
+  let app: TestAppliance;
+  beforeAll(async () => {
+    app = await startTestAppliance();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('a flood of requests from one address is refused with Retry-After, in words, not answered (or mailed) one by one', async () => {
+    const answers = [];
+    // Bounded: one request more than the address may make before it waits.
+    for (let i = 0; i < 31; i += 1) answers.push(await app.http.post('/portal/api/password-reset').send({ email: `person${i}@lakeside.test` }));
+    // Without a mail server the first thirty are the usual 409; the next is refused before anything is looked up.
+    expect(answers.slice(0, 30).every((res) => res.status === 409)).toBe(true);
+    const refused = answers[30]!;
+    expectError(refused, 429, 'rate_limited');
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    expect(refused.body.message).toMatch(/try again in \d+ seconds/);
   });
 });

@@ -1,6 +1,6 @@
 import { changeOwnPassword, newPasswordSchema } from '../../commands/accounts.js';
 import { AppError } from '../../errors.js';
-import type { LoginThrottle } from '../../portal/login-throttle.js';
+import { LoginThrottle } from '../../portal/login-throttle.js';
 import { completePasswordReset, passwordResetAvailable, requestPasswordReset } from '../../commands/password-resets.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
@@ -31,7 +31,11 @@ function isWrongCurrentPassword(error: unknown): boolean {
   return details?.some((detail) => detail.path === 'current_password') ?? false;
 }
 
-export const passwordRoutes = (throttle: LoginThrottle): AnyPortalRoute[] => [
+/**
+ * `throttle`: password guesses (a wrong current password). `resetThrottle`: "forgot password"
+ * requests, counted like failed sign-ins (5 per email and address, 30 per address, then a wait).
+ */
+export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThrottle = new LoginThrottle()): AnyPortalRoute[] => [
   definePortalRoute({
     method: 'post',
     path: '/account/password',
@@ -82,9 +86,18 @@ export const passwordRoutes = (throttle: LoginThrottle): AnyPortalRoute[] => [
     access: 'none',
     body: requestBody,
     response: passwordResetRequestedSchema,
-    errors: ['conflict'],
-    handler: async ({ ctx, body }) => {
-      await requestPasswordReset(ctx.db, { email: body.email, portalUrl: await ctx.publicUrl() });
+    errors: ['conflict', 'rate_limited'],
+    handler: async ({ ctx, body, req, res }) => {
+      // Each request counts, per address and per email from it: a flood of mails is refused, not sent.
+      const address = req.ip ?? 'unknown';
+      const wait = resetThrottle.retryAfterSeconds(body.email, address);
+      if (wait > 0) {
+        res.setHeader('Retry-After', String(wait));
+        throw new AppError('rate_limited', `Too many requests for a new password from this address; try again in ${wait} seconds.`);
+      }
+      resetThrottle.recordFailure(body.email, address);
+      const { queued } = await requestPasswordReset(ctx.db, { email: body.email, portalUrl: await ctx.publicUrl() });
+      queued.catch((err: unknown) => ctx.logger.error({ err }, 'queuing a password reset mail failed'));
       return { requested: true as const };
     },
   }),

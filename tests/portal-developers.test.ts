@@ -304,6 +304,22 @@ describe('Portal: developers and the operator', () => {
     );
   });
 
+  it('a key a developer rolled is theirs: removing them revokes it, though an admin created the key it replaced', async () => {
+    const dev = await inviteAndAccept('roller@example.test');
+    const adminKey = await createKey(admin.agent, admin.csrf, 'shared key');
+    const rolled = await dev.agent.post(`${keysPath()}/${adminKey.id}/roll`).set('X-CSRF-Token', dev.csrf).send({ overlap_hours: 1 });
+    expectOk(rolled);
+    const rolledKey = { id: rolled.body.data.key_id as string, key: rolled.body.data.key as string };
+    expectOk(await me(rolledKey.key));
+
+    const removed = await admin.agent.delete(devPath(`/${dev.accountId}`)).set('X-CSRF-Token', admin.csrf);
+    expectOk(removed);
+    expect(removed.body.data.revoked_key_ids).toEqual([rolledKey.id]);
+    // The developer was shown the new key, so it stops; the admin's own key is not theirs and keeps its overlap.
+    expectError(await me(rolledKey.key), 401, 'invalid_api_key');
+    expectOk(await me(adminKey.key));
+  });
+
   it('removing a developer ends the membership and revokes their keys', async () => {
     const dev = await inviteAndAccept('remove-me@example.test');
     const key = await createKey(dev.agent, dev.csrf, 'to go');

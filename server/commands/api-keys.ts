@@ -120,17 +120,19 @@ export interface RolledApiKey extends CreatedApiKey {
 }
 
 /**
- * Rolls a key: a new key with the old one's name, scopes, rate limit, creator and lifetime (an
- * expiring key's replacement expires as long after its creation), while the old key keeps working
+ * Rolls a key: a new key with the old one's name, scopes, rate limit and lifetime (an expiring
+ * key's replacement expires as long after its creation), while the old key keeps working
  * for `overlap_hours` (never past an expiry it already had) and names its replacement. A key is
  * rolled once: rolling a revoked, expired or already rolled key is 409 conflict. The roll does
  * not count against MAX_ACTIVE_KEYS: the old key is on its way out (docs/decisions.md#api-key-lifecycle).
+ * The new key belongs to whoever rolled it (`rolledBy`), who alone was shown it: removing them from
+ * the team revokes it, as it revokes the keys they created. A roll from the CLI keeps the creator.
  */
 export async function rollApiKey(
   tenant: Tenant,
   keyId: string,
   input: z.input<typeof rollApiKeyInput> = {},
-  options: { grantedBy?: KeyGranterRole } = {},
+  options: { grantedBy?: KeyGranterRole; rolledBy?: string } = {},
 ): Promise<RolledApiKey> {
   const { overlap_hours } = parseInput(rollApiKeyInput, input);
   return tenant.inTransaction(async (tx) => {
@@ -159,7 +161,7 @@ export async function rollApiKey(
       scopes: old.scopes,
       rate_limit_per_min: old.rate_limit_per_min,
       status: 'active',
-      created_by: old.created_by,
+      created_by: options.rolledBy ?? old.created_by,
       last_used_at: null,
       revoked_at: null,
       expires_at: old.expires_at ? new Date(now.getTime() + (old.expires_at.getTime() - old.created_at.getTime())) : null,

@@ -103,7 +103,9 @@ export const keyRoutes: AnyPortalRoute[] = [
     params: keyParams,
     body: rollApiKeyInput,
     response: rolledApiKeySchema,
-    handler: async ({ access, params, body }) => presentRolledApiKey(await rollApiKey(access.tenant, params.keyId, body, { grantedBy: access.role })),
+    // The new key is the roller's: only they saw it, so removing them from the team revokes it.
+    handler: async ({ auth, access, params, body }) =>
+      presentRolledApiKey(await rollApiKey(access.tenant, params.keyId, body, { grantedBy: access.role, rolledBy: auth.account.id })),
   }),
   definePortalRoute({
     method: 'post',

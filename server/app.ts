@@ -15,6 +15,7 @@ import { createPortalRouter } from './portal/routes.js';
 import { guardianAcceptRouter } from './routes/guardians/accept.js';
 import { ltiRouter } from './routes/lti/lti.js';
 import { apiRoutes } from './routes/index.js';
+import { trustProxySetting } from './http/trust-proxy.js';
 
 /** The whole HTTP surface: API under /v1 (with its reference), the portal at /. */
 export function createApp(ctx: AppContext): Express {
@@ -22,7 +23,7 @@ export function createApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   // Behind a reverse proxy the operator names (TRUST_PROXY): req.ip and req.secure are the
   // client's, for sign-in throttling, key last-use addresses, audit entries and Secure cookies.
-  app.set('trust proxy', ctx.config.trustProxy);
+  app.set('trust proxy', trustProxySetting(ctx.config.trustProxy));
 
   app.use(requestId);
   app.use((req, _res, next) => {

@@ -39,8 +39,10 @@ const NAMED_PROXY_RANGES = ['loopback', 'linklocal', 'uniquelocal'];
  * `TRUST_PROXY`: which reverse proxies may tell the appliance the client's address and scheme
  * (`X-Forwarded-For`, `X-Forwarded-Proto`). Unset or `off`: none, the connection's own address
  * counts. A number of hops (1–10), or a comma-separated list of the proxies' addresses, CIDR
- * ranges and `loopback`, `linklocal`, `uniquelocal`. Trusting every sender (`true`) is refused:
- * anyone could then choose the address their sign-in failures are counted against.
+ * ranges and `loopback`, `linklocal`, `uniquelocal`. Trusting every sender (`true`, or a range
+ * wider than /8) is refused: anyone could then choose the address their sign-in failures are
+ * counted against. A hop count is believed only from this computer or a private network
+ * (server/http/trust-proxy.ts).
  */
 function parseTrustProxy(value: string | undefined, context: z.RefinementCtx): false | number | string[] {
   const raw = value?.trim() ?? '';
@@ -59,20 +61,34 @@ function parseTrustProxy(value: string | undefined, context: z.RefinementCtx): f
     return z.NEVER;
   }
   const entries = raw.split(',').map((entry) => entry.trim());
-  const bad = entries.filter((entry) => !NAMED_PROXY_RANGES.includes(entry) && !ipaddr.isValid(entry) && !isCidr(entry));
+  const bad = entries.filter((entry) => !NAMED_PROXY_RANGES.includes(entry) && !ipaddr.isValid(entry) && !cidrOf(entry));
   if (bad.length > 0) {
     context.addIssue({ code: 'custom', message: `not an address, CIDR range, loopback, linklocal or uniquelocal: ${bad.join(', ')}` });
+    return z.NEVER;
+  }
+  // 0.0.0.0/0, or 0.0.0.0/1 with 128.0.0.0/1, is every sender again, by another name.
+  const wide = entries.filter((entry) => {
+    const cidr = cidrOf(entry);
+    return cidr !== null && cidr[1] < (cidr[0].kind() === 'ipv4' ? NARROWEST_PROXY_PREFIX.ipv4 : NARROWEST_PROXY_PREFIX.ipv6);
+  });
+  if (wide.length > 0) {
+    context.addIssue({
+      code: 'custom',
+      message: `too wide to name a proxy: ${wide.join(', ')}; a range is /${NARROWEST_PROXY_PREFIX.ipv4} or narrower (IPv6: /${NARROWEST_PROXY_PREFIX.ipv6}), or name the proxy's own address`,
+    });
     return z.NEVER;
   }
   return entries;
 }
 
-function isCidr(entry: string): boolean {
+/** The widest ranges TRUST_PROXY takes: a campus network fits in a /8 (IPv6: the private fc00::/7); anything wider is much of the internet. */
+const NARROWEST_PROXY_PREFIX = { ipv4: 8, ipv6: 7 };
+
+function cidrOf(entry: string): [ipaddr.IPv4 | ipaddr.IPv6, number] | null {
   try {
-    ipaddr.parseCIDR(entry);
-    return true;
+    return ipaddr.parseCIDR(entry);
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -29,6 +29,11 @@ describe('TRUST_PROXY', () => {
       /TRUST_PROXY: not an address, CIDR range, loopback, linklocal or uniquelocal: proxy\.campus\.lan/,
     );
     expect(() => configWith('11')).toThrow(/1 to 10/);
+    // Every sender by another name: refused in words, not a stack trace at start.
+    expect(() => configWith('0.0.0.0/0')).toThrow(/too wide to name a proxy: 0\.0\.0\.0\/0/);
+    expect(() => configWith('0.0.0.0/1, 128.0.0.0/1')).toThrow(/too wide to name a proxy: 0\.0\.0\.0\/1, 128\.0\.0\.0\/1/);
+    expect(() => configWith('::/0')).toThrow(/too wide/);
+    expect(configWith('10.0.0.0/8, fc00::/7').trustProxy).toEqual(['10.0.0.0/8', 'fc00::/7']);
   });
 
   describe('unset: forwarded headers change nothing', () => {

@@ -52,12 +52,14 @@ const malformed = (message: string) =>
  * upload is cut off, not buffered) and answered `422 file_too_large`.
  */
 export function receiveUpload(ctx: AppContext, maxBytes: number) {
-  const upload = multer({
+  const options: multer.Options & { defParamCharset: string } = {
     storage: new HashingDiskStorage(tempDir(ctx.config.dataDir)),
     limits: { fileSize: maxBytes, files: 1, fields: 0, parts: 1 },
-    // Browsers and curl send a file name's UTF-8 bytes as they are; busboy would read them as Latin-1.
+    // Browsers and curl send a file name's UTF-8 bytes as they are; busboy would read them as
+    // Latin-1. Multer 2 passes this on to busboy; its type definitions do not list it yet.
     defParamCharset: 'utf8',
-  }).single('file');
+  };
+  const upload = multer(options).single('file');
 
   return (req: Request, res: Response, next: NextFunction): void => {
     upload(req, res, (error: unknown) => {

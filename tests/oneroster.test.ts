@@ -4,8 +4,11 @@
 // (tests/helpers/oneroster-provider.ts) on 127.0.0.1, the appliance's CLI connecting and syncing,
 // and what the sync did read back through /v1 as an integration would.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPlannedPeople, PEOPLE_PER_TRANSACTION } from '../server/commands/oneroster/apply.js';
+import { OneRosterClient } from '../server/commands/oneroster/client.js';
+import { planSync } from '../server/commands/oneroster/plan.js';
 import { runScheduledSyncs } from '../server/commands/oneroster/schedule.js';
-import { saveConnection } from '../server/commands/oneroster/connections.js';
+import { saveConnection, sisSettings } from '../server/commands/oneroster/connections.js';
 import { writeApplianceSetting } from '../server/settings/appliance-settings.js';
 import { makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from './helpers/appliance.js';
 import { runCli } from '../server/cli/program.js';
@@ -88,6 +91,34 @@ async function studentByIdentifier(school: TestSchool, identifier: string) {
   expect(res.status).toBe(200);
   return res.body.data.items[0] as { id: string; full_name: string; status: string } | undefined;
 }
+
+describe('a sync applied in bounded transactions', () => {
+  it('a sync cut short after its first transaction of new people: the next one makes the rest, none twice, all linked', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider({ maxPageSize: 500 });
+    seedSchool(provider, { students: 600, teachers: 20, classes: 20 });
+    expect((await connect(school, provider)).code).toBe(0);
+
+    // What a sync does up to its first transaction of new people, then stops (the process died).
+    const tenant = school.inst.tenant;
+    const connection = (await tenant.onerosterConnections.findAll())[0]!;
+    const roster = await new OneRosterClient(await sisSettings(app.ctx.db, app.ctx.config, tenant, connection)).fetchRoster(null);
+    const plan = await tenant.inTransaction((tx) => planSync(tx, connection, roster, 'full'));
+    expect(plan.createPeople).toHaveLength(620);
+    await tenant.inTransaction((tx) => createPlannedPeople(tx, connection, plan, 0, PEOPLE_PER_TRANSACTION, new Map()));
+    const made = await tenant.people.count();
+    expect(made).toBe(PEOPLE_PER_TRANSACTION);
+
+    const done = await sync(school, '--full');
+    expect(done).toMatchObject({ outcome: 'applied', created: { groups: 20 }, memberships: { added: 600 } });
+    expect(done.created.students + done.created.faculty).toBe(620 - made);
+    expect(await total(school, '/students')).toBe(600);
+    expect(await total(school, '/faculty')).toBe(20);
+    expect(await tenant.onerosterLinks.count({ where: { kind: 'user' } })).toBe(620);
+    // Nothing left to do.
+    expect(await sync(school, '--full')).toMatchObject({ outcome: 'applied', created: { students: 0, faculty: 0, groups: 0 }, memberships: { added: 0 } });
+  }, 120_000);
+});
 
 describe('a OneRoster 1.2 school of 2,000 users and 80 classes', () => {
   let school: TestSchool & { eventsKey: TestKey };

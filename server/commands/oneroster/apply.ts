@@ -10,20 +10,29 @@ import type { PersonRef, SyncPlan } from './plan.js';
 /** Licenses of people a sync creates: a school year, as for a student made without `license_days`. */
 const LICENSE_DAYS = 365;
 
-/**
- * Carries out a plan in the caller's transaction, with the events the same changes made through
- * the API emit (student.created, student.suspended, faculty.updated, group.created, group.updated…),
- * so webhooks fire as they would. Writes are batched: a constant number of statements per kind of
- * change, plus one per changed person or group (docs/decisions.md#batched-writes).
- */
-export async function applyPlan(tx: TenantTx, connection: OneRosterConnectionRow, plan: SyncPlan): Promise<void> {
-  const events: NewEvent[] = [];
-  const now = new Date();
+/** People a sync has created so far, by sourcedId. */
+export type CreatedPeople = Map<string, { id: string; created_at: Date }>;
 
-  // People: created in two batches (they emit their own created events), then the changes.
-  const created = new Map<string, { id: string; created_at: Date }>();
+/** New people per transaction: a sync of thousands lets the institution's other writers take turns between them. */
+export const PEOPLE_PER_TRANSACTION = 250;
+
+/**
+ * The people of `plan.createPeople[from, to)`, created in the caller's transaction with their links
+ * to the SIS, so a sync cut short after this leaves them linked and the next one does not make them
+ * again. They emit their own created events. Adds them to `created`.
+ */
+export async function createPlannedPeople(
+  tx: TenantTx,
+  connection: OneRosterConnectionRow,
+  plan: SyncPlan,
+  from: number,
+  to: number,
+  created: CreatedPeople,
+): Promise<void> {
+  const slice = plan.createPeople.slice(from, to);
+  const now = new Date();
   for (const role of ['faculty', 'student'] as PersonRole[]) {
-    const inputs = plan.createPeople.filter((person) => person.role === role);
+    const inputs = slice.filter((person) => person.role === role);
     const rows = await createPeople(
       tx,
       role,
@@ -31,6 +40,27 @@ export async function applyPlan(tx: TenantTx, connection: OneRosterConnectionRow
     );
     rows.forEach((row, index) => created.set(inputs[index]!.sourcedId, { id: row.id, created_at: row.created_at }));
   }
+  const links = slice.map((person) => ({
+    connection_id: connection.id,
+    kind: 'user' as const,
+    sourced_id: person.sourcedId,
+    target_id: created.get(person.sourcedId)!.id,
+    active: true,
+    updated_at: now,
+  }));
+  for (let start = 0; start < links.length; start += 500) await tx.onerosterLinks.bulkCreate(links.slice(start, start + 500));
+}
+
+/**
+ * Carries out the rest of a plan in the caller's transaction, once its new people exist
+ * (`createPlannedPeople`, in transactions of their own), with the events the same changes made
+ * through the API emit (student.suspended, faculty.updated, group.created, group.updated…), so
+ * webhooks fire as they would. Writes are batched: a constant number of statements per kind of
+ * change, plus one per changed person or group (docs/decisions.md#batched-writes).
+ */
+export async function applyPlan(tx: TenantTx, connection: OneRosterConnectionRow, plan: SyncPlan, created: CreatedPeople): Promise<void> {
+  const events: NewEvent[] = [];
+  const now = new Date();
   const idOf = (ref: PersonRef) => ('id' in ref ? ref.id : created.get(ref.sourcedId)!.id);
 
   const suspendIds: Record<PersonRole, string[]> = { student: [], faculty: [] };
@@ -160,6 +190,8 @@ export async function applyPlan(tx: TenantTx, connection: OneRosterConnectionRow
     ).map((row) => `${row.kind}:${row.sourced_id}`),
   );
   for (const [sourcedId, link] of plan.links.user) {
+    // Written with the person (createPlannedPeople).
+    if (created.has(sourcedId)) continue;
     if (existing.has(`user:${sourcedId}`)) activity.user[`${link.active}`].push(sourcedId);
     else
       linkRows.push({ connection_id: connection.id, kind: 'user', sourced_id: sourcedId, target_id: idOf(link.target), active: link.active, updated_at: now });

@@ -8,7 +8,7 @@ import type { OneRosterRunRow, OneRosterRunTrigger, OneRosterSyncKind } from '..
 import { OneRosterClient } from './client.js';
 import { requireConnection, sisSettings } from './connections.js';
 import { SisError } from './http.js';
-import { applyPlan } from './apply.js';
+import { applyPlan, createPlannedPeople, PEOPLE_PER_TRANSACTION, type CreatedPeople } from './apply.js';
 import { guardPlan } from './guard.js';
 import { countPlan, planSync, type PlanCounts } from './plan.js';
 
@@ -61,9 +61,12 @@ const FULL_SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * One sync of the institution's roster (docs/decisions.md#oneroster). The run is recorded first;
- * the roster is fetched (every page) before anything is written; then the plan is made, guarded
- * and applied in one transaction, so a failure anywhere leaves nothing half-written and the run
- * says what happened. A dry run makes the same plan and writes nothing but its run.
+ * the roster is fetched (every page) before anything is written, so a SIS failing part way
+ * changes nothing; then the plan is made and guarded. It is applied in bounded transactions: new
+ * people PEOPLE_PER_TRANSACTION at a time, each with its links to the SIS, then every other change
+ * and the watermark in one. A sync cut short between them leaves the people it made, linked, and
+ * the next sync (which re-fetches from the old watermark) completes the rest without making them
+ * twice; the run says what happened. A dry run makes the same plan and writes nothing but its run.
  */
 export async function syncRoster(db: Database, config: Config, institutionId: string, options: SyncOptions): Promise<SyncResult> {
   const tenant = new Tenant(db, institutionId);
@@ -104,7 +107,7 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
   try {
     const client = new OneRosterClient(await sisSettings(db, config, tenant, connection));
     const roster = await client.fetchRoster(kind === 'delta' ? connection.delta_watermark : null);
-    const outcome = await tenant.inTransaction(async (tx) => {
+    const decided = await tenant.inTransaction(async (tx) => {
       const fresh = (await tx.onerosterConnections.findById(connection.id))!;
       const plan = await planSync(tx, fresh, roster, kind);
       const counts = countPlan(plan);
@@ -116,12 +119,24 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
         const verdict = await guardPlan(tx, fresh, plan);
         if (verdict.held) return { outcome: 'held_back' as const, counts, reason: `${verdict.reason} Nothing was changed; confirm to apply it.` };
       }
-      await applyPlan(tx, fresh, plan);
+      return { outcome: 'apply' as const, counts, plan };
+    });
+    if (decided.outcome !== 'apply') return await finish(decided.outcome, decided.counts, decided.reason);
+    const { plan, counts } = decided;
+    // New people in transactions of their own, each with its links: the rest of the institution's
+    // writers take turns between them, and a sync cut short leaves them linked for the next one.
+    const created: CreatedPeople = new Map();
+    for (let from = 0; from < plan.createPeople.length; from += PEOPLE_PER_TRANSACTION) {
+      const fresh = (await tenant.onerosterConnections.findById(connection.id))!;
+      await tenant.inTransaction((tx) => createPlannedPeople(tx, fresh, plan, from, from + PEOPLE_PER_TRANSACTION, created));
+    }
+    await tenant.inTransaction(async (tx) => {
+      const fresh = (await tx.onerosterConnections.findById(connection.id))!;
+      await applyPlan(tx, fresh, plan, created);
       const watermark = plan.watermark && (!fresh.delta_watermark || plan.watermark > fresh.delta_watermark) ? plan.watermark : fresh.delta_watermark;
       await fresh.update({ delta_watermark: watermark, ...(kind === 'full' ? { last_full_sync_at: new Date() } : {}) }, { transaction: tx.tx });
-      return { outcome: 'applied' as const, counts, reason: null };
     });
-    return await finish(outcome.outcome, outcome.counts, outcome.reason);
+    return await finish('applied', counts, null);
   } catch (error) {
     const reason = error instanceof SisError ? error.message : `The sync failed: ${error instanceof Error ? error.message : String(error)}`;
     return finish('failed', null, reason);

@@ -183,6 +183,9 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
     await waitFor(() => receiver.received.length > before, 'the replayed delivery', 15_000);
     const replayed = receiver.received.at(-1)!;
     expect(replayed.body).toContain('student.created');
+    // The page opens the new delivery once the replay is answered, which on a busy machine can come
+    // after the receiver already has it: wait for it, or that navigation lands on the next step's page.
+    await page.getByText('Replay of').waitFor();
     await shot(page, 'delivery-replayed');
   });
 

@@ -43,7 +43,7 @@ export async function openDeepLinkingPicker(
   }
   // The page that posts the choice back names this address in its form and its Content-Security-Policy: only http(s) URLs.
   if (!isWebUrl(settings.deep_link_return_url)) {
-    throw new AppError('LAUNCH_TOKEN_INVALID', 'The LTI launch was refused: the deep linking settings\' deep_link_return_url is not an http(s) URL.');
+    throw new AppError('LAUNCH_TOKEN_INVALID', "The LTI launch was refused: the deep linking settings' deep_link_return_url is not an http(s) URL.");
   }
   const { kid, key } = await signingKey(db);
   const { SignJWT } = await loadJose();

@@ -7,6 +7,7 @@ import type { MasterKeyStore } from './crypto/master-key.js';
 import { connectDatabase, databaseLocation } from './db/index.js';
 import { migrations } from './db/migrations/index.js';
 import { applyPendingRestore } from './db/restore.js';
+import { uploadsRoot } from './files/storage.js';
 import { sweepTempFiles } from './files/temp.js';
 import { answerClientError } from './http/client-error.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
@@ -58,7 +59,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   tuneGarbageCollection();
   const logger = options.logger ?? createLogger(config.logLevel);
   // A restore chosen in the portal while the last run was running is put in place before the database opens.
-  const restored = config.databaseUrl ? null : await applyPendingRestore(config.databaseFile);
+  const restored = config.databaseUrl ? null : await applyPendingRestore({ databaseFile: config.databaseFile, uploadsDir: uploadsRoot(config.dataDir) });
   if (restored) logger[restored.outcome === 'restored' ? 'info' : 'warn']({ restore: restored }, `pending restore ${restored.outcome}`);
   options.onProgress?.('database');
   const db = await connectDatabase(databaseLocation(config), options.masterKeyStore);

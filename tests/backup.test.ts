@@ -3,7 +3,7 @@
 // Upgrade safety on real data folders: the online copy taken before migrating, how many are
 // kept, what a failed copy stops, and `cli backup` / `cli restore` with and without a running
 // appliance.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
@@ -175,7 +175,7 @@ describe('cli backup and restore', () => {
       const writing = Promise.all(Array.from({ length: 10 }, (_, i) => createInstitution(db, { name: `During ${i}`, approve: false })));
       const backedUp = ok<{ file: string }>(await runCliCaptured(dataDir, 'backup'));
       await writing;
-      expect(Object.keys(backedUp)).toEqual(['file']);
+      expect(backedUp).toEqual({ file: expect.any(String), files: 0, bytes: 0, missing: [] });
       expect(path.dirname(backedUp.file)).toBe(path.join(dataDir, 'backups'));
       expect(path.basename(backedUp.file)).toMatch(/^campusbridge-\d{8}T\d{6}\.\d{3}Z-manual\.sqlite$/);
       expect(await query(backedUp.file, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
@@ -297,5 +297,96 @@ describe('cli backup and restore', () => {
     expect(restored.previous_database).toBeNull();
     expect(await institutionsIn(dbFile(fresh))).toEqual([{ id: older.institutionId, name: 'Riverside High' }]);
     fails(await runCliCaptured(makeDataDir(), 'backup'), 'not_found');
+  });
+});
+
+describe('the uploaded files in a backup', () => {
+  /** Every file below a data folder's uploads folder, with its content's SHA-256. */
+  const uploadsOf = (dataDir: string) => {
+    const dir = path.join(dataDir, 'uploads');
+    return fs
+      .readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => [path.relative(dir, path.join(entry.parentPath, entry.name)), sha256(path.join(entry.parentPath, entry.name))])
+      .sort(([a], [b]) => a!.localeCompare(b!));
+  };
+
+  /** A stopped-and-started data folder with two uploaded files (one of three parts) and a row whose file is gone. */
+  async function folderWithUploads() {
+    const dataDir = makeDataDir();
+    const app = await startTestAppliance({ dataDir });
+    const institution = await createInstitution(app.ctx.db, { name: 'Files Academy', approve: true });
+    const dir = path.join(dataDir, 'uploads', institution.id);
+    fs.mkdirSync(dir, { recursive: true });
+    const big = randomBytes(9 * 1024 * 1024 + 7);
+    fs.writeFileSync(path.join(dir, 'file_big'), big);
+    fs.writeFileSync(path.join(dir, 'file_small'), 'print("hello")\n');
+    const now = new Date().toISOString();
+    await app.ctx.db.sequelize.query(
+      "INSERT INTO stored_files (id, institution_id, owner_type, owner_id, kind, name, content_type, size, sha256, storage_path, created_at) VALUES ('file_gone', ?, 'exam', 'exam_x', 'starter', 'gone.zip', 'application/zip', 1, 'x', ?, ?)",
+      { replacements: [institution.id, `uploads/${institution.id}/file_gone`, now] },
+    );
+    return { dataDir, app, institution, dir, bytes: big.length + 15 };
+  }
+
+  it('holds every uploaded file with its checksum; --verify checks them; restore puts them back beside the database alone', async () => {
+    const { dataDir, app, institution, dir, bytes } = await folderWithUploads();
+    let running: TestAppliance | null = app;
+    try {
+      const made = ok<{ file: string; files: number; bytes: number; missing: string[] }>(await runCliCaptured(dataDir, 'backup'));
+      expect(made).toEqual({ file: expect.any(String), files: 2, bytes, missing: [`uploads/${institution.id}/file_gone`] });
+      const atBackup = uploadsOf(dataDir);
+      expect(ok(await runCliCaptured(dataDir, 'backup', '--verify', made.file))).toEqual({
+        file: made.file,
+        database: 'ok',
+        migrations: ALL.length,
+        files: { held: 2, bytes, missing_when_made: [`uploads/${institution.id}/file_gone`] },
+      });
+
+      // One part changed: --verify and restore both refuse, naming the file, and change nothing.
+      const damaged = path.join(makeDataDir(), 'damaged.sqlite');
+      fs.copyFileSync(made.file, damaged);
+      await execSql(damaged, "UPDATE campusbridge_backup_file_parts SET data = zeroblob(10) WHERE path LIKE '%/file_big' AND part = 1");
+      expect(fails(await runCliCaptured(dataDir, 'backup', '--verify', damaged), 'validation_error')).toContain(`uploads/${institution.id}/file_big`);
+      fails(await runCliCaptured(dataDir, 'backup', '--verify', path.join(dataDir, 'nothing-here.sqlite')), 'not_found');
+
+      // After the backup: a file added and one removed.
+      fs.writeFileSync(path.join(dir, 'file_later'), 'later');
+      fs.rmSync(path.join(dir, 'file_small'));
+      const beforeRestore = uploadsOf(dataDir);
+      await running.stop();
+      running = null;
+
+      expect(fails(await runCliCaptured(dataDir, 'restore', damaged), 'validation_error')).toContain('file_big');
+      expect(uploadsOf(dataDir)).toEqual(beforeRestore);
+
+      const restored = ok<{ previous_database: string; files: { files: number; bytes: number } }>(await runCliCaptured(dataDir, 'restore', made.file));
+      expect(restored.files).toMatchObject({ files: 2, bytes });
+      expect(uploadsOf(dataDir)).toEqual(atBackup);
+      // The restored database is the database alone; the replaced files are in the before-restore copy.
+      expect(await tablesIn(dbFile(dataDir))).not.toContain('campusbridge_backup_file_parts');
+      expect(fs.statSync(dbFile(dataDir)).size).toBeLessThan(bytes);
+      const kept = await query<{ path: string }>(restored.previous_database, 'SELECT path FROM campusbridge_backup_files ORDER BY path');
+      expect(kept.map((row) => row.path)).toEqual([`${institution.id}/file_big`, `${institution.id}/file_later`]);
+      for (const stale of ['.restoring', '.replaced']) expect(fs.existsSync(path.join(dataDir, `uploads${stale}`))).toBe(false);
+
+      running = await startTestAppliance({ dataDir });
+      expect(await running.ctx.db.models.Institution.findByPk(institution.id)).not.toBeNull();
+    } finally {
+      await running?.stop();
+    }
+  });
+
+  it('a backup from before backups held files restores the database and leaves the uploads folder as it is', async () => {
+    const { dataDir, app } = await folderWithUploads();
+    const made = ok<{ file: string }>(await runCliCaptured(dataDir, 'backup'));
+    await app.stop();
+    const older = path.join(makeDataDir(), 'older.sqlite');
+    fs.copyFileSync(made.file, older);
+    await execSql(older, 'DROP TABLE campusbridge_backup_file_parts; DROP TABLE campusbridge_backup_files; DROP TABLE campusbridge_backup_info;');
+    expect(ok<{ files: string }>(await runCliCaptured(dataDir, 'backup', '--verify', older)).files).toMatch(/^none/);
+    const before = uploadsOf(dataDir);
+    expect(ok<{ files: unknown }>(await runCliCaptured(dataDir, 'restore', older)).files).toBeNull();
+    expect(uploadsOf(dataDir)).toEqual(before);
   });
 });

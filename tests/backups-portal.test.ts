@@ -220,7 +220,7 @@ describe('daily backups', () => {
       ];
       for (const name of others) fs.writeFileSync(path.join(dir, name), 'x');
       const days = Array.from({ length: 9 }, (_, day) => new Date(Date.UTC(2026, 0, 10 + day, 2, 40)));
-      for (const at of days) await dailyBackup(app.ctx.config.databaseFile, at);
+      for (const at of days) await dailyBackup({ databaseFile: app.ctx.config.databaseFile, uploadsDir: path.join(app.dataDir, 'uploads') }, at);
       const daily = fs.readdirSync(dir).filter((name) => name.endsWith('-daily.sqlite'));
       expect(daily.sort()).toEqual(days.slice(2).map((at) => backupFileName('daily', at)));
       for (const name of others) expect(fs.existsSync(path.join(dir, name))).toBe(true);

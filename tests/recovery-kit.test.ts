@@ -3,13 +3,14 @@
 // The recovery kit and a move to a new computer, on real data folders: `recovery-kit export` and
 // `import` through the command line (passphrase rules, wrong passphrase, an appliance still
 // running, a different key kept aside), and the whole move of docs/install.md#moving-to-a-new-computer.
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../server/cli/program.js';
 import { FileMasterKeyStore, masterKeyFile } from '../server/crypto/master-key.js';
 import { openRecoveryKit, parseRecoveryKit } from '../server/crypto/recovery-kit.js';
-import { makeSchool, makePerson, startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
+import { learnerSession, makeSchool, makePerson, startTestAppliance, tempDataDirs, type TestAppliance, type TestKey } from './helpers/appliance.js';
 import { cliFails as fails, cliOk as ok, type CliResult } from './helpers/cli.js';
 import { dataDirEnv, onPostgres } from './helpers/postgres.js';
 
@@ -168,15 +169,60 @@ describe('recovery-kit export and import', () => {
   });
 });
 
+/** A signed link opened on `app` as a browser would (no key); the body's bytes, after a 200. */
+async function download(app: TestAppliance, url: string): Promise<Buffer> {
+  const parsed = new URL(url);
+  const res = await fetch(`${app.origin}${parsed.pathname}${parsed.search}`);
+  expect(res.status, `${parsed.pathname}: ${res.status}`).toBe(200);
+  return Buffer.from(await res.arrayBuffer());
+}
+
+/** A published coding exam with a starter archive, and `student`'s submission of it with one file. */
+async function codingExamWithSubmission(app: TestAppliance, key: TestKey, student: { id: string; login_email: string }) {
+  const as = <T extends { set(name: string, value: string): T }>(request: T) => request.set('Authorization', key.auth);
+  const data = (res: { status: number; body: { data?: unknown } }, what: string) => {
+    expect(res.status, `${what}: ${JSON.stringify(res.body)}`).toBe(200);
+    return res.body.data as Record<string, unknown> & { id: string };
+  };
+  const teacher = await makePerson(app, key, 'faculty', 'Grace Hopper');
+  const group = data(await as(app.http.post('/v1/groups')).send({ name: 'Algorithms', faculty_id: teacher.id, student_ids: [student.id] }), 'group');
+  const exam = data(
+    await as(app.http.post('/v1/exams')).send({
+      faculty_id: teacher.id,
+      title: 'Sorting',
+      app: 'code',
+      max_score: 10,
+      time_limit_minutes: 60,
+      code_spec: { toolchain: 'python-3.12' },
+    }),
+    'exam',
+  );
+  const starter = randomBytes(300_000);
+  const uploaded = data(await as(app.http.post(`/v1/exams/${exam.id}/files`)).attach('file', starter, 'starter.zip'), 'starter upload');
+  data(await as(app.http.patch(`/v1/exams/${exam.id}`)).send({ code_spec: { toolchain: 'python-3.12', starter: uploaded.ref } }), 'code spec');
+  data(await as(app.http.post(`/v1/exams/${exam.id}/assignments`)).send({ group_ids: [group.id] }), 'assignment');
+  data(await as(app.http.post(`/v1/exams/${exam.id}/publish`)).send({}), 'publish');
+
+  const session = await learnerSession(app, key, student, { mint: { app: 'code' }, exchange: { device: { id: 'device-ada', name: "Ada's laptop" } } });
+  const asLearner = <T extends { set(name: string, value: string): T }>(request: T) => request.set('Authorization', `Bearer ${session}`);
+  const attempt = data(await asLearner(app.http.post(`/v1/app/exams/${exam.id}/attempts`)).send({}), 'attempt');
+  const solution = Buffer.from('def sort(xs):\n    return sorted(xs)\n');
+  const file = data(await asLearner(app.http.post(`/v1/app/attempts/${attempt.id}/files`)).attach('file', solution, 'solution.py'), 'solution upload');
+  const submission = data(await asLearner(app.http.post(`/v1/app/attempts/${attempt.id}/submit`)).send({ answers: {}, files: [file.ref] }), 'submit');
+  return { examId: exam.id, submissionId: submission.id, starter, solution };
+}
+
 // A backup is a copy of the SQLite file; PostgreSQL is backed up with its own tools (docs/scale-out.md).
 describe.skipIf(onPostgres())('moving to a new computer', () => {
-  it('backup + recovery kit → fresh data folder → import + restore → start: the data and its encrypted fields read back', async () => {
-    // The old computer: a school with students whose personal emails are sealed with its key.
+  it('backup + recovery kit → fresh data folder → import + restore → start: the data, its encrypted fields and its uploaded files read back', async () => {
+    // The old computer: a school with students whose personal emails are sealed with its key, a
+    // coding exam with its starter archive, and a submission with a file.
     const old: TestAppliance = await startTestAppliance();
     const { key } = await makeSchool(old);
     const ada = await makePerson(old, key, 'students', 'Ada Lovelace', { personal_email: 'ada@home.example' });
     await makePerson(old, key, 'students', 'Alan Turing', { personal_email: 'alan@home.example' });
-    const backupFile = ok<{ file: string }>(await cli(old.dataDir, null, 'backup')).file;
+    const { examId, submissionId, starter, solution } = await codingExamWithSubmission(old, key, ada);
+    const backupFile = ok<{ file: string; files: number }>(await cli(old.dataDir, null, 'backup')).file;
     const usb = makeDataDir();
     const kitFile = ok<{ file: string }>(await cli(old.dataDir, PASSPHRASE, 'recovery-kit', 'export', '--out', usb)).file;
     fs.copyFileSync(backupFile, path.join(usb, path.basename(backupFile)));
@@ -194,6 +240,17 @@ describe.skipIf(onPostgres())('moving to a new computer', () => {
       expect(found.body.data.items.map((item: { id: string }) => item.id)).toEqual([ada.id]);
       const row = await moved.ctx.db.models.Person.findByPk(ada.id);
       expect(moved.ctx.db.fieldCrypto.decrypt(row!.personal_email_sealed!, 'people.personal_email')).toBe('ada@home.example');
+
+      // Both files download byte for byte from the new computer, through the links it signs.
+      const exam = await moved.http.get(`/v1/exams/${examId}`).set('Authorization', key.auth);
+      expect(exam.status, JSON.stringify(exam.body)).toBe(200);
+      const starterLink = (exam.body.data.files as Array<{ kind: string; url: string }>).find((file) => file.kind === 'starter');
+      expect(await download(moved, starterLink!.url)).toEqual(starter);
+      const submission = await moved.http.get(`/v1/submissions/${submissionId}`).set('Authorization', key.auth);
+      expect(submission.status, JSON.stringify(submission.body)).toBe(200);
+      const attachments = submission.body.data.attachments as Array<{ name: string; url: string }>;
+      expect(attachments.map((file) => file.name)).toEqual(['solution.py']);
+      expect(await download(moved, attachments[0]!.url)).toEqual(solution);
     } finally {
       await moved.close();
     }

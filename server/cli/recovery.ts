@@ -1,9 +1,12 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { CommanderError } from 'commander';
 import { exportRecoveryKit, importRecoveryKit } from '../commands/recovery-kit.js';
 import { FileMasterKeyStore, masterKeyFile } from '../crypto/master-key.js';
-import { backupNow } from '../db/backup.js';
-import { restoreDatabase } from '../db/restore.js';
+import { AppError } from '../errors.js';
+import { backupNow, type BackupSource } from '../db/backup.js';
+import { restoreDatabase, verifyCampusBridgeDatabase } from '../db/restore.js';
+import { uploadsRoot } from '../files/storage.js';
 import type { CliContext, RegisterCommands } from './context.js';
 
 export const PASSPHRASE_ENV = 'CAMPUSBRIDGE_PASSPHRASE';
@@ -15,23 +18,43 @@ export const PASSPHRASE_ENV = 'CAMPUSBRIDGE_PASSPHRASE';
  */
 export const registerRecoveryCommands: RegisterCommands = (program, cli) => {
   const databaseFile = () => cli.config().databaseFile;
+  const location = (): BackupSource => ({ databaseFile: databaseFile(), uploadsDir: uploadsRoot(cli.config().dataDir) });
   const keyFile = () => masterKeyFile(path.dirname(databaseFile()));
   const keyStore = () => cli.io.masterKeyStore ?? new FileMasterKeyStore(keyFile());
 
   program
     .command('backup')
-    .description('copy the database now (safe while CampusBridge runs) into DATA_DIR/backups, or --out; master.key is not in it')
+    .description(
+      'back up the database and every uploaded file now (safe while CampusBridge runs) into one file in DATA_DIR/backups, or --out; ' +
+        'master.key is not in it (the recovery kit is). With --verify, check a backup instead',
+    )
     .option('--out <file>', 'write here instead (a folder gets the usual file name; an existing file is replaced)')
-    .action(async (opts: { out?: string }) => {
-      cli.print({ file: await backupNow(databaseFile(), opts.out) });
+    .option('--verify <file>', 'check a backup: the database intact and of a version this one runs, every uploaded file whole and matching its checksum')
+    .action(async (opts: { out?: string; verify?: string }) => {
+      if (opts.verify !== undefined) {
+        if (opts.out !== undefined) throw new AppError('validation_error', '--verify checks a backup and --out makes one: give one of them.');
+        const file = path.resolve(opts.verify);
+        if (!fs.statSync(file, { throwIfNoEntry: false })?.isFile()) throw new AppError('not_found', `No file at ${file}.`);
+        const { migrations, files } = await verifyCampusBridgeDatabase(file);
+        cli.print({
+          file,
+          database: 'ok',
+          migrations: migrations.length,
+          files: files
+            ? { held: files.files, bytes: files.bytes, missing_when_made: files.missing }
+            : 'none: this backup was made before backups held the uploaded files',
+        });
+        return;
+      }
+      cli.print(await backupNow(location(), opts.out));
     });
   program
     .command('restore <file>')
     .description(
-      'replace the database with a backup, after keeping a copy of the current one in DATA_DIR/backups; ' +
+      'replace the database and the uploaded files with a backup (each file checked against its checksum), after keeping a copy of the current ones in DATA_DIR/backups; ' +
         'CampusBridge must not be running. The next start migrates an older backup forward',
     )
-    .action(async (file: string) => cli.print(await restoreDatabase(databaseFile(), file)));
+    .action(async (file: string) => cli.print(await restoreDatabase(location(), file)));
 
   const kit = program
     .command('recovery-kit')

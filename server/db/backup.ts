@@ -1,14 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AppError } from '../errors.js';
+import { addUploadsToBackup, type BackupFilesSummary } from './backup-files.js';
 import { copyDatabase, sameFile } from './sqlite-file.js';
 
 /**
- * Copies of the SQLite database, made with SQLite's online backup API: the copy is one
- * consistent snapshot even while the appliance writes (WAL mode), which a file copy is not.
- * Backups live in `backups/` beside the database file (DATA_DIR/backups by default), named
- * `campusbridge-<UTC time>-<reason>.sqlite`. They never contain master.key.
+ * Backups: one SQLite file holding the database, copied with SQLite's online backup API (one
+ * consistent snapshot even while the appliance writes, which a file copy is not), and every
+ * uploaded file of DATA_DIR/uploads with its checksum (db/backup-files.ts). Backups live in
+ * `backups/` beside the database file (DATA_DIR/backups by default), named
+ * `campusbridge-<UTC time>-<reason>.sqlite`. They never contain master.key: the recovery kit
+ * carries that (docs/install.md#backups).
  */
+
+/** What a backup is made from: the live database and the uploads folder. */
+export interface BackupSource {
+  databaseFile: string;
+  /** DATA_DIR/uploads. */
+  uploadsDir: string;
+}
+
+/** A backup just made: its file, and the uploaded files it holds. */
+export type BackupMade = { file: string } & BackupFilesSummary;
 
 /** Automatic pre-migration copies kept; older ones of that kind are deleted, nothing else is. */
 export const PRE_MIGRATION_BACKUPS_KEPT = 3;
@@ -88,11 +101,13 @@ function pruneKind(dir: string, kind: RegExp, keep: number): string[] {
 }
 
 /**
- * `cli backup` and the portal's "Back up now": a copy into DATA_DIR/backups, or to `out` (a
- * file, replaced atomically when it exists, or a folder to put the usual name in). Works while
- * the appliance runs.
+ * `cli backup` and the portal's "Back up now": the database and the uploaded files into
+ * DATA_DIR/backups, or to `out` (a file, replaced atomically when it exists, or a folder to put
+ * the usual name in). Works while the appliance runs. The file appears under its name only once
+ * whole. (The copy taken before migrating holds the database alone: a migration changes no file.)
  */
-export async function backupNow(databaseFile: string, out?: string, at: Date = new Date(), reason: 'manual' | 'daily' = 'manual'): Promise<string> {
+export async function backupNow(source: BackupSource, out?: string, at: Date = new Date(), reason: 'manual' | 'daily' = 'manual'): Promise<BackupMade> {
+  const { databaseFile } = source;
   if (!fs.existsSync(databaseFile)) throw new AppError('not_found', `No database at ${databaseFile}: nothing to back up.`);
   let file: string;
   if (out === undefined) {
@@ -106,14 +121,21 @@ export async function backupNow(databaseFile: string, out?: string, at: Date = n
     }
     if (sameFile(file, databaseFile)) throw new AppError('validation_error', '--out names the live database itself; choose another file.');
   }
-  await copyDatabase(databaseFile, file);
-  return file;
+  const making = `${file}.making`;
+  try {
+    await copyDatabase(databaseFile, making);
+    const files = await addUploadsToBackup(making, source.uploadsDir);
+    fs.renameSync(making, file);
+    return { file, ...files };
+  } finally {
+    fs.rmSync(making, { force: true });
+  }
 }
 
 /** The daily-backup job's copy: into DATA_DIR/backups, then only the newest DAILY_BACKUPS_KEPT daily copies remain. */
-export async function dailyBackup(databaseFile: string, at: Date = new Date()): Promise<{ file: string; removed: string[] }> {
-  const file = await backupNow(databaseFile, undefined, at, 'daily');
-  return { file, removed: pruneDailyBackups(backupsDir(databaseFile)) };
+export async function dailyBackup(source: BackupSource, at: Date = new Date()): Promise<BackupMade & { removed: string[] }> {
+  const made = await backupNow(source, undefined, at, 'daily');
+  return { ...made, removed: pruneDailyBackups(backupsDir(source.databaseFile)) };
 }
 
 export type BackupKind = 'manual' | 'daily' | 'before-migration' | 'before-restore' | 'other';

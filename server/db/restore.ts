@@ -2,15 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { AppError } from '../errors.js';
-import { backupFileName, backupsDir } from './backup.js';
+import { backupFileName, backupsDir, type BackupSource } from './backup.js';
+import { addUploadsToBackup, checkBackupFiles, extractBackupFiles, holdsFiles, type BackupFilesCheck, type BackupFilesSummary } from './backup-files.js';
 import { migrations } from './migrations/index.js';
 import { allRows, closeSqlite, copyDatabase, errorMessage, lockExclusively, onlineCopy, openSqlite, sameFile } from './sqlite-file.js';
 
 /**
  * Putting a backup in the database's place: at once (`cli restore`, the appliance stopped), or
  * staged as a pending restore that the next start applies before the database is opened (the
- * operator portal, while the appliance runs). Either way the file is verified first and the
- * replaced database is kept as `backups/…-before-restore.sqlite`.
+ * operator portal, while the appliance runs). Either way the file is verified first (the database,
+ * and every uploaded file it holds against its checksum), and the replaced database and uploaded
+ * files are kept as `backups/…-before-restore.sqlite`. A backup made before backups held files
+ * restores the database alone and leaves DATA_DIR/uploads as it is.
  */
 
 export interface RestoreResult {
@@ -19,6 +22,8 @@ export interface RestoreResult {
   previous_database: string | null;
   /** Migrations recorded in the restored database; newer ones are applied on the next start. */
   migrations: string[];
+  /** The uploaded files put back, or null for a backup that holds none (DATA_DIR/uploads left as it was). */
+  files: BackupFilesSummary | null;
 }
 
 /**
@@ -26,38 +31,63 @@ export interface RestoreResult {
  * copy of the current database, then puts the file in its place. Stale -wal/-shm files go too:
  * SQLite would otherwise replay the old database's log onto the restored one.
  */
-export async function restoreDatabase(databaseFile: string, candidate: string, at: Date = new Date()): Promise<RestoreResult> {
+export async function restoreDatabase(destination: BackupSource, candidate: string, at: Date = new Date()): Promise<RestoreResult> {
   const source = path.resolve(candidate);
-  const target = path.resolve(databaseFile);
+  const target = path.resolve(destination.databaseFile);
+  const uploads = path.resolve(destination.uploadsDir);
   if (!fs.statSync(source, { throwIfNoEntry: false })?.isFile()) throw new AppError('not_found', `No file at ${source}.`);
   if (sameFile(source, target)) throw new AppError('validation_error', `${source} is the live database itself.`);
   const { migrations: recorded } = await verifyCampusBridgeDatabase(source);
 
-  // Staged beside the target so the final step is a rename on one file system.
+  // Staged beside the targets so the final steps are renames on one file system.
   fs.mkdirSync(path.dirname(target), { recursive: true });
   const staged = `${target}.restoring`;
+  const stagedUploads = `${uploads}.restoring`;
+  const replacedUploads = `${uploads}.replaced`;
+  fs.rmSync(stagedUploads, { recursive: true, force: true });
   await copyDatabase(source, staged, sqlite3.OPEN_READONLY);
   try {
+    const files = await extractStagedFiles(staged, stagedUploads);
     let previous: string | null = null;
     if (fs.existsSync(target)) {
       fs.mkdirSync(backupsDir(target), { recursive: true });
       previous = path.join(backupsDir(target), backupFileName('before-restore', at));
       await keepCurrentDatabase(target, previous);
+      // The files go into the kept copy too, so a restore can itself be undone whole.
+      if (files) await addUploadsToBackup(previous, uploads);
     }
     for (const suffix of ['-wal', '-shm', '-journal']) fs.rmSync(`${target}${suffix}`, { force: true });
     fs.renameSync(staged, target);
-    return { restored_from: source, previous_database: previous, migrations: recorded };
+    if (files) {
+      fs.rmSync(replacedUploads, { recursive: true, force: true });
+      if (fs.existsSync(uploads)) fs.renameSync(uploads, replacedUploads);
+      fs.renameSync(stagedUploads, uploads);
+      fs.rmSync(replacedUploads, { recursive: true, force: true });
+    }
+    return { restored_from: source, previous_database: previous, migrations: recorded, files };
   } finally {
     fs.rmSync(staged, { force: true });
+    fs.rmSync(stagedUploads, { recursive: true, force: true });
+  }
+}
+
+/** Writes a staged backup's files into `dir` and leaves the staged file the database alone; null when it holds none. */
+async function extractStagedFiles(staged: string, dir: string): Promise<BackupFilesSummary | null> {
+  const db = await openSqlite(staged, sqlite3.OPEN_READWRITE);
+  try {
+    return (await holdsFiles(db)) ? await extractBackupFiles(db, dir) : null;
+  } finally {
+    await closeSqlite(db);
   }
 }
 
 /**
- * A CampusBridge database: SQLite, intact (`PRAGMA integrity_check`), with the migrations table,
- * and no migration this version does not know (a newer version's database would not work here).
- * Opened read-only; anything else is a validation_error naming what is wrong.
+ * A CampusBridge backup: SQLite, intact (`PRAGMA integrity_check`), with the migrations table,
+ * no migration this version does not know (a newer version's database would not work here), and
+ * every uploaded file it holds whole and matching its checksum. Opened read-only; anything else is
+ * a validation_error naming what is wrong. `cli backup --verify` prints the result.
  */
-export async function verifyCampusBridgeDatabase(file: string): Promise<{ migrations: string[] }> {
+export async function verifyCampusBridgeDatabase(file: string): Promise<{ migrations: string[]; files: BackupFilesCheck | null }> {
   const refuse = (why: string) => new AppError('validation_error', `${file} ${why}; nothing was restored.`);
   let db: sqlite3.Database;
   try {
@@ -83,7 +113,12 @@ export async function verifyCampusBridgeDatabase(file: string): Promise<{ migrat
     const known = new Set(migrations.map((migration) => migration.name));
     const unknown = recorded.filter((name) => !known.has(name));
     if (unknown.length) throw refuse(`was made by a newer CampusBridge (migration ${unknown[0]} is unknown to this version); install that version first`);
-    return { migrations: recorded };
+    const files = await checkBackupFiles(db);
+    if (files?.problems.length) {
+      const more = files.problems.length > 1 ? ` (and ${files.problems.length - 1} more)` : '';
+      throw refuse(`holds uploaded files that are damaged: ${files.problems[0]}${more}`);
+    }
+    return { migrations: recorded, files };
   } finally {
     await closeSqlite(db);
   }
@@ -167,11 +202,12 @@ export type AppliedRestore = (RestoreResult & { outcome: 'restored'; source: str
  * verifies is dropped and reported, and the start goes on with the current database. While
  * something else has the database open this throws `conflict` and the pending restore stays.
  */
-export async function applyPendingRestore(databaseFile: string, at: Date = new Date()): Promise<AppliedRestore | null> {
+export async function applyPendingRestore(destination: BackupSource, at: Date = new Date()): Promise<AppliedRestore | null> {
+  const { databaseFile } = destination;
   const pending = readPendingRestore(databaseFile);
   if (!pending) return null;
   try {
-    const result = await restoreDatabase(databaseFile, pendingFile(databaseFile), at);
+    const result = await restoreDatabase(destination, pendingFile(databaseFile), at);
     cancelPendingRestore(databaseFile);
     return { ...result, outcome: 'restored', source: pending.source };
   } catch (error) {

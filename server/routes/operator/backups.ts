@@ -9,6 +9,7 @@ import { MIN_PASSPHRASE_LENGTH } from '../../crypto/recovery-kit.js';
 import { BACKUP_NAME, backupNow, backupsDir, findBackup, listBackups, type BackupFile } from '../../db/backup.js';
 import { cancelPendingRestore, readPendingRestore, stageRestore } from '../../db/restore.js';
 import { AppError } from '../../errors.js';
+import { uploadsRoot } from '../../files/storage.js';
 import { definePortalRoute, RawResponse, type AnyPortalRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
 import { attachmentDisposition } from '../files/files.js';
@@ -99,17 +100,20 @@ export const backupRoutes: AnyPortalRoute[] = [
     path: '/operator/backups',
     operationId: 'createBackup',
     tag: 'Operator',
-    summary: 'Back up the database now (an online copy; the appliance keeps running)',
+    summary: 'Back up now: the database (an online copy; the appliance keeps running) and every uploaded file, in one file',
     access: 'operator',
     response: backupSchema,
-    handler: async ({ ctx }) => presentBackup(findBackup(ctx.config.databaseFile, path.basename(await backupNow(ctx.config.databaseFile)))),
+    handler: async ({ ctx }) => {
+      const made = await backupNow({ databaseFile: ctx.config.databaseFile, uploadsDir: uploadsRoot(ctx.config.dataDir) });
+      return presentBackup(findBackup(ctx.config.databaseFile, path.basename(made.file)));
+    },
   }),
   definePortalRoute({
     method: 'get',
     path: '/operator/backups/{name}/download',
     operationId: 'downloadBackup',
     tag: 'Operator',
-    summary: 'Download one backup (a SQLite file; it does not hold the master key)',
+    summary: 'Download one backup (a SQLite file holding the database and the uploaded files; not the master key)',
     access: 'operator',
     params: backupParams,
     produces: 'application/vnd.sqlite3',
@@ -145,8 +149,8 @@ export const backupRoutes: AnyPortalRoute[] = [
     tag: 'Operator',
     summary: 'Choose a backup to restore: verified now, put in place by the next start (with `restart`, at once)',
     description:
-      'The backup is checked (an intact CampusBridge database this version can run) and staged; the running database is not touched. ' +
-      'The next start replaces the database with it, keeping the current one as a `before-restore` backup. ' +
+      'The backup is checked (an intact CampusBridge database this version can run, and every uploaded file it holds against its checksum) and staged; ' +
+      'the running database is not touched. The next start replaces the database and the uploaded files with it, keeping the current ones as a `before-restore` backup. ' +
       'With `restart: true` and `restart_available`, the appliance restarts right after answering. Choosing again replaces the choice.',
     access: 'operator',
     params: backupParams,

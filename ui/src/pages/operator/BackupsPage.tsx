@@ -63,8 +63,8 @@ function RestoreModal({ backup, restartAvailable, onClose }: { backup: Backup | 
       onClose={onClose}
     >
       <Text size="sm">
-        Everything changed since <b>{formatDate(shown?.created_at)}</b> is replaced by the backup <Code>{shown?.name}</Code>. The current database is kept
-        first, as a &quot;Before a restore&quot; backup, so this can be undone the same way.
+        Everything changed since <b>{formatDate(shown?.created_at)}</b> is replaced by the backup <Code>{shown?.name}</Code>, the uploaded files too. The
+        current database and files are kept first, as a &quot;Before a restore&quot; backup, so this can be undone the same way.
       </Text>
       <Text size="sm">
         {restartAvailable
@@ -184,8 +184,9 @@ export function BackupsPage() {
         title="Backups"
         description={
           <>
-            Copies of the database: one every night (the last 7 are kept), one before every upgrade, and the ones you make. They are in{' '}
-            <Code>{data?.folder ?? 'the backups folder'}</Code>; a copy from another computer put in that folder appears here. Backups do not hold the master
+            Each backup is one file holding the database and every uploaded file (exam archives, submitted files, recordings), each checked when restored: one
+            every night (the last 7 are kept), the ones you make, and a copy of the database alone before every upgrade. They are in{' '}
+            <Code>{data?.folder ?? 'the backups folder'}</Code>; a backup from another computer put in that folder appears here. Backups do not hold the master
             key: download the recovery kit once and keep it safe.
           </>
         }

@@ -3,6 +3,8 @@
 // OneRoster roster sync end to end: a provider written from the 1EdTech specifications
 // (tests/helpers/oneroster-provider.ts) on 127.0.0.1, the appliance's CLI connecting and syncing,
 // and what the sync did read back through /v1 as an integration would.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPlannedPeople, PEOPLE_PER_TRANSACTION } from '../server/commands/oneroster/apply.js';
 import { OneRosterClient } from '../server/commands/oneroster/client.js';
@@ -362,6 +364,81 @@ describe('other providers and failures', () => {
     expect(await app.ctx.db.models.OneRosterLink.count({ where: { institution_id: school.inst.id } })).toBe(0);
     provider.failWhen = null;
     expect(await sync(school)).toMatchObject({ outcome: 'applied', kind: 'full', created: { students: 40, faculty: 2, groups: 2 } });
+  });
+
+  it('a SIS serving 20 MB pages for ever: the sync fails in words within its budget, memory stays bounded, /healthz answers throughout', async () => {
+    const school = await makeSchool(app);
+    // 20 MB of well-formed users per page, and a total that is never reached; 40 MB for one path.
+    const user = (i: number) => ({
+      sourcedId: `u-${i}`,
+      status: 'active',
+      roles: [{ roleType: 'primary', role: 'student' }],
+      givenName: 'A'.repeat(900),
+      familyName: `F${i}`,
+    });
+    const pageOf = (bytes: number) => {
+      const users = [];
+      for (let i = 0, size = 12; size < bytes; i++) {
+        const entry = JSON.stringify(user(i));
+        users.push(entry);
+        size += entry.length + 1;
+      }
+      return Buffer.from(`{"users":[${users.join(',')}]}`);
+    };
+    const page = pageOf(20 * 1024 * 1024);
+    const hugePage = pageOf(40 * 1024 * 1024);
+    let pagesServed = 0;
+    const sis = http.createServer((req, res) => {
+      req.resume();
+      if (req.method === 'POST')
+        return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"access_token":"t","token_type":"bearer","expires_in":3600}');
+      pagesServed++;
+      const body = req.url!.includes('/huge/') ? hugePage : page;
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'X-Total-Count': '100000000' }).end(body);
+    });
+    await new Promise<void>((resolve) => sis.listen(0, '127.0.0.1', () => resolve()));
+    const base = `http://127.0.0.1:${(sis.address() as AddressInfo).port}`;
+    try {
+      const connectTo = (url: string) =>
+        saveConnection(school.inst.tenant, { url, token_url: `${base}/token`, client_id: 'c', client_secret: 's' }).then(() => undefined);
+      await connectTo(base);
+
+      // /healthz every 100 ms and the process's memory, while the sync runs.
+      const health: number[] = [];
+      let peakRss = process.memoryUsage().rss;
+      const startRss = peakRss;
+      const watching = setInterval(() => {
+        peakRss = Math.max(peakRss, process.memoryUsage().rss);
+        void fetch(`${app.origin}/healthz`).then(
+          (res) => health.push(res.status),
+          () => health.push(0),
+        );
+      }, 100);
+      let failed: SyncOutput;
+      try {
+        failed = await sync(school);
+      } finally {
+        clearInterval(watching);
+      }
+      console.log(
+        `oneroster budget: ${pagesServed} pages of ${page.length >> 20} MB, RSS ${startRss >> 20} → ${peakRss >> 20} MB, ${health.length} /healthz answers`,
+      );
+      expect(failed).toMatchObject({ outcome: 'failed' });
+      expect(failed.reason).toMatch(/^The SIS sent more than 256 MB for one sync \(at \/users\)/);
+      expect(pagesServed).toBeLessThanOrEqual(1 + Math.ceil((256 * 1024 * 1024) / page.length));
+      expect(health.length).toBeGreaterThan(0);
+      expect(health.filter((status) => status !== 200)).toEqual([]);
+      // 270 MB read; what the sync holds is the users' few fields, not the pages.
+      expect(peakRss - startRss, `RSS ${startRss >> 20} → ${peakRss >> 20} MB`).toBeLessThan(700 * 1024 * 1024);
+      expect(await total(school, '/students')).toBe(0);
+
+      // A page over 32 MB is refused as it arrives.
+      await connectTo(`${base}/huge`);
+      const refused = await sync(school);
+      expect(refused).toMatchObject({ outcome: 'failed', reason: 'The SIS answered /huge/ims/oneroster/rostering/v1p2/users with more than 32 MB.' });
+    } finally {
+      await new Promise<void>((resolve) => sis.close(() => resolve()));
+    }
   });
 
   it('the CLI refuses an unknown institution, and a sync before any connection, with not_found', async () => {

@@ -1,6 +1,6 @@
 import type { OneRosterAuthMethod, OneRosterVersion } from '../../models/oneroster.js';
 import type { PrivateHosts } from '../../webhooks/address.js';
-import { jsonObject, SisError, sisRequest } from './http.js';
+import { jsonObject, SIS_REQUEST_TIMEOUT_MS, SisError, sisRequest } from './http.js';
 
 /** Where each version's rostering service lives under the base URL (1EdTech OneRoster 1.2 and 1.1 REST bindings). */
 export const VERSION_PATHS: Record<OneRosterVersion, string> = {
@@ -17,6 +17,14 @@ export const DEFAULT_SCOPES: Record<OneRosterVersion, string> = {
 export const PAGE_SIZE = 500;
 /** A bound on one collection: 2,000 pages of 500 is a million records, well past any school. */
 const MAX_PAGES = 2_000;
+/**
+ * The budget of one sync (docs/lms.md#oneroster-sync): at most this much JSON from the SIS in all,
+ * about 500,000 users or a million enrollments, and at most this long. Pages are read into their
+ * few fields as they arrive, so what a sync holds is a fraction of what it read; past the budget
+ * it fails in words, and a SIS that never stops, or serves huge pages, cannot exhaust the
+ * appliance's memory (every institution shares the process).
+ */
+export const SYNC_BUDGET = { bytes: 256 * 1024 * 1024, ms: 20 * 60_000 };
 
 export interface SisSettings {
   url: string;
@@ -127,11 +135,36 @@ export function readEnrollment(record: Record<string, unknown>): SisEnrollment |
   };
 }
 
-/** A client for one sync: one access token (client credentials, RFC 6749 §4.4), then paged GETs. */
+/** A client for one sync: one access token (client credentials, RFC 6749 §4.4), then paged GETs within SYNC_BUDGET. */
 export class OneRosterClient {
   private token: string | null = null;
+  private bytesRead = 0;
+  private readonly deadline: number;
 
-  constructor(private readonly settings: SisSettings) {}
+  constructor(
+    private readonly settings: SisSettings,
+    private readonly budget: { bytes: number; ms: number } = SYNC_BUDGET,
+  ) {
+    this.deadline = Date.now() + budget.ms;
+  }
+
+  /** Counts a page against the budget; past it, the sync fails saying which bound it reached. */
+  private spend(path: string, bytes: number): void {
+    this.bytesRead += bytes;
+    if (this.bytesRead > this.budget.bytes) {
+      throw new SisError(
+        `The SIS sent more than ${this.budget.bytes / 1024 / 1024} MB for one sync (at ${path}): more than a sync takes at once. ` +
+          'Check the SIS (a page that repeats for ever?) or ask for a smaller roster.',
+      );
+    }
+  }
+
+  /** Time left for the next request; none left is the sync's failure. */
+  private timeLeft(path: string): number {
+    const left = this.deadline - Date.now();
+    if (left <= 0) throw new SisError(`The sync did not finish within ${Math.round(this.budget.ms / 60_000)} minutes (at ${path}).`);
+    return left;
+  }
 
   private base(): string {
     return this.settings.url.replace(/\/+$/, '') + VERSION_PATHS[this.settings.version];
@@ -174,12 +207,22 @@ export class OneRosterClient {
     return this.token;
   }
 
-  /** Every record of a collection, page by page (limit/offset) until `X-Total-Count` or a short page. */
-  async fetchAll(collection: 'users' | 'classes' | 'enrollments', filter?: string): Promise<Array<Record<string, unknown>>> {
+  /**
+   * Every record of a collection, page by page (limit/offset) until `X-Total-Count` or a short
+   * page, each read by `read` as its page arrives (the page itself is let go): the rows, and how
+   * many records `read` refused.
+   */
+  async fetchAll<T>(
+    collection: 'users' | 'classes' | 'enrollments',
+    filter: string | undefined,
+    read: (record: Record<string, unknown>) => T | null,
+  ): Promise<{ rows: T[]; skipped: number }> {
     const token = await this.accessToken();
-    const records: Array<Record<string, unknown>> = [];
+    const rows: T[] = [];
+    let skipped = 0;
+    let offset = 0;
     for (let page = 0; page < MAX_PAGES; page++) {
-      const query = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(records.length), sort: 'sourcedId' });
+      const query = new URLSearchParams({ limit: String(PAGE_SIZE), offset: String(offset), sort: 'sourcedId' });
       if (filter) query.set('filter', filter);
       const path = `/${collection}`;
       const response = await sisRequest({
@@ -187,19 +230,26 @@ export class OneRosterClient {
         url: `${this.base()}${path}?${query.toString()}`,
         headers: { Authorization: `Bearer ${token}` },
         privateHosts: this.settings.privateHosts,
+        timeoutMs: Math.min(SIS_REQUEST_TIMEOUT_MS, this.timeLeft(path)),
       });
       if (response.status === 401 || response.status === 403) {
         throw new SisError(`The SIS refused ${path} (HTTP ${response.status}): the client may lack the rostering scope.`);
       }
       if (response.status !== 200) throw new SisError(`The SIS answered ${path} with HTTP ${response.status}.`);
+      this.spend(path, response.body.length);
       const items = jsonObject(response, path)[collection];
       if (!Array.isArray(items)) throw new SisError(`The SIS's answer to ${path} has no "${collection}" list.`);
-      records.push(...items.filter((item): item is Record<string, unknown> => !!item && typeof item === 'object'));
+      for (const item of items) {
+        const row = item && typeof item === 'object' ? read(item as Record<string, unknown>) : null;
+        if (row) rows.push(row);
+        else if (item && typeof item === 'object') skipped++;
+      }
+      offset += items.length;
       const total = Number(response.headers['x-total-count']);
-      if (items.length === 0) return records;
+      if (items.length === 0) return { rows, skipped };
       // With a total, page on until it is reached (a SIS may cap pages below the limit asked for);
       // without one, a short page is the last.
-      if (Number.isFinite(total) ? records.length >= total : items.length < PAGE_SIZE) return records;
+      if (Number.isFinite(total) ? offset >= total : items.length < PAGE_SIZE) return { rows, skipped };
     }
     throw new SisError(`The SIS's ${collection} did not end within ${MAX_PAGES} pages.`);
   }
@@ -223,27 +273,9 @@ export class OneRosterClient {
   /** The whole roster, or what changed after `since` (a delta: `filter=dateLastModified>'…'`). */
   async fetchRoster(since: string | null): Promise<Roster> {
     const filter = since ? `dateLastModified>'${since}'` : undefined;
-    const [users, classes, enrollments] = [
-      await this.fetchAll('users', filter),
-      await this.fetchAll('classes', filter),
-      await this.fetchAll('enrollments', filter),
-    ];
-    const roster: Roster = { users: [], classes: [], enrollments: [], skipped: 0 };
-    for (const record of users) {
-      const user = readUser(record);
-      if (user) roster.users.push(user);
-      else roster.skipped++;
-    }
-    for (const record of classes) {
-      const row = readClass(record);
-      if (row) roster.classes.push(row);
-      else roster.skipped++;
-    }
-    for (const record of enrollments) {
-      const row = readEnrollment(record);
-      if (row) roster.enrollments.push(row);
-      else roster.skipped++;
-    }
-    return roster;
+    const users = await this.fetchAll('users', filter, readUser);
+    const classes = await this.fetchAll('classes', filter, readClass);
+    const enrollments = await this.fetchAll('enrollments', filter, readEnrollment);
+    return { users: users.rows, classes: classes.rows, enrollments: enrollments.rows, skipped: users.skipped + classes.skipped + enrollments.skipped };
   }
 }

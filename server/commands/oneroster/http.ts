@@ -26,10 +26,10 @@ export interface SisResponse {
   body: string;
 }
 
-/** A roster page of 2,000 users is about 1 MB; far more than any page the sync asks for. */
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+/** A roster page of 2,000 users is about 1 MB: 32 times any page the sync asks for. */
+const MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 /** For one whole request, the page's body included. */
-const DEFAULT_TIMEOUT_MS = 60_000;
+export const SIS_REQUEST_TIMEOUT_MS = 60_000;
 
 /**
  * One request to the SIS through `requestPinned`, with the webhooks' address rules
@@ -41,7 +41,7 @@ export async function sisRequest(request: SisRequest): Promise<SisResponse> {
     url: request.url,
     headers: { Accept: 'application/json', 'User-Agent': 'CampusBridge-OneRoster/1', ...request.headers },
     body: request.body,
-    timeoutMs: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    timeoutMs: request.timeoutMs ?? SIS_REQUEST_TIMEOUT_MS,
     privateHosts: request.privateHosts,
     bodyLimit: MAX_RESPONSE_BYTES,
   });

@@ -5,18 +5,20 @@
 // and what the sync did read back through /v1 as an integration would.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPlannedPeople, PEOPLE_PER_TRANSACTION } from '../server/commands/oneroster/apply.js';
 import { OneRosterClient } from '../server/commands/oneroster/client.js';
 import { planSync } from '../server/commands/oneroster/plan.js';
 import { runScheduledSyncs } from '../server/commands/oneroster/schedule.js';
 import { saveConnection, sisSettings } from '../server/commands/oneroster/connections.js';
+import { SYNC_HEARTBEAT_MS, SYNC_STOPPED_AFTER_MS } from '../server/commands/oneroster/sync.js';
 import { writeApplianceSetting } from '../server/settings/appliance-settings.js';
 import { makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from './helpers/appliance.js';
 import { runCli } from '../server/cli/program.js';
 import { cliFails, cliOk, type CliResult } from './helpers/cli.js';
 import { OneRosterProvider, seedSchool } from './helpers/oneroster-provider.js';
 import { expectError, institutionApi, ok, portalRequests, signedInMember } from './helpers/portal.js';
+import { waitFor } from './helpers/wait.js';
 
 interface SyncOutput {
   run_id: string;
@@ -485,11 +487,78 @@ describe('other providers and failures', () => {
       reason: null,
       finished_at: null,
     };
-    await app.ctx.db.models.OneRosterRun.create({ ...running, id: 'orr_running_now', started_at: new Date() });
+    await app.ctx.db.models.OneRosterRun.create({ ...running, id: 'orr_running_now', started_at: new Date(), heartbeat_at: new Date() });
     cliFails(await cli('oneroster', 'sync', '--institution', school.inst.id), 'conflict');
     expect(await total(school, '/students')).toBe(0);
-    await app.ctx.db.models.OneRosterRun.update({ started_at: new Date(Date.now() - 60 * 60 * 1000) }, { where: { id: 'orr_running_now' } });
+    const longAgo = new Date(Date.now() - 60 * 60 * 1000);
+    await app.ctx.db.models.OneRosterRun.update({ started_at: longAgo, heartbeat_at: longAgo }, { where: { id: 'orr_running_now' } });
     expect((await sync(school)).outcome).toBe('applied');
+  });
+
+  it('a sync whose process stopped (no heartbeat for a minute) is recorded as cut short, and the next one runs at once', async () => {
+    const school = await makeSchool(app);
+    const provider = await startProvider();
+    seedSchool(provider, { students: 3, teachers: 1, classes: 1 });
+    const connection = await saveConnection(school.inst.tenant, {
+      url: provider.url,
+      token_url: provider.tokenUrl,
+      client_id: provider.clientId,
+      client_secret: provider.clientSecret,
+    });
+    // What a crash three minutes ago leaves: a run marked running, its last heartbeat 65 s old.
+    await app.ctx.db.models.OneRosterRun.create({
+      id: 'orr_crashed_at_3',
+      institution_id: school.inst.id,
+      connection_id: connection.id,
+      trigger: 'scheduled',
+      kind: 'full',
+      dry_run: false,
+      outcome: 'running',
+      counts: null,
+      reason: null,
+      started_at: new Date(Date.now() - 3 * 60_000),
+      heartbeat_at: new Date(Date.now() - (SYNC_STOPPED_AFTER_MS + 5_000)),
+      finished_at: null,
+    });
+    expect((await sync(school)).outcome).toBe('applied');
+    const crashed = await app.ctx.db.models.OneRosterRun.findByPk('orr_crashed_at_3');
+    expect(crashed).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/^Cut short: the process running this sync stopped/) });
+    expect(crashed!.finished_at).not.toBeNull();
+    // A run that beats is alive, however long it has run.
+    await app.ctx.db.models.OneRosterRun.update(
+      { outcome: 'running', started_at: new Date(Date.now() - 2 * 60 * 60_000), heartbeat_at: new Date(), finished_at: null },
+      { where: { id: 'orr_crashed_at_3' } },
+    );
+    cliFails(await cli('oneroster', 'sync', '--institution', school.inst.id), 'conflict');
+  });
+
+  it('a running sync writes its heartbeat', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    try {
+      const school = await makeSchool(app);
+      const provider = await startProvider();
+      seedSchool(provider, { students: 3, teachers: 1, classes: 1 });
+      await saveConnection(school.inst.tenant, {
+        url: provider.url,
+        token_url: provider.tokenUrl,
+        client_id: provider.clientId,
+        client_secret: provider.clientSecret,
+      });
+      let beatsSeen = 0;
+      // The SIS answers its first page once two heartbeats have been written.
+      provider.beforeAnswer = async () => {
+        const [run] = await school.inst.tenant.onerosterRuns.findAll({ where: { outcome: 'running' } });
+        const first = run!.heartbeat_at!.getTime();
+        await vi.advanceTimersByTimeAsync(2 * SYNC_HEARTBEAT_MS);
+        await waitFor(async () => ((await app.ctx.db.models.OneRosterRun.findByPk(run!.id))!.heartbeat_at!.getTime() > first ? true : null), 'a heartbeat');
+        beatsSeen++;
+        provider.beforeAnswer = null;
+      };
+      expect((await sync(school)).outcome).toBe('applied');
+      expect(beatsSeen).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('refuses a SIS on a private address unless the webhook_private_hosts setting allows it', async () => {

@@ -65,6 +65,8 @@ export interface OneRosterRunRow extends Model<InferAttributes<OneRosterRunRow>,
   /** Why it was held back, or why it failed. */
   reason: string | null;
   started_at: Date;
+  /** Written every SYNC_HEARTBEAT_MS while the sync works; a running run whose heartbeat stopped was cut short. */
+  heartbeat_at: CreationOptional<Date | null>;
   finished_at: Date | null;
 }
 
@@ -124,6 +126,7 @@ export function defineOneRosterRun(sequelize: Sequelize) {
       counts: { type: DataTypes.JSON, allowNull: true },
       reason: { type: DataTypes.STRING(1000), allowNull: true },
       started_at: { type: DataTypes.DATE, allowNull: false },
+      heartbeat_at: { type: DataTypes.DATE, allowNull: true },
       finished_at: { type: DataTypes.DATE, allowNull: true },
     },
     { tableName: 'oneroster_runs', timestamps: false },

@@ -72,6 +72,8 @@ export class OneRosterProvider {
   requests: ProviderRequest[] = [];
   /** A request this returns true for is answered 503 (a SIS failing mid-sync). */
   failWhen: ((request: ProviderRequest) => boolean) | null = null;
+  /** Awaited before a rostering request is answered (a slow SIS, or a test acting mid-sync). */
+  beforeAnswer: ((request: ProviderRequest) => Promise<void>) | null = null;
   /** How the last token requests authenticated: 'basic' or 'form'. */
   tokenAuth: Array<'basic' | 'form'> = [];
   private tokens = new Set<string>();
@@ -113,7 +115,11 @@ export class OneRosterProvider {
           body: Buffer.concat(chunks).toString('utf8'),
         };
         this.requests.push(request);
-        this.handle(request, res);
+        const waiting = request.method === 'GET' && this.beforeAnswer ? this.beforeAnswer(request) : Promise.resolve();
+        waiting.then(
+          () => this.handle(request, res),
+          (error: unknown) => this.json(res, 500, { error: String(error) }),
+        );
       });
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));

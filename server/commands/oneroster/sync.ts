@@ -1,4 +1,3 @@
-import { Op } from 'sequelize';
 import type { Config } from '../../config.js';
 import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
@@ -53,8 +52,17 @@ export function runResult(run: OneRosterRunRow): SyncResult {
   };
 }
 
-/** A run still marked running after this long was cut short (the process stopped) and no longer blocks another. */
-const RUNNING_FOR_AT_MOST_MS = 30 * 60 * 1000;
+/**
+ * A running sync writes its heartbeat this often; a run marked running whose heartbeat is older
+ * than SYNC_STOPPED_AFTER_MS was cut short (its process stopped) and is recorded as failed by the
+ * next sync of the connection, which then goes ahead. Runs recorded before heartbeats existed
+ * count as stopped half an hour after they started.
+ */
+export const SYNC_HEARTBEAT_MS = 15_000;
+export const SYNC_STOPPED_AFTER_MS = 4 * SYNC_HEARTBEAT_MS;
+const LEGACY_RUNNING_FOR_AT_MOST_MS = 30 * 60 * 1000;
+
+const CUT_SHORT = 'Cut short: the process running this sync stopped before it finished (nothing after its last step was written).';
 
 /** A full sync at least this often even on a schedule of deltas: only a full sync notices what the SIS dropped. */
 const FULL_SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
@@ -75,12 +83,17 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
   const kind: OneRosterSyncKind = options.full || !connection.delta_watermark || (options.trigger === 'scheduled' && dueFull) ? 'full' : 'delta';
   const dryRun = options.dryRun ?? false;
   const run = await tenant.inTransaction(async (tx) => {
-    // One sync at a time per connection (a double click, the schedule meeting a manual run); a run
-    // left `running` by a process that died stops counting after a while.
-    const busy = await tx.onerosterRuns.findOne({
-      where: { connection_id: connection.id, outcome: 'running', started_at: { [Op.gt]: new Date(Date.now() - RUNNING_FOR_AT_MOST_MS) } },
-    });
-    if (busy) throw new AppError('conflict', `A sync of this connection is already running (started ${busy.started_at.toISOString()}); wait for it to finish.`);
+    // One sync at a time per connection (a double click, the schedule meeting a manual run). A run
+    // left `running` by a process that stopped has no fresh heartbeat: it is recorded as cut short.
+    const now = Date.now();
+    for (const running of await tx.onerosterRuns.findAll({ where: { connection_id: connection.id, outcome: 'running' } })) {
+      const alive = running.heartbeat_at
+        ? running.heartbeat_at.getTime() > now - SYNC_STOPPED_AFTER_MS
+        : running.started_at.getTime() > now - LEGACY_RUNNING_FOR_AT_MOST_MS;
+      if (alive)
+        throw new AppError('conflict', `A sync of this connection is already running (started ${running.started_at.toISOString()}); wait for it to finish.`);
+      await tx.onerosterRuns.update({ outcome: 'failed', reason: CUT_SHORT, finished_at: new Date(now) }, { id: running.id });
+    }
     return tx.onerosterRuns.create({
       id: newId('orr'),
       connection_id: connection.id,
@@ -90,10 +103,17 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
       outcome: 'running',
       counts: null,
       reason: null,
-      started_at: new Date(),
+      started_at: new Date(now),
+      heartbeat_at: new Date(now),
       finished_at: null,
     });
   });
+  // The heartbeat: one statement on the run's row, outside the institution's write turn, so a long
+  // transaction of this sync (or another writer's) never makes a live sync look stopped.
+  const heartbeat = setInterval(() => {
+    db.models.OneRosterRun.update({ heartbeat_at: new Date() }, { where: { id: run.id, institution_id: institutionId } }).catch(() => undefined);
+  }, SYNC_HEARTBEAT_MS);
+  heartbeat.unref();
   const finish = async (outcome: OneRosterRunRow['outcome'], counts: PlanCounts | null, reason: string | null) => {
     await tenant.inTransaction((tx) =>
       tx.onerosterRuns.update(
@@ -140,6 +160,8 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
   } catch (error) {
     const reason = error instanceof SisError ? error.message : `The sync failed: ${error instanceof Error ? error.message : String(error)}`;
     return finish('failed', null, reason);
+  } finally {
+    clearInterval(heartbeat);
   }
 }
 

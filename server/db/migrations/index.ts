@@ -28,6 +28,7 @@ import { lti } from './20261204000000-lti.js';
 import { oneroster } from './20261204010000-oneroster.js';
 import { ltiRegistration } from './20261204020000-lti-registration.js';
 import { ltiDynamicRegistration } from './20261204030000-lti-dynamic-registration.js';
+import { onerosterHeartbeat } from './20261205000000-oneroster-heartbeat.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -60,4 +61,5 @@ export const migrations: Migration[] = [
   oneroster,
   ltiRegistration,
   ltiDynamicRegistration,
+  onerosterHeartbeat,
 ];

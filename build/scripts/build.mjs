@@ -25,9 +25,21 @@ function isStale(outputs, inputs) {
   return builtAt === 0 || changedAt > builtAt;
 }
 
+const serverStale = () =>
+  isStale(
+    ['main.js', 'cli.js'].map((name) => path.join(dist, 'server', name)),
+    [path.join(root, 'server'), path.join(root, 'package.json')],
+  );
+const uiStale = () => isStale([path.join(dist, 'ui', 'index.html')], [path.join(root, 'ui'), path.join(root, 'package.json')]);
+
+/** The targets of `target` (server, ui, electron) whose outputs are missing or older than their sources. */
+export function staleTargets(target = 'all') {
+  const checks = { server: serverStale, ui: uiStale, electron: electronStale };
+  return Object.keys(checks).filter((name) => (target === 'all' || target === name) && checks[name]());
+}
+
 export async function buildServer({ force = false } = {}) {
-  const outputs = ['main.js', 'cli.js'].map((name) => path.join(dist, 'server', name));
-  if (!force && !isStale(outputs, [path.join(root, 'server'), path.join(root, 'package.json')])) return false;
+  if (!force && !serverStale()) return false;
   const esbuild = await import('esbuild');
   await esbuild.build({
     absWorkingDir: root,
@@ -45,8 +57,7 @@ export async function buildServer({ force = false } = {}) {
 }
 
 export async function buildUi({ force = false } = {}) {
-  const outputs = [path.join(dist, 'ui', 'index.html')];
-  if (!force && !isStale(outputs, [path.join(root, 'ui'), path.join(root, 'package.json')])) return false;
+  if (!force && !uiStale()) return false;
   const { build } = await import('vite');
   await build({ configFile: path.join(root, 'ui', 'vite.config.ts'), logLevel: 'warn' });
   return true;
@@ -59,10 +70,16 @@ export const electronOutputs = {
   trayIcons: ['tray.png', 'tray@2x.png'].map((name) => path.join(dist, 'electron', name)),
 };
 
-export async function buildElectron({ force = false } = {}) {
+function electronStale() {
   const outputs = [electronOutputs.main, electronOutputs.preload, ...electronOutputs.trayIcons];
-  const inputs = ['electron', 'server', 'build/icons', 'package.json'].map((input) => path.join(root, input));
-  if (!force && !isStale(outputs, inputs)) return false;
+  return isStale(
+    outputs,
+    ['electron', 'server', 'build/icons', 'package.json'].map((input) => path.join(root, input)),
+  );
+}
+
+export async function buildElectron({ force = false } = {}) {
+  if (!force && !electronStale()) return false;
   const esbuild = await import('esbuild');
   const common = {
     absWorkingDir: root,

@@ -1,8 +1,9 @@
-// `npm start` and `npm run cli`: build what is missing, then run the bundle in this process.
+// `npm start` and `npm run cli`: build what is missing (in a child process), then run the bundle in this process.
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { buildAll } from './build.mjs';
+import { staleTargets } from './build.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [what, ...rest] = process.argv.slice(2);
@@ -24,7 +25,16 @@ if (!entry) {
   console.error(`usage: run.mjs ${Object.keys(entries).join('|')} [args]`);
   process.exit(2);
 }
-await buildAll(entry.build);
+// A build (Vite, esbuild and their service process) runs in a child of its own: memory a build
+// takes is given back when it ends, so a start that built idles like one that did not.
+const stale = staleTargets(entry.build);
+if (stale.length) {
+  const built = spawnSync(process.execPath, [path.join(root, 'build', 'scripts', 'build.mjs'), entry.build], { stdio: 'inherit' });
+  if (built.status !== 0) {
+    console.error(`the build of ${stale.join(', ')} failed (exit ${built.status ?? built.signal}); nothing was started`);
+    process.exit(1);
+  }
+}
 if (what === 'start' || what === 'start-on-windows') stopWhenOrphaned();
 process.argv = [process.argv[0], path.join(root, entry.file), ...rest];
 await import(pathToFileURL(path.join(root, entry.file)).href);

@@ -8,6 +8,7 @@ import { connectDatabase, databaseLocation } from './db/index.js';
 import { migrations } from './db/migrations/index.js';
 import { applyPendingRestore } from './db/restore.js';
 import { uploadsRoot } from './files/storage.js';
+import { linkWarning } from './settings/addresses.js';
 import { sweepTempFiles } from './files/temp.js';
 import { answerClientError } from './http/client-error.js';
 import { MemoryRateLimitStore, type RateLimitStore } from './http/rate-limit.js';
@@ -128,6 +129,12 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   // (and, on a worker, sends what an api process queued).
   const mailer = works ? sendMailAfterCommit(db, logger) : null;
   logger.info({ role, rate_limit_store: ownStore ? 'redis' : 'memory' }, `running as ${role}`);
+  // The start log says so when the links' address is not one this listener answers on.
+  if (serves) {
+    const publicUrl = await ctx.publicUrl();
+    const warning = linkWarning(publicUrl, config.host, { behindProxy: config.trustProxy !== false });
+    if (warning) logger.warn({ public_url: publicUrl, host: config.host }, warning);
+  }
 
   let stopping: Promise<void> | null = null;
   const stop = () =>

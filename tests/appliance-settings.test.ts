@@ -213,7 +213,9 @@ describe('the operator’s settings page', () => {
     const settings = ok(await operator.agent.get('/portal/api/operator/settings'));
     expect(settings.settings.public_url).toEqual({ value: app.origin, source: 'default' });
     expect(settings.listening).toEqual({ host: '127.0.0.1', port: app.port });
-    expect(settings.address_suggestions).toEqual(addressSuggestions(app.port));
+    // Listening on 127.0.0.1: no LAN address is offered, and the page says how to serve the network.
+    expect(settings.address_suggestions).toEqual([]);
+    expect(settings).toMatchObject({ serves_network: false, network_hint: expect.stringContaining('HOST=0.0.0.0') });
     expect(settings.link_warning).toBeNull();
 
     expectError(
@@ -234,16 +236,63 @@ describe('the operator’s settings page', () => {
     expect(ok(await signedIn.agent.get('/portal/api/appliance'))).toEqual({ public_url: app.origin, link_warning: null });
   });
 
-  it('warns while links name loopback although the appliance listens beyond it', () => {
+  it('saving a LAN address while the listener is on 127.0.0.1: the settings, every page and the start log warn', async () => {
+    const put = (value: string) => operator.agent.put('/portal/api/operator/settings/public_url').set('X-CSRF-Token', operator.csrf).send({ value });
+    ok(await put('http://192.168.1.20:4780'));
+    const settings = ok(await operator.agent.get('/portal/api/operator/settings'));
+    expect(settings.link_warning).toContain('nothing answers there: CampusBridge listens on 127.0.0.1 only');
+    expect(ok(await operator.agent.get('/portal/api/appliance')).link_warning).toBe(settings.link_warning);
+
+    // A start on this data folder says so in its log.
+    const again = await startTestAppliance({ dataDir: app.dataDir });
+    try {
+      expect(again.logLines()).toContainEqual(
+        expect.objectContaining({ level: 40, public_url: 'http://192.168.1.20:4780', msg: expect.stringContaining('nothing answers there') }),
+      );
+    } finally {
+      await again.stop();
+    }
+
+    ok(await put('default'));
+    expect(ok(await operator.agent.get('/portal/api/appliance')).link_warning).toBeNull();
+  });
+
+  it("warns whenever the links' address is not one the listener answers on", () => {
     expect(linkWarning('http://127.0.0.1:4780', '0.0.0.0')).toContain('only this computer can open');
     expect(linkWarning('http://localhost:4780', '192.168.1.20')).toContain('Settings');
     expect(linkWarning('http://127.0.0.1:4780', '127.0.0.1')).toBeNull();
     expect(linkWarning('http://campusbridge.lan:4780', '0.0.0.0')).toBeNull();
+    // Loopback listener, network address: nothing answers there, unless a reverse proxy does.
+    expect(linkWarning('http://192.168.1.20:4780', '127.0.0.1')).toContain('nothing answers there');
+    expect(linkWarning('http://campusbridge.lan:4780', '127.0.0.1')).toContain('HOST=0.0.0.0');
+    expect(linkWarning('https://campusbridge.school.org', '127.0.0.1')).toBeNull();
+    expect(linkWarning('http://campusbridge.lan', '127.0.0.1', { behindProxy: true })).toBeNull();
+    // Listening on one LAN address, links at another.
+    expect(linkWarning('http://192.168.1.30:4780', '192.168.1.20')).toContain('listens on 192.168.1.20 only');
+    expect(linkWarning('http://192.168.1.20:4780', '192.168.1.20')).toBeNull();
+  });
+
+  it('offers only addresses the listener answers on: all on 0.0.0.0, that one on a LAN address, none on loopback', () => {
+    const interfaces = {
+      lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true, netmask: '255.0.0.0', mac: '', cidr: null }],
+      eth0: [
+        { address: '192.168.1.20', family: 'IPv4', internal: false, netmask: '255.255.255.0', mac: '', cidr: null },
+        { address: '10.0.0.5', family: 'IPv4', internal: false, netmask: '255.0.0.0', mac: '', cidr: null },
+      ],
+    } satisfies NodeJS.Dict<os.NetworkInterfaceInfo[]>;
+    expect(addressSuggestions(4780, '127.0.0.1', interfaces, 'Office-PC')).toEqual([]);
+    expect(addressSuggestions(4780, '192.168.1.20', interfaces, 'Office-PC')).toEqual([{ url: 'http://192.168.1.20:4780', label: 'eth0 (192.168.1.20)' }]);
+    expect(addressSuggestions(4780, '0.0.0.0', interfaces, 'Office-PC').map((suggestion) => suggestion.url)).toEqual([
+      'http://office-pc:4780',
+      'http://192.168.1.20:4780',
+      'http://10.0.0.5:4780',
+    ]);
   });
 
   it('offers the host name and LAN addresses, never loopback or link-local ones', () => {
     const suggestions = addressSuggestions(
       4780,
+      '0.0.0.0',
       {
         lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true, netmask: '255.0.0.0', mac: '', cidr: null }],
         eth0: [

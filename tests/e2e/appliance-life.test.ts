@@ -87,8 +87,9 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
     await page.getByRole('button', { name: 'Next' }).click();
     await page.getByLabel('Institution name').fill('Hillcrest School');
     await page.getByRole('button', { name: 'Next' }).click();
-    // This computer's name is always offered; the school types its DNS name instead.
-    await page.getByRole('radio', { name: /This computer's name/ }).waitFor();
+    // Listening on 127.0.0.1, no LAN address is offered: the step says how to serve the network.
+    await page.getByText('Only this computer can reach CampusBridge now').waitFor();
+    expect(await page.getByRole('radio', { name: /This computer's name/ }).count()).toBe(0);
     await shot(page, 'setup-address');
     await page.getByRole('radio', { name: /^Another address/ }).check();
     await page.getByLabel('Other address', { exact: true }).fill('http://0.0.0.0:4780');
@@ -102,6 +103,9 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
     institutionId = /#\/i\/([^/]+)/.exec(page.url())?.[1] ?? '';
     expect(institutionId).toMatch(/^inst_/);
     await waitFor(async () => (await app.ctx.publicUrl()) === CAMPUS_ADDRESS || undefined, 'the address saved', 5_000);
+    // Saved while the listener is on 127.0.0.1: every page warns that nothing answers there.
+    await page.getByRole('status').filter({ hasText: 'nothing answers there' }).waitFor();
+    await shot(page, 'address-warning');
   });
 
   it('invites a second admin with no mail server: the link is copied, they join and change their password', async () => {

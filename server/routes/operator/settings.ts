@@ -1,7 +1,8 @@
 import { isSetUp } from '../../commands/setup.js';
 import { AppError } from '../../errors.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
-import { addressSuggestions, linkWarning } from '../../settings/addresses.js';
+import type { AppContext } from '../../context.js';
+import { addressSuggestions, isLoopbackHost, linkWarning, SERVE_NETWORK_HINT } from '../../settings/addresses.js';
 import { defaultPublicUrl, readApplianceSettings, SETTING_NAMES, writeApplianceSetting } from '../../settings/appliance-settings.js';
 import { z } from '../../validation/zod.js';
 
@@ -14,11 +15,22 @@ const resolvedSetting = z.object({
 
 const suggestion = z.object({ url: z.string(), label: z.string() });
 
+/** Whether other computers reach the listener, and what to do when they do not. */
+const reach = {
+  serves_network: z
+    .boolean()
+    .openapi({ description: 'False while the appliance listens on this computer only (HOST=127.0.0.1): no LAN address is offered then.' }),
+  network_hint: z.string().nullable().openapi({ description: 'While `serves_network` is false: how to let other computers reach it.' }),
+};
+const reachOf = (host: string) => ({ serves_network: !isLoopbackHost(host), network_hint: isLoopbackHost(host) ? SERVE_NETWORK_HINT : null });
+const warningOf = (ctx: AppContext, publicUrl: string) => linkWarning(publicUrl, ctx.listening.host, { behindProxy: ctx.config.trustProxy !== false });
+
 export const applianceSettingsSchema = z.object({
   settings: z.object({ public_url: resolvedSetting, webhook_private_hosts: resolvedSetting }),
   /** Where the server listens now (HOST and the bound port). */
   listening: z.object({ host: z.string(), port: z.number().int() }),
   address_suggestions: z.array(suggestion),
+  ...reach,
   link_warning: z.string().nullable(),
 });
 
@@ -33,6 +45,7 @@ export const setupAddressesSchema = z.object({
   /** The address links get when none is chosen. */
   default_url: z.string(),
   address_suggestions: z.array(suggestion),
+  ...reach,
 });
 
 const settingParams = z.strictObject({ name: z.enum(SETTING_NAMES) });
@@ -54,7 +67,12 @@ export const settingsRoutes: AnyPortalRoute[] = [
       // Before the first account only: afterwards the operator reads them in Settings, signed in.
       if (await isSetUp(ctx.db)) throw new AppError('conflict', 'This appliance is set up; the operator sets its address in Appliance → Settings.');
       const { host, port } = ctx.listening;
-      return { listening: { host, port }, default_url: defaultPublicUrl(ctx.config, port), address_suggestions: addressSuggestions(port) };
+      return {
+        listening: { host, port },
+        default_url: defaultPublicUrl(ctx.config, port),
+        address_suggestions: addressSuggestions(port, host),
+        ...reachOf(host),
+      };
     },
   }),
   definePortalRoute({
@@ -71,8 +89,9 @@ export const settingsRoutes: AnyPortalRoute[] = [
       return {
         settings,
         listening: { host, port },
-        address_suggestions: addressSuggestions(port),
-        link_warning: linkWarning(settings.public_url.value, host),
+        address_suggestions: addressSuggestions(port, host),
+        ...reachOf(host),
+        link_warning: warningOf(ctx, settings.public_url.value),
       };
     },
   }),
@@ -101,7 +120,7 @@ export const settingsRoutes: AnyPortalRoute[] = [
     response: applianceStatusSchema,
     handler: async ({ ctx }) => {
       const publicUrl = await ctx.publicUrl();
-      return { public_url: publicUrl, link_warning: linkWarning(publicUrl, ctx.listening.host) };
+      return { public_url: publicUrl, link_warning: warningOf(ctx, publicUrl) };
     },
   }),
 ];

@@ -6,8 +6,9 @@ import type { ApplianceStatus } from '../pages/operator/operator';
 import { useSession } from '../session';
 
 /**
- * Shown on every page while the links CampusBridge makes (invitations, launch links, mail) would
- * only open on this computer although the appliance is reachable from the network.
+ * Shown on every page while the links CampusBridge makes (invitations, launch links, mail) point
+ * where they will not open: at this computer although the appliance serves the network, or at an
+ * address it does not answer on (server/settings/addresses.ts, linkWarning).
  */
 export function LinkWarningBanner() {
   const session = useSession();
@@ -15,7 +16,7 @@ export function LinkWarningBanner() {
   const warning = status.data?.link_warning;
   if (!warning) return null;
   return (
-    <Alert color="orange" title="Links only work on this computer" mb="md" role="status">
+    <Alert color="orange" title="Links will not open where they should" mb="md" role="status">
       {warning}{' '}
       {session.account.is_operator ? (
         <Anchor component={RouterLink} to="/operator/settings">

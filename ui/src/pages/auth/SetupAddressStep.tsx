@@ -29,7 +29,9 @@ function addressProblem(raw: string): string | null {
 
 /**
  * The wizard's address step: where students' launch links, invitations and mail will point. It
- * offers this computer's name and LAN addresses; "this computer only" keeps the default.
+ * offers only addresses CampusBridge answers on: this computer's name and LAN addresses while it
+ * serves the network; while it listens on this computer only, it says how to change that.
+ * "This computer only" keeps the default.
  */
 export function SetupAddressStep({ onBack, onNext }: { onBack(): void; onNext(address: ChosenAddress): void }) {
   const addresses = useQuery({ queryKey: ['setup', 'addresses'], queryFn: () => api.get<SetupAddresses>('/setup/addresses') });
@@ -58,15 +60,22 @@ export function SetupAddressStep({ onBack, onNext }: { onBack(): void; onNext(ad
         ) : addresses.isPending ? (
           <Skeleton height={96} radius="sm" aria-label="Loading" />
         ) : (
-          <Radio.Group value={choice} onChange={setChoice} label="Address">
-            <Stack gap="xs" mt="xs">
-              <Radio value={DEFAULT} label={`This computer only (${addresses.data.default_url})`} />
-              {addresses.data.address_suggestions.map((suggestion) => (
-                <Radio key={suggestion.url} value={suggestion.url} label={`${suggestion.url} — ${suggestion.label}`} />
-              ))}
-              <Radio value={OTHER} label="Another address (a name in the school's DNS, or a reverse proxy)" />
-            </Stack>
-          </Radio.Group>
+          <>
+            {addresses.data.network_hint ? (
+              <Alert color="blue" title="Only this computer can reach CampusBridge now">
+                {addresses.data.network_hint}
+              </Alert>
+            ) : null}
+            <Radio.Group value={choice} onChange={setChoice} label="Address">
+              <Stack gap="xs" mt="xs">
+                <Radio value={DEFAULT} label={`This computer only (${addresses.data.default_url})`} />
+                {addresses.data.address_suggestions.map((suggestion) => (
+                  <Radio key={suggestion.url} value={suggestion.url} label={`${suggestion.url} — ${suggestion.label}`} />
+                ))}
+                <Radio value={OTHER} label="Another address (a name in the school's DNS, or a reverse proxy)" />
+              </Stack>
+            </Radio.Group>
+          </>
         )}
         {choice === OTHER || addresses.error ? (
           <TextInput

@@ -64,8 +64,13 @@ function AddressCard({ data }: { data: ApplianceSettings }) {
             computers of the school can open, such as this computer&apos;s name or its address on the campus network.
           </Text>
           {data.link_warning ? (
-            <Alert color="orange" title="Links only work on this computer">
+            <Alert color="orange" title="Links will not open where they should">
               {data.link_warning}
+            </Alert>
+          ) : null}
+          {data.network_hint ? (
+            <Alert color="blue" title="Only this computer can reach CampusBridge now">
+              {data.network_hint}
             </Alert>
           ) : null}
           {current.source === 'env' ? (

@@ -17,7 +17,7 @@ import { jobs } from './jobs/registry.js';
 import { startScheduler, type Scheduler } from './jobs/scheduler.js';
 import { createLogger, type Logger } from './logger.js';
 import { sendMailAfterCommit } from './mail/mailer.js';
-import { readApplianceSetting } from './settings/appliance-settings.js';
+import { explicitPublicUrl, readApplianceSetting } from './settings/appliance-settings.js';
 import { startWebhookEngine } from './webhooks/engine.js';
 import { tuneGarbageCollection } from './gc-tuning.js';
 
@@ -127,7 +127,7 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   ctx.jobs = scheduler;
   // Mail goes out right after the transaction that queued it commits; the send-mail job retries
   // (and, on a worker, sends what an api process queued).
-  const mailer = works ? sendMailAfterCommit(db, logger) : null;
+  const mailer = works ? sendMailAfterCommit(db, logger, () => explicitPublicUrl(db, config)) : null;
   logger.info({ role, rate_limit_store: ownStore ? 'redis' : 'memory' }, `running as ${role}`);
   // The start log says so when the links' address is not one this listener answers on.
   if (serves) {

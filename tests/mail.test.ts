@@ -10,6 +10,7 @@ import type { MailOutboxRow } from '../server/models/mail.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
 import { runCliCaptured } from './helpers/cli.js';
 import { closedPort } from './helpers/net.js';
+import { writeApplianceSetting } from '../server/settings/appliance-settings.js';
 import { startSmtpServer } from './helpers/smtp.js';
 import { waitFor } from './helpers/wait.js';
 
@@ -95,6 +96,25 @@ describe('mail', () => {
     await setSmtpSettings(app.ctx.db, { host: '127.0.0.1', port: smtp.port, from: FROM });
     await waitFor(async () => smtp.received.length === 1, 'the message');
     await waitFor(async () => (await rows())[0]!.status === 'sent', 'the row to be sent');
+  });
+
+  it('an invitation that waited goes out with the address set since, not the one it was queued with', async () => {
+    // Queued while links default to this computer's address (no mail server yet)…
+    await inviteGuardian();
+    expect((await rows())[0]).toMatchObject({ status: 'queued', link_base: app.origin });
+    // …then the operator sets the address other computers use, and a mail server.
+    await writeApplianceSetting(app.ctx.db, 'public_url', 'http://campusbridge.riverside.lan:4780');
+    try {
+      const smtp = await startSmtpServer();
+      servers.push(smtp);
+      await setSmtpSettings(app.ctx.db, { host: '127.0.0.1', port: smtp.port, from: FROM });
+      await app.scheduler.runNow('send-mail');
+      const body = decodeQp((await waitFor(async () => smtp.received[0], 'the message')).raw);
+      expect(body).toMatch(/http:\/\/campusbridge\.riverside\.lan:4780\/guardian\/accept\?token=[A-Za-z0-9]{32}/);
+      expect(body).not.toContain(app.origin);
+    } finally {
+      await writeApplianceSetting(app.ctx.db, 'public_url', 'default');
+    }
   });
 
   it('a failing SMTP server counts attempts (row stays queued) and gives up as failed after 5', async () => {

@@ -95,6 +95,7 @@ async function sendInvitation(tx: TenantTx, link: GuardianLinkRow, student: Pers
   const institution = await tx.institution();
   await queueMail(tx, {
     to: link.guardian_email,
+    linkBase: options.portalUrl,
     subject: `${institution.name}: please confirm you are ${firstName(student.full_name)}'s guardian`,
     text: renderInvitationText({ institution, student, link, url: guardianAcceptUrl(options.portalUrl, token) }),
     kind: 'guardian_invite',

@@ -57,6 +57,7 @@ async function sendInvitation(tx: TenantTx, invitation: InvitationRow, portalUrl
   const link = invitationAcceptUrl(portalUrl, token);
   const mail = await queueMail(tx, {
     to: invitation.email,
+    linkBase: portalUrl,
     subject: `You are invited to ${institution.name} on CampusBridge`,
     text: [
       'Hello,',

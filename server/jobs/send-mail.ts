@@ -1,5 +1,6 @@
 import { sendQueuedMail } from '../mail/mailer.js';
 import { dropStaleMail } from '../mail/staleness.js';
+import { explicitPublicUrl } from '../settings/appliance-settings.js';
 import type { Job } from './job.js';
 
 /**
@@ -13,7 +14,7 @@ export const sendMailJob: Job = {
   frequent: true,
   schedule: () => '* * * * *',
   run: async (ctx) => {
-    const result = await sendQueuedMail(ctx.db, ctx.logger);
+    const result = await sendQueuedMail(ctx.db, ctx.logger, { linkBase: () => explicitPublicUrl(ctx.db, ctx.config) });
     if (!result.configured) result.dropped += await dropStaleMail(ctx.db);
     return { ...result };
   },

@@ -5,7 +5,7 @@ import { Op, literal, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Logger } from '../logger.js';
 import type { MailOutboxRow } from '../models/mail.js';
-import { openBody, openHtml, openRecipient } from './outbox.js';
+import { openBody, openHtml, openRecipient, rebaseLinks } from './outbox.js';
 import { loadSmtpConnection, type SmtpConnectionSettings } from './smtp-settings.js';
 import { dropMail, staleReason, type StalenessCache } from './staleness.js';
 
@@ -44,6 +44,8 @@ export interface SendOptions {
   retries?: boolean;
   /** Stops between messages (appliance shutdown). */
   signal?: AbortSignal;
+  /** The address links start with now, when one is set (the `public_url` setting or PUBLIC_URL); null keeps each mail's own. */
+  linkBase?: () => Promise<string | null>;
 }
 
 const isLoopback = (host: string) => {
@@ -96,6 +98,9 @@ async function sendBatches(db: Database, logger: Logger, options: SendOptions): 
   const result: MailRunResult = { configured: false, sent: 0, retrying: 0, failed: 0, dropped: 0 };
   const smtp = await loadSmtpConnection(db);
   if (!smtp) return result;
+  // Read once per run, when a mail with links asks for it.
+  let base: Promise<string | null> | null = null;
+  const currentBase = () => (base ??= options.linkBase ? options.linkBase().catch(() => null) : Promise.resolve(null));
   result.configured = true;
 
   // Loaded when there is mail to send, not at start: an appliance without SMTP never needs it.
@@ -123,7 +128,7 @@ async function sendBatches(db: Database, logger: Logger, options: SendOptions): 
       const stale: StalenessCache = new Map();
       for (const row of rows) {
         if (options.signal?.aborted) return result;
-        await sendOne(db, logger, { transport, smtp, stale }, row, result);
+        await sendOne(db, logger, { transport, smtp, stale, linkBase: currentBase }, row, result);
       }
       const last = rows.at(-1);
       if (!last || rows.length < BATCH_SIZE) break;
@@ -140,9 +145,10 @@ interface Sender {
   smtp: SmtpConnectionSettings;
   /** Subjects already read on this run. */
   stale: StalenessCache;
+  linkBase: () => Promise<string | null>;
 }
 
-async function sendOne(db: Database, logger: Logger, { transport, smtp, stale }: Sender, row: MailOutboxRow, result: MailRunResult): Promise<void> {
+async function sendOne(db: Database, logger: Logger, { transport, smtp, stale, linkBase }: Sender, row: MailOutboxRow, result: MailRunResult): Promise<void> {
   // Mail that waited may no longer be true (a link expired or replaced, an exam closed): drop it.
   const text = openBody(db, row);
   const reason = text === null ? 'link_expired' : await staleReason(db, row, new Date(), stale);
@@ -151,14 +157,17 @@ async function sendOne(db: Database, logger: Logger, { transport, smtp, stale }:
     logger.info({ mail_id: row.id, kind: row.kind, reason }, 'mail dropped unsent');
     return;
   }
+  // Links made before the address was set (or changed) go out with the address in use now.
+  const base = row.link_base ? await linkBase() : null;
+  const rebase = (value: string) => (row.link_base && base ? rebaseLinks(value, row.link_base, base) : value);
   try {
     await transport.sendMail({
       from: smtp.from,
       to: openRecipient(db, row),
       subject: row.subject,
-      text,
+      text: rebase(text),
       // nodemailer makes multipart/alternative of the two: text first, HTML preferred by readers that show it.
-      ...(row.html_sealed ? { html: openHtml(db, row) ?? undefined } : {}),
+      ...(row.html_sealed ? { html: rebase(openHtml(db, row) ?? '') || undefined } : {}),
       headers: { 'Auto-Submitted': 'auto-generated' },
     });
     // Writes go through a transaction: this process's writers queue there (server/db/sequelize.ts).
@@ -225,11 +234,11 @@ export function sendQueuedMail(db: Database, logger: Logger, options: SendOption
  * Sends mail right after the transaction that queued it commits (the send-mail job retries what
  * failed). Returns the hook to call on shutdown: stops listening and waits for sends in progress.
  */
-export function sendMailAfterCommit(db: Database, logger: Logger): { stop: () => Promise<void> } {
+export function sendMailAfterCommit(db: Database, logger: Logger, linkBase?: () => Promise<string | null>): { stop: () => Promise<void> } {
   const inFlight = new Set<Promise<unknown>>();
   const abort = new AbortController();
   const listener = () => {
-    const run: Promise<unknown> = sendQueuedMail(db, logger, { retries: false, signal: abort.signal })
+    const run: Promise<unknown> = sendQueuedMail(db, logger, { retries: false, signal: abort.signal, linkBase })
       .catch((err: unknown) => logger.error({ error: describeMailError(err) }, 'sending mail failed'))
       .finally(() => inFlight.delete(run));
     inFlight.add(run);

@@ -21,6 +21,17 @@ export interface OutgoingMail {
    * the change that made the mail's link, in the same transaction: the link's version is recorded.
    */
   about?: MailAbout | null;
+  /**
+   * The address the mail's links were made with (`public_url`): should it change while the mail
+   * waits, the sender puts the new one in its place, so no mail goes out with an address the
+   * operator has since corrected.
+   */
+  linkBase?: string | null;
+}
+
+/** `text` with every link that starts with `from` starting with `to` instead. */
+export function rebaseLinks(text: string, from: string, to: string): string {
+  return from === to ? text : text.split(`${from}/`).join(`${to}/`);
 }
 
 /** `a•••@example.org`: enough for a person to recognise the recipient, useless to harvest. */
@@ -75,6 +86,7 @@ export async function queueMail(tx: TenantTx, mail: OutgoingMail): Promise<MailO
     body_sealed: tx.fieldCrypto.encrypt(mail.text, MAIL_BODY),
     html_sealed: mail.html ? tx.fieldCrypto.encrypt(mail.html, MAIL_HTML) : null,
     expires_at: mail.expiresAt ?? null,
+    link_base: mail.linkBase ?? null,
     kind: mail.kind,
     status: 'queued',
     about_kind: about?.kind ?? null,

@@ -44,6 +44,8 @@ export interface MailOutboxRow extends Model<InferAttributes<MailOutboxRow>, Inf
   html_sealed: CreationOptional<string | null>;
   /** Past this, a waiting message is dropped (`link_expired`) instead of sent. */
   expires_at: Date | null;
+  /** The address its links start with, as it was when queued; the sender puts the current one in its place. */
+  link_base: CreationOptional<string | null>;
   kind: string;
   status: MailStatus;
   /** What the message is about (null: nothing that can go stale, such as a test message). */
@@ -78,6 +80,7 @@ export function defineMailOutbox(sequelize: Sequelize) {
       subject: { type: DataTypes.STRING(300), allowNull: false },
       body_sealed: { type: DataTypes.TEXT, allowNull: true },
       html_sealed: { type: DataTypes.TEXT, allowNull: true, defaultValue: null },
+      link_base: { type: DataTypes.STRING(2000), allowNull: true, defaultValue: null },
       expires_at: { type: DataTypes.DATE, allowNull: true },
       kind: { type: DataTypes.STRING(50), allowNull: false },
       status: { type: DataTypes.STRING(16), allowNull: false },

@@ -64,6 +64,12 @@ export async function readApplianceSettings(db: Database, config: Config, listen
   return { public_url: resolve('public_url'), webhook_private_hosts: resolve('webhook_private_hosts') };
 }
 
+/** The address links use when one is set (the `public_url` setting, or PUBLIC_URL); null while it is the default. */
+export async function explicitPublicUrl(db: Database, config: Config): Promise<string | null> {
+  const setting = (await readApplianceSettings(db, config)).public_url;
+  return setting.source === 'default' ? null : setting.value;
+}
+
 /** One setting's value now. */
 export async function readApplianceSetting(db: Database, config: Config, name: SettingName, listeningPort?: number): Promise<string> {
   return (await readApplianceSettings(db, config, listeningPort))[name].value;

@@ -29,6 +29,7 @@ import { oneroster } from './20261204010000-oneroster.js';
 import { ltiRegistration } from './20261204020000-lti-registration.js';
 import { ltiDynamicRegistration } from './20261204030000-lti-dynamic-registration.js';
 import { onerosterHeartbeat } from './20261205000000-oneroster-heartbeat.js';
+import { mailLinkBase } from './20261205010000-mail-link-base.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -62,4 +63,5 @@ export const migrations: Migration[] = [
   ltiRegistration,
   ltiDynamicRegistration,
   onerosterHeartbeat,
+  mailLinkBase,
 ];

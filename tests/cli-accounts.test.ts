@@ -131,7 +131,8 @@ describe('CLI: accounts', () => {
 });
 
 describe('demo seed: how to open the demo institution in the portal', () => {
-  it('prints its admin sign-in, which opens the demo institution', async () => {
+  // The demo seed is heavy: on a busy machine it took over a minute, so the bound only a hang reaches is three.
+  it('prints its admin sign-in, which opens the demo institution', { timeout: 180_000 }, async () => {
     const dataDir = makeDataDir();
     const seeded = cliOk<{ institution: { id: string }; portal: { url: string; email: string; password: string } }>(await cli(dataDir, ['demo', 'seed']));
     expect(seeded.portal.email).toMatch(/^admin@demo-academy\.campusbridge\.local$/);

@@ -163,7 +163,8 @@ describe('Other lists sorted', () => {
     expect(newestExpiry.body.data.items[0].expires_at).toBe(expiries.at(-1));
   });
 
-  it("the demo institution's submissions by score, highest first, and deliveries oldest first", async () => {
+  // The demo seed is heavy: on a busy machine it took over a minute, so the bound only a hang reaches is three.
+  it("the demo institution's submissions by score, highest first, and deliveries oldest first", { timeout: 180_000 }, async () => {
     const demo = await seedDemo(app.ctx.db, { portalUrl: app.origin, dataDir: app.ctx.config.dataDir });
     const demoKey: TestKey = { id: '', key: demo.key, auth: `Bearer ${demo.key}` };
     const res = await app.http.get('/v1/submissions').query({ sort: '-score', limit: 200 }).set('Authorization', demoKey.auth);

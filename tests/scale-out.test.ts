@@ -193,7 +193,10 @@ describe.skipIf(!available)('several processes on PostgreSQL and Redis', () => {
       );
       statuses.push(...answers);
     }
-    expect(statuses.filter((status) => status === 200)).toHaveLength(600);
+    expect(
+      statuses.filter((status) => status !== 200),
+      'the answers that were not 200',
+    ).toEqual([]);
     for (const api of apis) {
       const over = await fetch(`${api.origin}/v1/me`, { headers: { Authorization: `Bearer ${limitedKey}` } });
       expect(over.status).toBe(429);

@@ -18,6 +18,7 @@ import { runCli } from '../server/cli/program.js';
 import { cliFails, cliOk, type CliResult } from './helpers/cli.js';
 import { OneRosterProvider, seedSchool } from './helpers/oneroster-provider.js';
 import { expectError, institutionApi, ok, portalRequests, signedInMember } from './helpers/portal.js';
+import { onPostgres } from './helpers/postgres.js';
 import { waitFor } from './helpers/wait.js';
 
 interface SyncOutput {
@@ -80,6 +81,20 @@ async function connect(school: TestSchool, provider: OneRosterProvider, extra: s
     provider.tokenUrl,
     ...extra,
   );
+}
+
+/** A school connected (straight through saveConnection) to a provider of 3 students, a teacher and a class. */
+async function smallConnectedSchool() {
+  const school = await makeSchool(app);
+  const provider = await startProvider();
+  seedSchool(provider, { students: 3, teachers: 1, classes: 1 });
+  const connection = await saveConnection(school.inst.tenant, {
+    url: provider.url,
+    token_url: provider.tokenUrl,
+    client_id: provider.clientId,
+    client_secret: provider.clientSecret,
+  });
+  return { school, provider, connection };
 }
 
 const sync = async (school: TestSchool, ...flags: string[]) => cliOk<SyncOutput>(await cli('oneroster', 'sync', '--institution', school.inst.id, ...flags));
@@ -368,80 +383,84 @@ describe('other providers and failures', () => {
     expect(await sync(school)).toMatchObject({ outcome: 'applied', kind: 'full', created: { students: 40, faculty: 2, groups: 2 } });
   });
 
-  it('a SIS serving 20 MB pages for ever: the sync fails in words within its budget, memory stays bounded, /healthz answers throughout', async () => {
-    const school = await makeSchool(app);
-    // 20 MB of well-formed users per page, and a total that is never reached; 40 MB for one path.
-    const user = (i: number) => ({
-      sourcedId: `u-${i}`,
-      status: 'active',
-      roles: [{ roleType: 'primary', role: 'student' }],
-      givenName: 'A'.repeat(900),
-      familyName: `F${i}`,
-    });
-    const pageOf = (bytes: number) => {
-      const users = [];
-      for (let i = 0, size = 12; size < bytes; i++) {
-        const entry = JSON.stringify(user(i));
-        users.push(entry);
-        size += entry.length + 1;
-      }
-      return Buffer.from(`{"users":[${users.join(',')}]}`);
-    };
-    const page = pageOf(20 * 1024 * 1024);
-    const hugePage = pageOf(40 * 1024 * 1024);
-    let pagesServed = 0;
-    const sis = http.createServer((req, res) => {
-      req.resume();
-      if (req.method === 'POST')
-        return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"access_token":"t","token_type":"bearer","expires_in":3600}');
-      pagesServed++;
-      const body = req.url!.includes('/huge/') ? hugePage : page;
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'X-Total-Count': '100000000' }).end(body);
-    });
-    await new Promise<void>((resolve) => sis.listen(0, '127.0.0.1', () => resolve()));
-    const base = `http://127.0.0.1:${(sis.address() as AddressInfo).port}`;
-    try {
-      const connectTo = (url: string) =>
-        saveConnection(school.inst.tenant, { url, token_url: `${base}/token`, client_id: 'c', client_secret: 's' }).then(() => undefined);
-      await connectTo(base);
-
-      // /healthz every 100 ms and the process's memory, while the sync runs.
-      const health: number[] = [];
-      let peakRss = process.memoryUsage().rss;
-      const startRss = peakRss;
-      const watching = setInterval(() => {
-        peakRss = Math.max(peakRss, process.memoryUsage().rss);
-        void fetch(`${app.origin}/healthz`).then(
-          (res) => health.push(res.status),
-          () => health.push(0),
-        );
-      }, 100);
-      let failed: SyncOutput;
+  // The budget is the client's, before any write: the PostgreSQL pass would prove nothing more.
+  it.skipIf(onPostgres())(
+    'a SIS serving 20 MB pages for ever: the sync fails in words within its budget, memory stays bounded, /healthz answers throughout',
+    async () => {
+      const school = await makeSchool(app);
+      // 20 MB of well-formed users per page, and a total that is never reached; 40 MB for one path.
+      const user = (i: number) => ({
+        sourcedId: `u-${i}`,
+        status: 'active',
+        roles: [{ roleType: 'primary', role: 'student' }],
+        givenName: 'A'.repeat(900),
+        familyName: `F${i}`,
+      });
+      const pageOf = (bytes: number) => {
+        const users = [];
+        for (let i = 0, size = 12; size < bytes; i++) {
+          const entry = JSON.stringify(user(i));
+          users.push(entry);
+          size += entry.length + 1;
+        }
+        return Buffer.from(`{"users":[${users.join(',')}]}`);
+      };
+      const page = pageOf(20 * 1024 * 1024);
+      const hugePage = pageOf(40 * 1024 * 1024);
+      let pagesServed = 0;
+      const sis = http.createServer((req, res) => {
+        req.resume();
+        if (req.method === 'POST')
+          return void res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"access_token":"t","token_type":"bearer","expires_in":3600}');
+        pagesServed++;
+        const body = req.url!.includes('/huge/') ? hugePage : page;
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'X-Total-Count': '100000000' }).end(body);
+      });
+      await new Promise<void>((resolve) => sis.listen(0, '127.0.0.1', () => resolve()));
+      const base = `http://127.0.0.1:${(sis.address() as AddressInfo).port}`;
       try {
-        failed = await sync(school);
-      } finally {
-        clearInterval(watching);
-      }
-      console.log(
-        `oneroster budget: ${pagesServed} pages of ${page.length >> 20} MB, RSS ${startRss >> 20} → ${peakRss >> 20} MB, ${health.length} /healthz answers`,
-      );
-      expect(failed).toMatchObject({ outcome: 'failed' });
-      expect(failed.reason).toMatch(/^The SIS sent more than 256 MB for one sync \(at \/users\)/);
-      expect(pagesServed).toBeLessThanOrEqual(1 + Math.ceil((256 * 1024 * 1024) / page.length));
-      expect(health.length).toBeGreaterThan(0);
-      expect(health.filter((status) => status !== 200)).toEqual([]);
-      // 270 MB read; what the sync holds is the users' few fields, not the pages.
-      expect(peakRss - startRss, `RSS ${startRss >> 20} → ${peakRss >> 20} MB`).toBeLessThan(700 * 1024 * 1024);
-      expect(await total(school, '/students')).toBe(0);
+        const connectTo = (url: string) =>
+          saveConnection(school.inst.tenant, { url, token_url: `${base}/token`, client_id: 'c', client_secret: 's' }).then(() => undefined);
+        await connectTo(base);
 
-      // A page over 32 MB is refused as it arrives.
-      await connectTo(`${base}/huge`);
-      const refused = await sync(school);
-      expect(refused).toMatchObject({ outcome: 'failed', reason: 'The SIS answered /huge/ims/oneroster/rostering/v1p2/users with more than 32 MB.' });
-    } finally {
-      await new Promise<void>((resolve) => sis.close(() => resolve()));
-    }
-  });
+        // /healthz every 100 ms and the process's memory, while the sync runs.
+        const health: number[] = [];
+        let peakRss = process.memoryUsage().rss;
+        const startRss = peakRss;
+        const watching = setInterval(() => {
+          peakRss = Math.max(peakRss, process.memoryUsage().rss);
+          void fetch(`${app.origin}/healthz`).then(
+            (res) => health.push(res.status),
+            () => health.push(0),
+          );
+        }, 100);
+        let failed: SyncOutput;
+        try {
+          failed = await sync(school);
+        } finally {
+          clearInterval(watching);
+        }
+        console.log(
+          `oneroster budget: ${pagesServed} pages of ${page.length >> 20} MB, RSS ${startRss >> 20} → ${peakRss >> 20} MB, ${health.length} /healthz answers`,
+        );
+        expect(failed).toMatchObject({ outcome: 'failed' });
+        expect(failed.reason).toMatch(/^The SIS sent more than 256 MB for one sync \(at \/users\)/);
+        expect(pagesServed).toBeLessThanOrEqual(1 + Math.ceil((256 * 1024 * 1024) / page.length));
+        expect(health.length).toBeGreaterThan(0);
+        expect(health.filter((status) => status !== 200)).toEqual([]);
+        // 270 MB read; what the sync holds is the users' few fields, not the pages.
+        expect(peakRss - startRss, `RSS ${startRss >> 20} → ${peakRss >> 20} MB`).toBeLessThan(700 * 1024 * 1024);
+        expect(await total(school, '/students')).toBe(0);
+
+        // A page over 32 MB is refused as it arrives.
+        await connectTo(`${base}/huge`);
+        const refused = await sync(school);
+        expect(refused).toMatchObject({ outcome: 'failed', reason: 'The SIS answered /huge/ims/oneroster/rostering/v1p2/users with more than 32 MB.' });
+      } finally {
+        await new Promise<void>((resolve) => sis.close(() => resolve()));
+      }
+    },
+  );
 
   it('the CLI refuses an unknown institution, and a sync before any connection, with not_found', async () => {
     const school = await makeSchool(app);
@@ -467,15 +486,7 @@ describe('other providers and failures', () => {
   });
 
   it('one sync at a time: another while one runs is refused with conflict, and a run cut short long ago does not block', async () => {
-    const school = await makeSchool(app);
-    const provider = await startProvider();
-    seedSchool(provider, { students: 3, teachers: 1, classes: 1 });
-    const connection = await saveConnection(school.inst.tenant, {
-      url: provider.url,
-      token_url: provider.tokenUrl,
-      client_id: provider.clientId,
-      client_secret: provider.clientSecret,
-    });
+    const { school, connection } = await smallConnectedSchool();
     const running = {
       institution_id: school.inst.id,
       connection_id: connection.id,
@@ -496,15 +507,7 @@ describe('other providers and failures', () => {
   });
 
   it('a sync whose process stopped (no heartbeat for a minute) is recorded as cut short, and the next one runs at once', async () => {
-    const school = await makeSchool(app);
-    const provider = await startProvider();
-    seedSchool(provider, { students: 3, teachers: 1, classes: 1 });
-    const connection = await saveConnection(school.inst.tenant, {
-      url: provider.url,
-      token_url: provider.tokenUrl,
-      client_id: provider.clientId,
-      client_secret: provider.clientSecret,
-    });
+    const { school, connection } = await smallConnectedSchool();
     // What a crash three minutes ago leaves: a run marked running, its last heartbeat 65 s old.
     await app.ctx.db.models.OneRosterRun.create({
       id: 'orr_crashed_at_3',
@@ -535,15 +538,7 @@ describe('other providers and failures', () => {
   it('a running sync writes its heartbeat', async () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     try {
-      const school = await makeSchool(app);
-      const provider = await startProvider();
-      seedSchool(provider, { students: 3, teachers: 1, classes: 1 });
-      await saveConnection(school.inst.tenant, {
-        url: provider.url,
-        token_url: provider.tokenUrl,
-        client_id: provider.clientId,
-        client_secret: provider.clientSecret,
-      });
+      const { school, provider } = await smallConnectedSchool();
       let beatsSeen = 0;
       // The SIS answers its first page once two heartbeats have been written.
       provider.beforeAnswer = async () => {

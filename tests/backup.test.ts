@@ -12,6 +12,10 @@ import { createInstitution } from '../server/commands/institutions.js';
 import { BackupFailedError } from '../server/db/backup.js';
 import { connectDatabase } from '../server/db/index.js';
 import { migrations } from '../server/db/migrations/index.js';
+import { isReadOnlyFtsCheck } from '../server/db/search-index.js';
+import { Tenant } from '../server/db/tenant.js';
+import { listPeople } from '../server/commands/people-list.js';
+import { bulkCreateStudents } from '../server/commands/students.js';
 import { startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
 import { cliFails as fails, cliOk as ok, runCliCaptured } from './helpers/cli.js';
 
@@ -50,6 +54,15 @@ async function execSql(file: string, sql: string): Promise<void> {
   });
 }
 
+/**
+ * What SQLite's integrity check finds wrong in a file opened read-only, as a backup's verification
+ * opens it: nothing, once the one line FTS5 cannot check without writing is set aside (a restore
+ * checks the search index on its own copy).
+ */
+const integrityProblems = async (file: string) =>
+  (await query<{ integrity_check: string }>(file, 'PRAGMA integrity_check'))
+    .map((row) => row.integrity_check)
+    .filter((line) => line !== 'ok' && !isReadOnlyFtsCheck(line));
 const appliedIn = async (file: string) => (await query<{ name: string }>(file, 'SELECT name FROM schema_migrations ORDER BY name')).map((row) => row.name);
 const tablesIn = async (file: string) =>
   (await query<{ name: string }>(file, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")).map((row) => row.name);
@@ -178,7 +191,7 @@ describe('cli backup and restore', () => {
       expect(backedUp).toEqual({ file: expect.any(String), files: 0, bytes: 0, missing: [] });
       expect(path.dirname(backedUp.file)).toBe(path.join(dataDir, 'backups'));
       expect(path.basename(backedUp.file)).toMatch(/^campusbridge-\d{8}T\d{6}\.\d{3}Z-manual\.sqlite$/);
-      expect(await query(backedUp.file, 'PRAGMA integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+      expect(await integrityProblems(backedUp.file)).toEqual([]);
       const live = (await db.models.Institution.findAll({ order: [['created_at', 'ASC']] })).map((row) => ({ id: row.id, name: row.name }));
       const copied = await institutionsIn(backedUp.file);
       expect(copied).toContainEqual({ id: kept.id, name: 'Kept Academy' });
@@ -297,6 +310,31 @@ describe('cli backup and restore', () => {
     expect(restored.previous_database).toBeNull();
     expect(await institutionsIn(dbFile(fresh))).toEqual([{ id: older.institutionId, name: 'Riverside High' }]);
     fails(await runCliCaptured(makeDataDir(), 'backup'), 'not_found');
+  });
+
+  it("makes the people search index again when a backup's is incomplete, so q finds everyone after the restore", async () => {
+    const dataDir = makeDataDir();
+    const app = await startTestAppliance({ dataDir });
+    const institution = await createInstitution(app.ctx.db, { name: 'Search Academy', approve: true });
+    const made = await bulkCreateStudents(new Tenant(app.ctx.db, institution.id), [{ full_name: 'Ingrid Sørensen' }, { full_name: 'Søren Kierkegaard' }]);
+    expect(made.created).toBe(2);
+    await app.stop();
+    const copy = ok<{ file: string }>(await runCliCaptured(dataDir, 'backup')).file;
+    // An index that lost a row (another program's write, a bug of an older version): still a sound SQLite file.
+    await execSql(copy, 'DELETE FROM people_search WHERE rowid = (SELECT min(rowid) FROM people_search)');
+    expect(await query(copy, 'SELECT count(*) AS n FROM people_search')).toEqual([{ n: 1 }]);
+    ok(await runCliCaptured(dataDir, 'backup', '--verify', copy));
+
+    const fresh = path.join(makeDataDir(), 'new-data');
+    ok(await runCliCaptured(fresh, 'restore', copy));
+    expect(await query(dbFile(fresh), 'SELECT count(*) AS n FROM people_search')).toEqual([{ n: 2 }]);
+    const restored = await connectDatabase(dbFile(fresh));
+    try {
+      const found = await listPeople(new Tenant(restored, institution.id), 'student', { page: 1, limit: 10, q: 'SØR' });
+      expect(found.items.map((person) => person.full_name).sort()).toEqual(['Ingrid Sørensen', 'Søren Kierkegaard']);
+    } finally {
+      await restored.close();
+    }
   });
 });
 

@@ -103,6 +103,9 @@ const asc = <C extends string>(column: C) => ({ column, direction: 'ASC' as cons
 const desc = <C extends string>(column: C) => ({ column, direction: 'DESC' as const });
 const since = new Date(Date.now() - 3_600_000);
 const byPrimaryKey = /USING INDEX sqlite_autoindex_people_1 \(id=\?\)/;
+/** The trigram index asked for the matches (a MATCH it serves is its constraint `M`), before any person is read. */
+const SEARCH_INDEX_FIRST = /^(SCAN people_search VIRTUAL TABLE INDEX 0:M|SEARCH Person USING INDEX sqlite_autoindex_people_1 \(id=\?\))/;
+const SEARCH_INDEX_USED = /SCAN people_search VIRTUAL TABLE INDEX 0:M[^]*SEARCH keys USING INTEGER PRIMARY KEY \(rowid=\?\)/;
 
 const cases: ListCase[] = [
   { name: 'students', run: () => listPeople(tenant, 'student', page), uses: /people_institution_id_role_created_at_id \(institution_id=\? AND role=\?\)/ },
@@ -129,6 +132,27 @@ const cases: ListCase[] = [
     uses: /SEARCH GroupMember USING (COVERING )?INDEX group_members_institution_id_group_id_student_created_at_student_id \(institution_id=\? AND group_id=\?\)\nSEARCH student USING INDEX sqlite_autoindex_people_1 \(id=\?\)/,
   },
   { name: 'students group_id and email', run: () => listPeople(tenant, 'student', { ...page, group_id: groupId, email: studentEmail, status: 'active' }) },
+  // q (docs/decisions.md#people-search): the FTS5 trigram table first, then each match by primary key; only the matches are sorted.
+  { name: 'students q', run: () => listPeople(tenant, 'student', { ...page, q: 'lovel' }), boundedSort: SEARCH_INDEX_FIRST, uses: SEARCH_INDEX_USED },
+  {
+    name: 'students q by name',
+    run: () => listPeople(tenant, 'student', { ...page, q: 'ada lo', sort: desc('full_name') }),
+    boundedSort: SEARCH_INDEX_FIRST,
+    uses: SEARCH_INDEX_USED,
+  },
+  {
+    name: 'students q status',
+    run: () => listPeople(tenant, 'student', { ...page, q: 'turing', status: 'active' }),
+    boundedSort: SEARCH_INDEX_FIRST,
+    uses: SEARCH_INDEX_USED,
+  },
+  {
+    name: 'students q group_id',
+    run: () => listPeople(tenant, 'student', { ...page, q: 'grace', group_id: groupId }),
+    boundedSort: SEARCH_INDEX_FIRST,
+    uses: SEARCH_INDEX_USED,
+  },
+  { name: 'faculty q', run: () => listPeople(tenant, 'faculty', { ...page, q: 'tim' }), boundedSort: SEARCH_INDEX_FIRST, uses: SEARCH_INDEX_USED },
   { name: 'students last page', run: () => listPeople(tenant, 'student', { page: 3, limit: 2 }) },
   // Sorted pages (docs/decisions.md#sorted-lists): read from the sort's index, either way, no temp B-tree.
   {
@@ -273,8 +297,9 @@ describe('list query plans', () => {
       const context = `${sql}\n${text}`;
       if (process.env.SHOW_PLANS) console.log(context);
       // A SCAN reads a whole table (or a whole index of it); a SEARCH reads a range of an index.
+      // The search index's FTS5 table shows as a SCAN, with the MATCH it serves as its constraint (`M`).
       expect(
-        plan.filter((line) => /^SCAN (?!CONSTANT ROW)/.test(line)),
+        plan.filter((line) => /^SCAN (?!CONSTANT ROW|people_search VIRTUAL TABLE INDEX 0:M)/.test(line)),
         context,
       ).toEqual([]);
       expect(text, context).toMatch(/USING (COVERING )?INDEX|USING (INTEGER )?PRIMARY KEY/);

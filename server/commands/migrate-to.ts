@@ -4,6 +4,7 @@ import { QueryTypes, type Sequelize, type Transaction } from 'sequelize';
 import sqlite3 from 'sqlite3';
 import { FileMasterKeyStore, masterKeyFile, type MasterKeyStore } from '../crypto/master-key.js';
 import { connectDatabase, type ConnectedDatabase } from '../db/index.js';
+import { SQLITE_SEARCH_TABLE_PREFIX } from '../db/migrations/20261206000000-people-search.js';
 import { openPostgres } from '../db/postgres.js';
 import { allRows, closeSqlite, ensureNotInUse, openSqlite } from '../db/sqlite-file.js';
 import { AppError } from '../errors.js';
@@ -15,6 +16,8 @@ const MAX_PARAMETERS = 60_000;
 const MIGRATIONS_TABLE = 'schema_migrations';
 /** Kept by triggers on `people`: the copied people count themselves on PostgreSQL (compared after). */
 const TRIGGER_TABLES = new Set(['person_counts']);
+/** SQLite's own index of people's search text (FTS5 and its shadow tables): PostgreSQL indexes the column itself. */
+const isSqliteSearchTable = (name: string) => name === SQLITE_SEARCH_TABLE_PREFIX || name.startsWith(`${SQLITE_SEARCH_TABLE_PREFIX}_`);
 
 export interface MigrateToSource {
   databaseFile: string;
@@ -161,7 +164,7 @@ interface Table {
 async function copyOrder(reader: sqlite3.Database, target: Sequelize): Promise<Table[]> {
   const sourceTables = (await allRows<{ name: string }>(reader, SQLITE_TABLES))
     .map((row) => row.name)
-    .filter((name) => name !== MIGRATIONS_TABLE && !TRIGGER_TABLES.has(name));
+    .filter((name) => name !== MIGRATIONS_TABLE && !TRIGGER_TABLES.has(name) && !isSqliteSearchTable(name));
   const targetTables = new Set(await publicTables(target));
   const columns = await target.query<{ table_name: string; column_name: string; data_type: string }>(
     `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,

@@ -1,4 +1,5 @@
-import { Op, type WhereOptions } from 'sequelize';
+import { Op, Sequelize, type WhereOptions } from 'sequelize';
+import { searchPatterns } from '../db/search-text.js';
 import { compareInOrder, sortedOrder, type OrderItem } from '../db/sort.js';
 import { cutPage, type Page, type PageRequest, type Tenant } from '../db/tenant.js';
 import type { PersonRecord, PersonRole, PersonRow, PersonStatus } from '../models/person.js';
@@ -15,6 +16,8 @@ export interface PeopleFilter extends PageRequest {
   status?: PersonStatus;
   /** The institution's own identifier (`student_id` on the wire). */
   external_id?: string;
+  /** Part of the name, id or login e-mail, whatever its case and accents (contract §16). */
+  q?: string;
   /** Students only: members of this group. */
   group_id?: string;
   sort?: ListSort<PeopleSortColumn>;
@@ -45,6 +48,51 @@ async function matchingEmail(tenant: Tenant, where: WhereOptions[], email: strin
   ]);
   const ids = [...new Set(matches.flat().map((person) => person.id))];
   return ids.length > 0 ? tenant.people.findAll({ where: { [Op.and]: [...where, { id: { [Op.in]: ids } }] } }) : [];
+}
+
+/**
+ * The conditions `q` adds: every pattern on the stored search text (server/db/search-text.ts). On
+ * PostgreSQL its trigram index serves them; on SQLite the FTS5 trigram table is asked first for
+ * the people whose text holds every part it can look up (an FTS5 phrase of the trigram tokenizer
+ * is a substring, found from the index alone), and those are read by primary key
+ * (docs/decisions.md#people-search).
+ */
+function searchConditions(tenant: Tenant, query: string): WhereOptions[] {
+  const { like, indexed } = searchPatterns(query);
+  const conditions: WhereOptions[] = like.map((pattern) => ({ search_text: { [Op.like]: pattern } }));
+  if (!tenant.onPostgres && indexed.length > 0) {
+    // Folded text holds letters, digits and spaces only: nothing to escape inside the quotes.
+    const phrases = indexed.map((core) => `"${core}"`).join(' AND ');
+    conditions.push({
+      id: {
+        [Op.in]: Sequelize.literal(
+          `(SELECT keys.person_id FROM people_search JOIN people_search_keys AS keys ON keys.search_rowid = people_search.rowid WHERE people_search MATCH ${tenant.sqlString(phrases)})`,
+        ),
+      },
+    });
+  }
+  return conditions;
+}
+
+/**
+ * A page of `q`'s matches: their ids in the page's order in one read (the search index looked up
+ * once, the matches read by primary key and sorted), the total counted from them, then the page's
+ * people. The cost follows the matches, never the institution.
+ */
+async function searchPage(tenant: Tenant, where: WhereOptions[], filter: PeopleFilter, order: OrderItem[]): Promise<Page<PersonRecord>> {
+  const people = tenant.people.byKey();
+  const matches = await people.findAllPlain({ attributes: ['id'], where: { [Op.and]: where }, order });
+  const offset = (filter.page - 1) * filter.limit;
+  const ids = matches.slice(offset, offset + filter.limit).map((match) => match.id);
+  const rows = ids.length > 0 ? await people.findAllPlain({ where: { id: { [Op.in]: ids } } }) : [];
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return {
+    items: ids.flatMap((id) => byId.get(id) ?? []),
+    page: filter.page,
+    limit: filter.limit,
+    total: matches.length,
+    totalPages: Math.ceil(matches.length / filter.limit),
+  };
 }
 
 const MEMBER_ORDER: OrderItem[] = [
@@ -108,7 +156,7 @@ async function groupPage(tenant: Tenant, groupId: string, where: WhereOptions[],
 async function sortedGroupPage(tenant: Tenant, groupId: string, where: WhereOptions[], filter: PeopleFilter, order: OrderItem[]): Promise<Page<PersonRecord>> {
   const members = await tenant.groupMembers.findAll({ attributes: ['student_id'], where: { group_id: groupId } });
   if (members.length === 0) return cutPage(0, filter, order, async () => []);
-  return tenant.people.pagePlain({ where: { [Op.and]: [...where, { id: { [Op.in]: members.map((member) => member.student_id) } }] }, order }, filter);
+  return tenant.people.byKey().pagePlain({ where: { [Op.and]: [...where, { id: { [Op.in]: members.map((member) => member.student_id) } }] }, order }, filter);
 }
 
 /** How many people of a role (and status) the institution has, from the counts its triggers keep. */
@@ -129,6 +177,7 @@ export async function listPeople(tenant: Tenant, role: PersonRole, filter: Peopl
   const where: WhereOptions[] = [{ role }];
   if (filter.status) where.push({ status: filter.status });
   if (filter.external_id) where.push({ external_id: filter.external_id });
+  if (filter.q) where.push(...searchConditions(tenant, filter.q));
   const order = sortedOrder(filter.sort, SORT_COLUMNS, CREATION_ORDER);
   if (filter.email) {
     // A few people by their email; in the group, when one is given, by their memberships' key.
@@ -153,10 +202,12 @@ export async function listPeople(tenant: Tenant, role: PersonRole, filter: Peopl
   if (filter.group_id) {
     // A group's members are all students.
     if (role !== 'student') return cutPage(0, filter, undefined, async () => []);
-    return filter.sort && filter.sort.column !== 'created_at'
+    // Matches of `q` in a group: the group's members, then those that match.
+    return filter.q || (filter.sort && filter.sort.column !== 'created_at')
       ? sortedGroupPage(tenant, filter.group_id, where, filter, order)
       : groupPage(tenant, filter.group_id, where, filter);
   }
+  if (filter.q) return searchPage(tenant, where, filter, order);
   const counted = filter.external_id ? undefined : await countPeople(tenant, role, filter.status);
   return tenant.people.pagePlain({ where: { [Op.and]: where }, order }, filter, counted);
 }

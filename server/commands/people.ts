@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import { searchTextOf } from '../db/search-text.js';
 import type { Tenant, TenantTx } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { emit, emitAll } from '../events/emit.js';
@@ -208,6 +209,7 @@ export async function createPeople(tx: TenantTx, role: PersonRole, inputs: reado
       personal_email_index: null,
       ...personalEmailColumns(tx, input.personal_email),
       status: 'active' as const,
+      search_text: searchTextOf({ full_name: input.full_name, external_id: input.external_id ?? null, login_email: loginEmails[index]! }),
       created_at: createdAt[index]!,
       updated_at: createdAt[index]!,
     })),
@@ -242,6 +244,15 @@ export interface PersonPatch {
   personal_email?: string | null;
 }
 
+/** Sets `changes.search_text` for a person whose name or id `changes` changes. */
+function searchable(person: PersonRow, changes: Partial<PersonRow>): void {
+  changes.search_text = searchTextOf({
+    full_name: changes.full_name ?? person.full_name,
+    external_id: changes.external_id !== undefined ? changes.external_id : person.external_id,
+    login_email: person.login_email,
+  });
+}
+
 /** PATCH: changes what is given; emits `<role>.updated` with the names of the fields that changed. */
 export async function updatePerson(tenant: Tenant, role: PersonRole, ref: string, patch: PersonPatch): Promise<PersonRow> {
   return tenant.inTransaction(async (tx) => {
@@ -261,6 +272,7 @@ export async function updatePerson(tenant: Tenant, role: PersonRole, ref: string
       changes.status = patch.status;
       changed.push('status');
     }
+    if (changes.full_name !== undefined || changes.external_id !== undefined) searchable(person, changes);
     // Personal email changes are saved but not announced: the event must not hint at it.
     Object.assign(changes, personalEmailColumns(tx, patch.personal_email));
     if (Object.keys(changes).length === 0) return person;

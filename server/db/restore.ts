@@ -5,6 +5,7 @@ import { AppError } from '../errors.js';
 import { backupFileName, backupsDir, type BackupSource } from './backup.js';
 import { addUploadsToBackup, checkBackupFiles, extractBackupFiles, holdsFiles, type BackupFilesCheck, type BackupFilesSummary } from './backup-files.js';
 import { migrations } from './migrations/index.js';
+import { isReadOnlyFtsCheck, remakeSearchIndexIfStale } from './search-index.js';
 import { allRows, closeSqlite, copyDatabase, errorMessage, lockExclusively, onlineCopy, openSqlite, sameFile } from './sqlite-file.js';
 
 /**
@@ -71,10 +72,14 @@ export async function restoreDatabase(destination: BackupSource, candidate: stri
   }
 }
 
-/** Writes a staged backup's files into `dir` and leaves the staged file the database alone; null when it holds none. */
+/**
+ * Writes a staged backup's files into `dir` and leaves the staged file the database alone; null
+ * when it holds none. Its search index is checked on the way, and made again if damaged.
+ */
 async function extractStagedFiles(staged: string, dir: string): Promise<BackupFilesSummary | null> {
   const db = await openSqlite(staged, sqlite3.OPEN_READWRITE);
   try {
+    await remakeSearchIndexIfStale(db);
     return (await holdsFiles(db)) ? await extractBackupFiles(db, dir) : null;
   } finally {
     await closeSqlite(db);
@@ -104,7 +109,7 @@ export async function verifyCampusBridgeDatabase(file: string): Promise<{ migrat
         ? refuse('is not a SQLite database')
         : refuse(`cannot be read as a SQLite database (${errorMessage(error)})`);
     }
-    const problems = check.map((row) => row.integrity_check).filter((result) => result !== 'ok');
+    const problems = check.map((row) => row.integrity_check).filter((result) => result !== 'ok' && !isReadOnlyFtsCheck(result));
     if (problems.length) throw refuse(`is damaged: SQLite's integrity check reports "${problems[0]}"`);
     const tables = await allRows<{ name: string }>(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'");
     if (!tables.length) throw refuse('is a SQLite database but not a CampusBridge one (it has no schema_migrations table)');

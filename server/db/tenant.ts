@@ -1,4 +1,5 @@
 import {
+  literal,
   Op,
   type Sequelize,
   type Attributes,
@@ -132,10 +133,27 @@ export class ScopedRepo<M extends TenantOwned> {
     private readonly model: ModelStatic<M>,
     private readonly institutionId: string,
     private readonly transaction: Transaction | null,
+    private readonly keyed = false,
   ) {}
 
+  /**
+   * The same table for reads whose WHERE picks rows by primary key (`id IN (…)`, a list or a
+   * subquery): the institution is then checked on each row found instead of choosing the index.
+   * Without statistics, SQLite's planner prefers an index that starts with institution_id to a
+   * list of more than a few ids, and reads the institution's whole range to find them
+   * (docs/decisions.md#people-search); a unary `+` keeps the column out of its choice and changes
+   * nothing else. PostgreSQL plans from statistics and gets the plain condition.
+   */
+  byKey(): ScopedRepo<M> {
+    return new ScopedRepo(this.model, this.institutionId, this.transaction, true);
+  }
+
   private scoped(where: WhereOptions<Attributes<M>> | undefined): WhereOptions<Attributes<M>> {
-    const own = { institution_id: this.institutionId } as unknown as WhereOptions<Attributes<M>>;
+    const own = (this.keyed && !isPostgres(this.model.sequelize!)
+      ? literal(
+          `+${this.model.sequelize!.getQueryInterface().quoteIdentifier(this.model.name)}.institution_id = ${this.model.sequelize!.escape(this.institutionId)}`,
+        )
+      : { institution_id: this.institutionId }) as unknown as WhereOptions<Attributes<M>>;
     return where ? ({ [Op.and]: [where, own] } as WhereOptions<Attributes<M>>) : own;
   }
 
@@ -410,6 +428,11 @@ export class Tenant {
       ltiPlatformExists: async (issuer, clientId) => (await models.LtiPlatform.count({ where: { issuer, client_id: clientId }, transaction: tx })) > 0,
     };
     this.fieldCrypto = db.fieldCrypto;
+  }
+
+  /** Whether this is PostgreSQL, for the few reads written differently for each database (the people search index). */
+  get onPostgres(): boolean {
+    return isPostgres(this.db.sequelize);
   }
 
   /** The value as an SQL string literal in this database's dialect (for patterns built in SQL); reads nothing. */

@@ -17,6 +17,8 @@ export interface PersonRow extends Model<InferAttributes<PersonRow>, InferCreati
   /** HMAC of the lower-cased personal email, for the `email` filter. */
   personal_email_index: string | null;
   status: PersonStatus;
+  /** Name, id and login e-mail folded for `q` (server/db/search-text.ts); set with them on every write. */
+  search_text: string;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -38,6 +40,7 @@ export function definePerson(sequelize: Sequelize) {
       personal_email_sealed: { type: DataTypes.TEXT, allowNull: true },
       personal_email_index: { type: DataTypes.STRING(64), allowNull: true },
       status: { type: DataTypes.STRING(16), allowNull: false },
+      search_text: { type: DataTypes.TEXT, allowNull: false },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

@@ -5,13 +5,18 @@
 // SQLite, `{ databaseUrl }` on PostgreSQL (database.mjs).
 import { api } from './appliance.mjs';
 import { openDatabase, storedMs } from './database.mjs';
+import { benchName } from './names.mjs';
 
 export const BULK_SIZE = 200;
 
-/** `count` students for one bulk call; `tag` keeps names and student ids unique across calls. */
+/** A number from a call's tag, so each call combines the names differently. */
+const seedOf = (tag) => [...tag].reduce((sum, char) => (sum * 31 + char.charCodeAt(0)) % 100_003, 0);
+
+/** `count` students for one bulk call, with names as a district has them (names.mjs); `tag` keeps student ids unique across calls. */
 export function bulkBody(tag, count = BULK_SIZE) {
+  const seed = seedOf(tag);
   return {
-    students: Array.from({ length: count }, (_, i) => ({ full_name: `Bench ${tag} Student${i}`, student_id: `${tag}-${i}` })),
+    students: Array.from({ length: count }, (_, i) => ({ full_name: benchName(seed, i), student_id: `${tag}-${i}` })),
   };
 }
 
@@ -68,9 +73,10 @@ export async function topUpStudents({ database, institutionId, count, tag }) {
     const at = db.stamp(`${BIGINT(':base')} + 2 * n`);
     await db.transaction(async () => {
       await db.run(
-        `${db.sequence(':count')} INSERT INTO people (id, institution_id, role, login_email, full_name, external_id, status, created_at, updated_at)
+        `${db.sequence(':count')} INSERT INTO people (id, institution_id, role, login_email, full_name, external_id, status, search_text, created_at, updated_at)
          SELECT ${id('stu')}, :inst, 'student', 'sql.' || :tag || n || :domain, 'Sql ' || :tag || ' Student' || n, :tag || '-sql-' || n,
-                CASE WHEN n % 50 = 0 THEN 'suspended' ELSE 'active' END, ${at}, ${at} FROM seq`,
+                CASE WHEN n % 50 = 0 THEN 'suspended' ELSE 'active' END,
+                ' sql ' || lower(:tag) || ' student' || n || ' ' || lower(:tag) || ' sql ' || n || ' sql ' || lower(:tag) || n || ' ', ${at}, ${at} FROM seq`,
         params,
       );
       await db.run(

@@ -1,6 +1,8 @@
 // The benchmark's table: every figure of issue 15 with its goal, the measured value and whether
 // it is met, in Markdown so it can go into docs/performance.md as printed.
-const LIST_FILTERS = ['none', 'email', 'group_id', 'student_id', 'status', 'last page'];
+const LIST_FILTERS = ['none', 'email', 'group_id', 'student_id', 'status', 'last page', 'q'];
+/** Filters whose matches grow with the institution (a family name is one student in 160): their cost may grow with it too. */
+const GROWING_MATCHES = new Set(['q']);
 
 const ms = (value) => (Number.isFinite(value) ? `${value < 10 ? value.toFixed(1) : Math.round(value)} ms` : 'timeout');
 const int = (value) => Math.round(value).toLocaleString('en-US');
@@ -84,7 +86,7 @@ export function figureRows(r) {
 }
 
 export function growthRows(r) {
-  const rows = LIST_FILTERS.map((filter) => {
+  const rows = LIST_FILTERS.filter((filter) => !GROWING_MATCHES.has(filter)).map((filter) => {
     const ratio = growth(r.lists.small[filter].p99Ms, r.lists.big[filter].p99Ms);
     return { figure: `students list p99, ${filter}`, from: r.sizes.smallStudents, to: r.sizes.bigStudents, ratio, ok: ratio < 2 };
   });

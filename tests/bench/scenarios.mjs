@@ -6,6 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { api, root } from './appliance.mjs';
 import { fixedRate, median, sequential, throughput } from './drivers.mjs';
 import { bulkBody, bulkCall } from './load-data.mjs';
+import { SEARCHES } from './names.mjs';
 
 const SETTLE_TIMEOUT_MS = 60_000;
 
@@ -72,6 +73,7 @@ export async function measureLists({ origin, keys, samples, groupId, rate, secon
     student_id: (i) => `/v1/students?limit=50&student_id=${pick(samples.studentIds, i)}`,
     status: () => '/v1/students?limit=50&status=active',
     'last page': () => `/v1/students?limit=50&page=${lastPage}`,
+    q: (i) => `/v1/students?limit=50&q=${pick(SEARCHES, i)}`,
   };
   const results = {};
   for (const [filter, pathFor] of Object.entries(paths)) {

@@ -79,6 +79,44 @@ describe.skipIf(!chromiumAvailable())('Sorting lists in the portal', () => {
     await page.context().close();
   });
 
+  it('students and faculty: the search box finds part of a name without its accents, keeps the sort, and says what a one-letter search lacks', async () => {
+    const { page, errors } = await openPage(browser);
+    await signInOnPage(page, app.origin, demo.admin.account.email, demo.admin.password);
+    await page.goto(`${app.origin}/#/i/${demo.institution.id}/students?sort=-full_name`);
+    const box = page.getByRole('search', { name: 'Find a student' });
+    await box.getByRole('textbox').fill('CHLOE dub');
+    await box.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => firstColumn(page)).toEqual(['Chloé Dubois']);
+    expect(page.url()).toMatch(/q=CHLOE(\+|%20)dub/);
+    expect(page.url()).toMatch(/sort=-full_name/);
+    await shot(page, 'students-search');
+
+    // Two matches ("ia" starts no word of the others), in the sort's order.
+    await box.getByRole('textbox').fill('garc');
+    await box.getByRole('button', { name: 'Search' }).click();
+    const garcias = (await apiNames('-full_name')).filter((name) => /garc[ií]a/i.test(name));
+    expect(garcias.length).toBeGreaterThan(0);
+    await expect.poll(() => firstColumn(page)).toEqual(garcias);
+
+    // A whole e-mail address is matched exactly: the personal one too.
+    await box.getByRole('textbox').fill('chloe.dubois@example.org');
+    await box.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => firstColumn(page)).toEqual(['Chloé Dubois']);
+    expect(page.url()).toMatch(/email=chloe\.dubois%40example\.org/);
+
+    await box.getByRole('textbox').fill('c');
+    await box.getByRole('button', { name: 'Search' }).click();
+    await page.getByText(/at least 2 letters or digits of a name, student ID or login e-mail/i).waitFor();
+
+    await page.goto(`${app.origin}/#/i/${demo.institution.id}/faculty`);
+    const facultyBox = page.getByRole('search', { name: 'Find a faculty member' });
+    await facultyBox.getByRole('textbox').fill('okaf');
+    await facultyBox.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => firstColumn(page)).toEqual(['Miriam Okafor']);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('deliveries: newest first by default; the Created header flips to oldest first', async () => {
     const { page, errors } = await openPage(browser);
     await signInOnPage(page, app.origin, demo.admin.account.email, demo.admin.password);

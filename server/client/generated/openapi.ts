@@ -5884,6 +5884,8 @@ export interface operations {
     listStudents: {
         parameters: {
             query?: {
+                /** @description Part of the full name, the student ID or the login e-mail, whatever its case and accents ("sorens" and "SØR" both find "Ingrid Sørensen"). Each word must match: a word of 3 characters or more anywhere, a shorter one at the start of a word. Combines with the other filters and with `sort`. */
+                q?: string;
                 /** @description Login email or personal email, case-insensitive, exact. */
                 email?: string;
                 status?: "active" | "suspended";
@@ -7861,6 +7863,8 @@ export interface operations {
     listFaculty: {
         parameters: {
             query?: {
+                /** @description Part of the full name, the faculty ID or the login e-mail, whatever its case and accents ("sorens" and "SØR" both find "Ingrid Sørensen"). Each word must match: a word of 3 characters or more anywhere, a shorter one at the start of a word. Combines with the other filters and with `sort`. */
+                q?: string;
                 /** @description Login email, case-insensitive, exact. */
                 email?: string;
                 status?: "active" | "suspended";

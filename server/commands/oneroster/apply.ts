@@ -75,6 +75,7 @@ export async function applyPlan(tx: TenantTx, connection: OneRosterConnectionRow
       changes.external_id = update.external_id;
       changed.push(update.role === 'student' ? 'student_id' : 'faculty_id');
     }
+    if (update.search_text !== undefined) changes.search_text = update.search_text;
     if (update.email !== undefined) Object.assign(changes, personalEmailColumns(tx, update.email));
     if (update.status === 'suspended' && Object.keys(changes).length === 0) {
       suspendIds[update.role].push(update.id);

@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import { searchTextOf } from '../../db/search-text.js';
 import type { TenantTx } from '../../db/tenant.js';
 import type { PersonRole, PersonStatus } from '../../models/person.js';
 import type { OneRosterConnectionRow, OneRosterSyncKind } from '../../models/oneroster.js';
@@ -9,6 +10,7 @@ import type { Roster, SisUser } from './client.js';
 interface KnownPerson {
   id: string;
   role: PersonRole;
+  login_email: string;
   full_name: string;
   external_id: string | null;
   personal_email_index: string | null;
@@ -34,6 +36,8 @@ export interface PersonUpdate {
   /** Only the fields that change. */
   full_name?: string;
   external_id?: string;
+  /** Set with a new name or id: what `q` finds the person by (server/db/search-text.ts). */
+  search_text?: string;
   email?: string;
   /** Set when the status changes: `suspended` (tobedeleted, disabled or gone) or `active` again. */
   status?: PersonStatus;
@@ -144,7 +148,7 @@ export async function planSync(tx: TenantTx, connection: OneRosterConnectionRow,
   const linkedTargets = new Set(linkRows.map((row) => row.target_id));
 
   const people = (await tx.people.findAllPlain({
-    attributes: ['id', 'role', 'full_name', 'external_id', 'personal_email_index', 'status', 'created_at'],
+    attributes: ['id', 'role', 'login_email', 'full_name', 'external_id', 'personal_email_index', 'status', 'created_at'],
   })) as KnownPerson[];
   const byId = new Map(people.map((person) => [person.id, person]));
   const byExternal = new Map<string, KnownPerson>();
@@ -186,6 +190,13 @@ export async function planSync(tx: TenantTx, connection: OneRosterConnectionRow,
       if (user.identifier && user.identifier !== person.external_id && !takenExternal.has(externalKey)) {
         update.external_id = user.identifier;
         takenExternal.add(externalKey);
+      }
+      if (update.full_name !== undefined || update.external_id !== undefined) {
+        update.search_text = searchTextOf({
+          full_name: update.full_name ?? person.full_name,
+          external_id: update.external_id ?? person.external_id,
+          login_email: person.login_email,
+        });
       }
       if (user.email && emailIndex !== person.personal_email_index) update.email = user.email;
       const status: PersonStatus = user.active ? 'active' : 'suspended';

@@ -30,6 +30,7 @@ import { ltiRegistration } from './20261204020000-lti-registration.js';
 import { ltiDynamicRegistration } from './20261204030000-lti-dynamic-registration.js';
 import { onerosterHeartbeat } from './20261205000000-oneroster-heartbeat.js';
 import { mailLinkBase } from './20261205010000-mail-link-base.js';
+import { peopleSearch } from './20261206000000-people-search.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -64,4 +65,5 @@ export const migrations: Migration[] = [
   ltiDynamicRegistration,
   onerosterHeartbeat,
   mailLinkBase,
+  peopleSearch,
 ];

@@ -1,4 +1,5 @@
 import { sortQuery } from '../../validation/sort.js';
+import { peopleSearch } from '../../validation/people.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 
@@ -35,6 +36,7 @@ export const facultySchema = z
   .openapi('Faculty');
 
 export const listFacultyQuery = z.strictObject({
+  q: peopleSearch('faculty ID'),
   email: z.string().max(320).optional().openapi({ description: 'Login email, case-insensitive, exact.' }),
   status: facultyStatus.optional(),
   sort: sortQuery(['full_name', 'faculty_id', 'created_at'], 'oldest first'),

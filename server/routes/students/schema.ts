@@ -1,6 +1,6 @@
 import { sortQuery } from '../../validation/sort.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
-import { createStudentBody, externalId, fullName, personalEmail, studentStatus } from '../../validation/people.js';
+import { createStudentBody, externalId, fullName, peopleSearch, personalEmail, studentStatus } from '../../validation/people.js';
 import { z } from '../../validation/zod.js';
 
 export { createStudentBody, studentStatus };
@@ -65,6 +65,7 @@ export const bulkStudentsResponse = z
   });
 
 export const listStudentsQuery = z.strictObject({
+  q: peopleSearch('student ID'),
   email: z.string().max(320).optional().openapi({ description: 'Login email or personal email, case-insensitive, exact.' }),
   status: studentStatus.optional(),
   student_id: z.string().max(100).optional().openapi({ description: "The institution's own student identifier." }),

@@ -12,7 +12,7 @@ import { areaKey, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import type { Faculty } from './faculty';
 
-const FILTERS = ['email', 'status'] as const;
+const FILTERS = ['q', 'email', 'status'] as const;
 
 export function FacultyPage() {
   const institution = useInstitution();
@@ -53,11 +53,11 @@ export function FacultyPage() {
       />
       <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox
-          label="Find by email"
-          placeholder="name@…"
-          description="Login email, exact."
-          value={filters.email}
-          onSearch={(value) => setFilters({ email: value })}
+          label="Find a faculty member"
+          placeholder="Name, faculty ID or e-mail"
+          description="Part of a name or faculty ID (accents optional), or a whole login e-mail."
+          value={filters.q || filters.email}
+          onSearch={(value) => setFilters(value.includes('@') && !value.startsWith('@') ? { email: value, q: null } : { q: value, email: null })}
         />
         <Select
           label="Status"
@@ -81,7 +81,7 @@ export function FacultyPage() {
         sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
-            ? { title: 'Nobody matches', description: 'The email must match a whole login email. Clear the filters to see everyone.' }
+            ? { title: 'Nobody matches', description: 'Try fewer letters or another part of the name. Clear the filters to see everyone.' }
             : {
                 title: 'No faculty yet',
                 description: 'Groups and exams need an owning teacher: add one first.',

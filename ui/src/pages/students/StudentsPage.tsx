@@ -15,7 +15,7 @@ import { areaKey, dataPath, PICKER_LIMIT, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import type { Student } from './students';
 
-const FILTERS = ['email', 'student_id', 'status', 'group_id'] as const;
+const FILTERS = ['q', 'email', 'student_id', 'status', 'group_id'] as const;
 
 export function StudentsPage() {
   const institution = useInstitution();
@@ -45,9 +45,11 @@ export function StudentsPage() {
     [],
   );
 
-  // One box for the two exact-match filters the API has: an email has an @, anything else is a student ID.
-  const searched = filters.email || filters.student_id;
-  const search = (value: string) => setFilters(value.includes('@') ? { email: value, student_id: null } : { student_id: value, email: null });
+  // One box: a whole e-mail address (login or personal) is matched exactly, anything else is
+  // part of a name, student ID or login e-mail (`q`, whatever its case and accents).
+  const searched = filters.q || filters.email || filters.student_id;
+  const search = (value: string) =>
+    setFilters(value.includes('@') && !value.startsWith('@') ? { email: value, q: null, student_id: null } : { q: value, email: null, student_id: null });
 
   return (
     <>
@@ -66,8 +68,8 @@ export function StudentsPage() {
       <FilterBar filtered={filtered} onClear={clear}>
         <SearchBox
           label="Find a student"
-          placeholder="Email or student ID"
-          description="Login email, personal email or student ID, exact."
+          placeholder="Name, student ID or e-mail"
+          description="Part of a name or student ID (accents optional), or a whole e-mail address."
           value={searched}
           onSearch={search}
         />
@@ -104,7 +106,7 @@ export function StudentsPage() {
         sort={{ value: sort, onChange: setSort }}
         empty={
           filtered
-            ? { title: 'No student matches', description: 'Searches match a whole email or student ID. Clear the filters to see everyone.' }
+            ? { title: 'No student matches', description: 'Try fewer letters or another part of the name. Clear the filters to see everyone.' }
             : {
                 title: 'No students yet',
                 description: 'Add them here, import a list, or provision them from your SIS through the API.',

@@ -164,6 +164,8 @@ describe.skipIf(skip)('migrate-to: SQLite to PostgreSQL', () => {
       try {
         const modelsOf = (db: Database) => db.models as unknown as Record<string, ModelStatic<Model>>;
         for (const [name, model] of Object.entries(modelsOf(source))) {
+          // SQLite's own search index (PostgreSQL indexes people.search_text itself): compared through q below.
+          if (model.getTableName() === 'people_search_rows') continue;
           const order = model.primaryKeyAttributes.map((key) => [key, 'ASC'] as [string, string]);
           const read = async (db: Database) => (await modelsOf(db)[name]!.findAll({ order })).map((row) => normalized(model, row.get({ plain: true })));
           const [here, there] = await Promise.all([read(source), read(target)]);

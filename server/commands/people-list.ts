@@ -50,23 +50,25 @@ async function matchingEmail(tenant: Tenant, where: WhereOptions[], email: strin
   return ids.length > 0 ? tenant.people.findAll({ where: { [Op.and]: [...where, { id: { [Op.in]: ids } }] } }) : [];
 }
 
+/** An FTS5 query of the trigram table: every part as a phrase, which this tokenizer matches as a substring. */
+function ftsQuery(indexed: readonly string[]): string {
+  // Folded text holds letters, digits and spaces only: nothing to escape inside the quotes.
+  return indexed.map((core) => `"${core}"`).join(' AND ');
+}
+
 /**
- * The conditions `q` adds: every pattern on the stored search text (server/db/search-text.ts). On
- * PostgreSQL its trigram index serves them; on SQLite the FTS5 trigram table is asked first for
- * the people whose text holds every part it can look up (an FTS5 phrase of the trigram tokenizer
- * is a substring, found from the index alone), and those are read by primary key
- * (docs/decisions.md#people-search).
+ * The conditions `q` adds on `people`: every pattern on the stored search text
+ * (server/db/search-text.ts), which PostgreSQL's trigram index serves; on SQLite, also the FTS5
+ * matches, read by primary key (docs/decisions.md#people-search).
  */
 function searchConditions(tenant: Tenant, query: string): WhereOptions[] {
   const { like, indexed } = searchPatterns(query);
   const conditions: WhereOptions[] = like.map((pattern) => ({ search_text: { [Op.like]: pattern } }));
   if (!tenant.onPostgres && indexed.length > 0) {
-    // Folded text holds letters, digits and spaces only: nothing to escape inside the quotes.
-    const phrases = indexed.map((core) => `"${core}"`).join(' AND ');
     conditions.push({
       id: {
         [Op.in]: Sequelize.literal(
-          `(SELECT keys.person_id FROM people_search JOIN people_search_keys AS keys ON keys.search_rowid = people_search.rowid WHERE people_search MATCH ${tenant.sqlString(phrases)})`,
+          `(SELECT rows.person_id FROM people_search JOIN people_search_rows AS rows ON rows.search_rowid = people_search.rowid WHERE people_search MATCH ${tenant.sqlString(ftsQuery(indexed))})`,
         ),
       },
     });
@@ -74,24 +76,79 @@ function searchConditions(tenant: Tenant, query: string): WhereOptions[] {
   return conditions;
 }
 
-/**
- * A page of `q`'s matches: their ids in the page's order in one read (the search index looked up
- * once, the matches read by primary key and sorted), the total counted from them, then the page's
- * people. The cost follows the matches, never the institution.
- */
-async function searchPage(tenant: Tenant, where: WhereOptions[], filter: PeopleFilter, order: OrderItem[]): Promise<Page<PersonRecord>> {
-  const people = tenant.people.byKey();
-  const matches = await people.findAllPlain({ attributes: ['id'], where: { [Op.and]: where }, order });
-  const offset = (filter.page - 1) * filter.limit;
-  const ids = matches.slice(offset, offset + filter.limit).map((match) => match.id);
-  const rows = ids.length > 0 ? await people.findAllPlain({ where: { id: { [Op.in]: ids } } }) : [];
+/** The people of `ids`, in that order. */
+async function peopleInOrder(tenant: Tenant, ids: readonly string[]): Promise<PersonRecord[]> {
+  if (ids.length === 0) return [];
+  const rows = await tenant.people.byKey().findAllPlain({ where: { id: { [Op.in]: [...ids] } } });
   const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+type Counted<T> = T & { matches?: number | string };
+
+/** A page cut in SQL with its matches counted beside it (`count(*) OVER ()`); a page past the end has no row to carry the number, and counts it. */
+async function countedPage<T>(filter: PageRequest, read: (limit: number, offset: number) => Promise<Array<Counted<T>>>, count: () => Promise<number>) {
+  const offset = (filter.page - 1) * filter.limit;
+  const rows = await read(filter.limit, offset);
+  const total = rows.length > 0 ? Number(rows[0]!.matches) : offset > 0 ? await count() : 0;
+  return { rows, total, page: filter.page, limit: filter.limit, totalPages: Math.ceil(total / filter.limit) };
+}
+
+const COUNTED = { include: [[Sequelize.literal('count(*) OVER ()'), 'matches']] as Array<[ReturnType<typeof Sequelize.literal>, string]> };
+
+/**
+ * A page of `q`'s matches in one statement, counted beside it, so only the page's rows come back;
+ * the cost follows the matches, never the institution.
+ *
+ * - SQLite: the FTS5 matches, then each one's narrow row by its integer key
+ *   (`people_search_rows`: institution, role, status, id, name, creation time), filtered and
+ *   sorted there; `people` is read for the page alone.
+ * - PostgreSQL: `people` itself, its trigram index serving the patterns.
+ */
+async function searchPage(
+  tenant: Tenant,
+  filters: readonly WhereOptions[],
+  query: string,
+  request: PageRequest,
+  order: OrderItem[],
+): Promise<Page<PersonRecord>> {
+  if (tenant.onPostgres) {
+    const where = { [Op.and]: [...filters, ...searchConditions(tenant, query)] };
+    const page = await countedPage<PersonRecord>(
+      request,
+      (limit, offset) => tenant.people.findAllPlain({ attributes: COUNTED, where, order, limit, offset }),
+      () => tenant.people.count({ where }),
+    );
+    return { ...page, items: page.rows.map(({ matches: _matches, ...person }) => person) };
+  }
+  const { like, indexed } = searchPatterns(query);
+  // Parts of one or two characters at the start of a word have no trigram: checked on the FTS row's text.
+  const short = like.filter((pattern) => !indexed.some((core) => pattern === `%${core}%`));
+  const matches = `SELECT rowid FROM people_search WHERE people_search MATCH ${tenant.sqlString(ftsQuery(indexed))}${short
+    .map((pattern) => ` AND search_text LIKE ${tenant.sqlString(pattern)}`)
+    .join('')}`;
+  // The filters' columns (role, status, external_id) have the same names on the narrow rows.
+  const where = { [Op.and]: [...filters, { search_rowid: { [Op.in]: Sequelize.literal(`(${matches})`) } }] };
+  const rows = tenant.peopleSearchRows.byKey();
+  const page = await countedPage<{ person_id: string }>(
+    request,
+    (limit, offset) =>
+      rows.findAllPlain({
+        attributes: ['person_id', ...COUNTED.include],
+        where,
+        order: order.map(([column, direction]) => [column === 'id' ? 'person_id' : column, direction]),
+        limit,
+        offset,
+      }),
+    () => rows.count({ where }),
+  );
+  const { rows: found, ...counts } = page;
   return {
-    items: ids.flatMap((id) => byId.get(id) ?? []),
-    page: filter.page,
-    limit: filter.limit,
-    total: matches.length,
-    totalPages: Math.ceil(matches.length / filter.limit),
+    ...counts,
+    items: await peopleInOrder(
+      tenant,
+      found.map((row) => row.person_id),
+    ),
   };
 }
 
@@ -177,8 +234,10 @@ export async function listPeople(tenant: Tenant, role: PersonRole, filter: Peopl
   const where: WhereOptions[] = [{ role }];
   if (filter.status) where.push({ status: filter.status });
   if (filter.external_id) where.push({ external_id: filter.external_id });
-  if (filter.q) where.push(...searchConditions(tenant, filter.q));
   const order = sortedOrder(filter.sort, SORT_COLUMNS, CREATION_ORDER);
+  if (filter.q && !filter.email && !filter.group_id) return searchPage(tenant, where, filter.q, filter, order);
+  // With an email or a group, q narrows the few people those find.
+  if (filter.q) where.push(...searchConditions(tenant, filter.q));
   if (filter.email) {
     // A few people by their email; in the group, when one is given, by their memberships' key.
     let found = await matchingEmail(tenant, where, filter.email);
@@ -207,7 +266,6 @@ export async function listPeople(tenant: Tenant, role: PersonRole, filter: Peopl
       ? sortedGroupPage(tenant, filter.group_id, where, filter, order)
       : groupPage(tenant, filter.group_id, where, filter);
   }
-  if (filter.q) return searchPage(tenant, where, filter, order);
   const counted = filter.external_id ? undefined : await countPeople(tenant, role, filter.status);
   return tenant.people.pagePlain({ where: { [Op.and]: where }, order }, filter, counted);
 }

@@ -32,11 +32,11 @@ export async function remakeSearchIndexIfStale(db: sqlite3.Database): Promise<bo
   let healthy: boolean;
   try {
     await run(db, "INSERT INTO people_search (people_search) VALUES ('integrity-check')");
-    const [counts] = await allRows<{ people: number; keys: number; indexed: number }>(
+    const [counts] = await allRows<{ people: number; rows: number; indexed: number }>(
       db,
-      'SELECT (SELECT count(*) FROM people) AS people, (SELECT count(*) FROM people_search_keys) AS keys, (SELECT count(*) FROM people_search) AS indexed',
+      'SELECT (SELECT count(*) FROM people) AS people, (SELECT count(*) FROM people_search_rows) AS rows, (SELECT count(*) FROM people_search) AS indexed',
     );
-    healthy = counts!.people === counts!.keys && counts!.keys === counts!.indexed;
+    healthy = counts!.people === counts!.rows && counts!.rows === counts!.indexed;
   } catch {
     healthy = false;
   }
@@ -46,7 +46,7 @@ export async function remakeSearchIndexIfStale(db: sqlite3.Database): Promise<bo
     // Dropped and made again, as the migration made them: a damaged FTS5 table may refuse a DELETE.
     // The triggers on `people` name the tables, and find the new ones.
     await run(db, 'DROP TABLE people_search');
-    await run(db, 'DROP TABLE IF EXISTS people_search_keys');
+    await run(db, 'DROP TABLE IF EXISTS people_search_rows');
     for (const sql of SQLITE_SEARCH_TABLES) await run(db, sql);
     await run(db, 'COMMIT');
   } catch (error) {

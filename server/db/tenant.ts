@@ -38,7 +38,7 @@ import type { LicenseRow } from '../models/license.js';
 import type { LtiLoginStateRow, LtiPlatformRow, LtiResourceLinkRow, LtiScoreAttemptRow, LtiScorePostRow, LtiSubjectRow } from '../models/lti.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import type { MeritAllowanceRow, MeritLedgerRow, MeritWalletRow } from '../models/merit.js';
-import type { PersonCountRow, PersonRow } from '../models/person.js';
+import type { PersonCountRow, PersonRow, PersonSearchRowRow } from '../models/person.js';
 import type { OneRosterConnectionRow, OneRosterLinkRow, OneRosterRunRow } from '../models/oneroster.js';
 import type { AttemptRecordingRow, RecordingChunkRow } from '../models/recording.js';
 import type { StoredFileRow } from '../models/stored-file.js';
@@ -303,6 +303,8 @@ export class Tenant {
   readonly people: ScopedRepo<PersonRow>;
   /** Kept by the database's triggers: read, never written. */
   readonly personCounts: ScopedRepo<PersonCountRow>;
+  /** SQLite only: the search index's rows (migration 20261206000000-people-search). */
+  readonly peopleSearchRows: ScopedRepo<PersonSearchRowRow>;
   readonly licenses: ScopedRepo<LicenseRow>;
   readonly deviceSeats: ScopedRepo<DeviceSeatRow>;
   readonly groups: ScopedRepo<GroupRow>;
@@ -369,6 +371,7 @@ export class Tenant {
     this.events = new ScopedRepo(models.Event, institutionId, tx);
     this.people = new ScopedRepo(models.Person, institutionId, tx);
     this.personCounts = new ScopedRepo(models.PersonCount, institutionId, tx);
+    this.peopleSearchRows = new ScopedRepo(models.PersonSearchRow, institutionId, tx);
     this.licenses = new ScopedRepo(models.License, institutionId, tx);
     this.deviceSeats = new ScopedRepo(models.DeviceSeat, institutionId, tx);
     this.groups = new ScopedRepo(models.Group, institutionId, tx);

@@ -35,7 +35,7 @@ import {
 import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
-import { definePerson, definePersonCount } from './person.js';
+import { definePerson, definePersonCount, definePersonSearchRow } from './person.js';
 import { defineOneRosterConnection, defineOneRosterLink, defineOneRosterRun } from './oneroster.js';
 import { definePortalAccount } from './portal-account.js';
 import { definePortalAuditEntry } from './portal-audit.js';
@@ -64,6 +64,7 @@ export function defineModels(sequelize: Sequelize) {
     Event: defineEvent(sequelize),
     Person: definePerson(sequelize),
     PersonCount: definePersonCount(sequelize),
+    PersonSearchRow: definePersonSearchRow(sequelize),
     License: defineLicense(sequelize),
     DeviceSeat: defineDeviceSeat(sequelize),
     Group: defineGroup(sequelize),

@@ -71,3 +71,36 @@ export function definePersonCount(sequelize: Sequelize) {
     { tableName: 'person_counts', timestamps: false },
   );
 }
+
+export interface PersonSearchRowRow extends Model<InferAttributes<PersonSearchRowRow>, InferCreationAttributes<PersonSearchRowRow>> {
+  search_rowid: number;
+  person_id: string;
+  institution_id: string;
+  role: PersonRole;
+  status: PersonStatus;
+  external_id: string | null;
+  full_name: string;
+  created_at: Date;
+}
+
+/**
+ * SQLite only: a person's row beside the FTS5 search index, keyed by the FTS row's integer, with
+ * the columns a list filters and sorts by (migration 20261206000000-people-search); kept by the
+ * database's triggers, read-only here. PostgreSQL has no such table: its index is on `people`.
+ */
+export function definePersonSearchRow(sequelize: Sequelize) {
+  return sequelize.define<PersonSearchRowRow>(
+    'PersonSearchRow',
+    {
+      search_rowid: { type: DataTypes.INTEGER, primaryKey: true },
+      person_id: { type: DataTypes.STRING(40), allowNull: false },
+      institution_id: { type: DataTypes.STRING(40), allowNull: false },
+      role: { type: DataTypes.STRING(16), allowNull: false },
+      status: { type: DataTypes.STRING(16), allowNull: false },
+      external_id: { type: DataTypes.STRING(100), allowNull: true },
+      full_name: { type: DataTypes.STRING(200), allowNull: false },
+      created_at: { type: DataTypes.DATE, allowNull: false },
+    },
+    { tableName: 'people_search_rows', timestamps: false },
+  );
+}

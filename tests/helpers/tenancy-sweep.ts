@@ -469,6 +469,8 @@ export async function snapshotInstitution(db: Database, institutionId: string, d
     { getAttributes(): Record<string, unknown>; findAll(options: object): Promise<Array<Record<string, unknown>>> }
   >;
   for (const [name, model] of Object.entries(models)) {
+    // SQLite's search index rows have no table on PostgreSQL, which indexes people.search_text itself.
+    if (name === 'PersonSearchRow' && db.sequelize.getDialect() !== 'sqlite') continue;
     const attributes = model.getAttributes();
     if ('institution_id' in attributes) {
       const rows = await model.findAll({ where: { institution_id: institutionId }, raw: true });

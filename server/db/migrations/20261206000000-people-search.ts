@@ -11,39 +11,55 @@ import { searchTextOf, type Searchable } from '../search-text.js';
  *
  * - PostgreSQL: a GIN trigram index (`pg_trgm`, part of PostgreSQL's standard contrib) on the
  *   column; `search_text LIKE '%sorens%'` is planned on it.
- * - SQLite: an FTS5 table with the trigram tokenizer, kept by triggers on `people`. FTS5 rows are
- *   keyed by integers, and `people`'s rowids may change at a VACUUM (its key is text), so a table
- *   of stable integer keys (`people_search_keys`) ties each FTS row to its person.
+ * - SQLite: an FTS5 table with the trigram tokenizer, and beside it `people_search_rows`: per
+ *   person an integer key (FTS5 rows are keyed by integers, and `people`'s rowid may change at a
+ *   VACUUM, its key being text) with the columns a list filters and sorts by. A search reads the
+ *   FTS5 matches, then those narrow rows by their integer key, and `people` only for the page.
+ *   Triggers on `people` keep both.
  */
 
-/** SQLite's tables of the search index: kept by triggers, rebuilt from `people`, never copied elsewhere. */
+/** SQLite's tables of the search index: kept by triggers, made again from `people`, never copied elsewhere. */
 export const SQLITE_SEARCH_TABLE_PREFIX = 'people_search';
 
 /** The index's two tables, and their rows made from `people`; a restore uses them too, to make a damaged index again (server/db/search-index.ts). */
 export const SQLITE_SEARCH_TABLES = [
-  `CREATE TABLE people_search_keys (
+  `CREATE TABLE people_search_rows (
      search_rowid INTEGER PRIMARY KEY,
-     person_id VARCHAR(40) NOT NULL UNIQUE
+     person_id VARCHAR(40) NOT NULL UNIQUE,
+     institution_id VARCHAR(40) NOT NULL,
+     role VARCHAR(16) NOT NULL,
+     status VARCHAR(16) NOT NULL,
+     external_id VARCHAR(100),
+     full_name VARCHAR(200) NOT NULL,
+     created_at DATETIME NOT NULL
    )`,
   `CREATE VIRTUAL TABLE people_search USING fts5(search_text, tokenize = 'trigram')`,
-  `INSERT INTO people_search_keys (person_id) SELECT id FROM people ORDER BY created_at, id`,
+  `INSERT INTO people_search_rows (person_id, institution_id, role, status, external_id, full_name, created_at)
+     SELECT id, institution_id, role, status, external_id, full_name, created_at FROM people ORDER BY created_at, id`,
   `INSERT INTO people_search (rowid, search_text)
-     SELECT keys.search_rowid, people.search_text FROM people_search_keys AS keys JOIN people ON people.id = keys.person_id`,
+     SELECT rows.search_rowid, people.search_text FROM people_search_rows AS rows JOIN people ON people.id = rows.person_id`,
 ];
+
+const ROW_OF_NEW = '(SELECT search_rowid FROM people_search_rows WHERE person_id = NEW.id)';
 
 const SQLITE_TRIGGERS = [
   `CREATE TRIGGER people_search_insert AFTER INSERT ON people BEGIN
-     INSERT INTO people_search_keys (person_id) VALUES (NEW.id);
-     INSERT INTO people_search (rowid, search_text)
-       VALUES ((SELECT search_rowid FROM people_search_keys WHERE person_id = NEW.id), NEW.search_text);
+     INSERT INTO people_search_rows (person_id, institution_id, role, status, external_id, full_name, created_at)
+       VALUES (NEW.id, NEW.institution_id, NEW.role, NEW.status, NEW.external_id, NEW.full_name, NEW.created_at);
+     INSERT INTO people_search (rowid, search_text) VALUES (${ROW_OF_NEW}, NEW.search_text);
    END`,
-  `CREATE TRIGGER people_search_update AFTER UPDATE OF search_text ON people WHEN OLD.search_text IS NOT NEW.search_text BEGIN
-     UPDATE people_search SET search_text = NEW.search_text
-       WHERE rowid = (SELECT search_rowid FROM people_search_keys WHERE person_id = NEW.id);
+  `CREATE TRIGGER people_search_update_row AFTER UPDATE OF institution_id, role, status, external_id, full_name, created_at ON people BEGIN
+     UPDATE people_search_rows
+        SET institution_id = NEW.institution_id, role = NEW.role, status = NEW.status,
+            external_id = NEW.external_id, full_name = NEW.full_name, created_at = NEW.created_at
+      WHERE person_id = NEW.id;
+   END`,
+  `CREATE TRIGGER people_search_update_text AFTER UPDATE OF search_text ON people WHEN OLD.search_text IS NOT NEW.search_text BEGIN
+     UPDATE people_search SET search_text = NEW.search_text WHERE rowid = ${ROW_OF_NEW};
    END`,
   `CREATE TRIGGER people_search_delete AFTER DELETE ON people BEGIN
-     DELETE FROM people_search WHERE rowid = (SELECT search_rowid FROM people_search_keys WHERE person_id = OLD.id);
-     DELETE FROM people_search_keys WHERE person_id = OLD.id;
+     DELETE FROM people_search WHERE rowid = (SELECT search_rowid FROM people_search_rows WHERE person_id = OLD.id);
+     DELETE FROM people_search_rows WHERE person_id = OLD.id;
    END`,
 ];
 

@@ -4,6 +4,7 @@
 // what each row's problem is, in words (ui/src/pages/imports/).
 import { describe, expect, it } from 'vitest';
 import { facultyImport, inWords, memberImport, planRows, studentImport } from '../ui/src/pages/imports/kinds.js';
+import { EMPTY_CONTEXT, indexContext } from '../ui/src/pages/imports/roster.js';
 import { guessMapping, looksLikeHeader, parseTable, toCsv } from '../ui/src/pages/imports/table.js';
 
 describe('parseTable', () => {
@@ -43,9 +44,16 @@ describe('header and mapping', () => {
   });
 
   it('maps columns by their titles in any order, or by position without a header', () => {
-    expect(guessMapping(studentImport.fields, ['E-mail', 'Name', 'Notes', 'Student ID'], 4)).toEqual({ full_name: 1, external_id: 3, personal_email: 0 });
-    expect(guessMapping(studentImport.fields, ['Name', 'Notes'], 2)).toEqual({ full_name: 0, external_id: null, personal_email: null });
-    expect(guessMapping(studentImport.fields, null, 2)).toEqual({ full_name: 0, external_id: 1, personal_email: null });
+    const unmapped = { given_name: null, family_name: null, class: null };
+    expect(guessMapping(studentImport.fields, ['E-mail', 'Name', 'Notes', 'Student ID'], 4)).toEqual({
+      ...unmapped,
+      full_name: 1,
+      external_id: 3,
+      personal_email: 0,
+    });
+    expect(guessMapping(studentImport.fields, ['Name', 'Notes'], 2)).toEqual({ ...unmapped, full_name: 0, external_id: null, personal_email: null });
+    // Without a header, the given and family names and the class (title-only fields) take no column by position.
+    expect(guessMapping(studentImport.fields, null, 4)).toEqual({ ...unmapped, full_name: 0, external_id: 1, personal_email: 2 });
   });
 });
 
@@ -60,7 +68,7 @@ describe('planRows', () => {
       ['x'.repeat(201), '', ''],
       ['Edsger', 'y'.repeat(101), ''],
     ];
-    const planned = planRows(studentImport, rows, true, { full_name: 0, external_id: 1, personal_email: 2 });
+    const planned = planRows(studentImport, rows, true, { full_name: 0, given_name: null, family_name: null, external_id: 1, personal_email: 2, class: null });
     expect(planned.map((row) => [row.line, row.problem])).toEqual([
       [2, null],
       [3, 'The name is missing.'],
@@ -69,7 +77,7 @@ describe('planRows', () => {
       [6, 'The name is longer than 200 characters.'],
       [7, 'The student ID is longer than 100 characters.'],
     ]);
-    expect(planned[0]!.values).toEqual({ full_name: 'Ada', external_id: 'S-1', personal_email: '' });
+    expect(planned[0]!.values).toEqual({ full_name: 'Ada', given_name: '', family_name: '', external_id: 'S-1', personal_email: '', class: '' });
   });
 
   it('checks faculty IDs and group members the same way', () => {
@@ -80,10 +88,12 @@ describe('planRows', () => {
         ['Tom', 'F-1'],
       ],
       false,
-      { full_name: 0, external_id: 1 },
+      { full_name: 0, given_name: null, family_name: null, external_id: 1 },
     );
     expect(faculty.map((row) => row.problem)).toEqual([null, 'Faculty ID F-1 is also on line 1.']);
-    const members = planRows(memberImport('grp_x'), [['a@x.test'], [''], ['a@x.test']], false, { student: 0 });
+    const ada = { id: 'stu_a', login_email: 'a@x.test', full_name: 'Ada', external_id: null };
+    const index = indexContext({ ...EMPTY_CONTEXT, people: [ada] });
+    const members = planRows(memberImport('grp_x'), [['a@x.test'], [''], ['a@x.test']], false, { student: 0 }, { mode: 'add', index, sameEmail: new Map() });
     expect(members.map((row) => row.problem)).toEqual([null, 'The student is missing.', 'a@x.test is also on line 1.']);
   });
 

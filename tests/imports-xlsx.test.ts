@@ -30,11 +30,13 @@ describe('sheetRows', () => {
     ]);
     expect(looksLikeHeader(rows[0], studentImport.fields)).toBe(true);
     const mapping = guessMapping(studentImport.fields, rows[0]!, 4);
-    expect(mapping).toEqual({ full_name: 0, external_id: 1, personal_email: 2 });
+    expect(mapping).toEqual({ full_name: 0, given_name: null, family_name: null, external_id: 1, personal_email: 2, class: null });
     const planned = planRows(studentImport, rows, true, mapping);
+    const unmapped = { given_name: '', family_name: '', class: '' };
+    // "Family, Given" is stored as "Given Family" (ui/src/pages/imports/names.ts).
     expect(planned.map((row) => [row.line, row.problem, row.values])).toEqual([
-      [2, null, { full_name: 'Smith, John "Johnny"', external_id: '2024001', personal_email: 'john@example.org' }],
-      [3, null, { full_name: 'Ada Lovelace', external_id: '2024002', personal_email: '' }],
+      [2, null, { ...unmapped, full_name: 'John "Johnny" Smith', external_id: '2024001', personal_email: 'john@example.org' }],
+      [3, null, { ...unmapped, full_name: 'Ada Lovelace', external_id: '2024002', personal_email: '' }],
     ]);
   });
 

@@ -26,11 +26,21 @@ export interface ImportField {
   key: string;
   label: string;
   required?: boolean;
-  /** Column titles taken to mean this field, compared without case, spaces or punctuation. */
+  /** What the mapping step says under the field, when "Required" or "Optional" is not enough. */
+  description?: string;
+  /** Column titles taken to mean this field, compared without case, accents, spaces or punctuation. */
   titles: string[];
+  /** Mapped from a header's title only: a file without a header gives its columns to the other fields, in order. */
+  titleOnly?: boolean;
 }
 
-const simplified = (title: string) => title.toLowerCase().replace(/[^a-z0-9]/g, '');
+/** A title without case, accents, spaces or punctuation: "Prénom" and "prenom" are one title. */
+export const simplified = (title: string) =>
+  title
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
 
 /** The field a column title names, if any. */
 export function fieldOfTitle(title: string, fields: readonly ImportField[]): ImportField | undefined {
@@ -49,18 +59,22 @@ export type ColumnMapping = Record<string, number | null>;
 
 /**
  * The columns each field comes from: by the header's titles when there is one, otherwise the
- * fields in order, one column each.
+ * fields that are not title-only in order, one column each.
  */
 export function guessMapping(fields: readonly ImportField[], header: readonly string[] | null, columns: number): ColumnMapping {
   const mapping: ColumnMapping = {};
-  fields.forEach((field, position) => {
+  let position = 0;
+  for (const field of fields) {
     if (header) {
       const index = header.findIndex((title) => fieldOfTitle(title, fields)?.key === field.key);
       mapping[field.key] = index >= 0 ? index : null;
+    } else if (field.titleOnly) {
+      mapping[field.key] = null;
     } else {
       mapping[field.key] = position < columns ? position : null;
+      position += 1;
     }
-  });
+  }
   return mapping;
 }
 

@@ -137,22 +137,24 @@ export class ScopedRepo<M extends TenantOwned> {
   ) {}
 
   /**
-   * The same table for reads whose WHERE picks rows by primary key (`id IN (…)`, a list or a
-   * subquery): the institution is then checked on each row found instead of choosing the index.
-   * Without statistics, SQLite's planner prefers an index that starts with institution_id to a
-   * list of more than a few ids, and reads the institution's whole range to find them
-   * (docs/decisions.md#people-search); a unary `+` keeps the column out of its choice and changes
-   * nothing else. PostgreSQL plans from statistics and gets the plain condition.
+   * The same table for reads whose WHERE picks rows by a key or an index of their own (`id IN
+   * (…)`, a list or a subquery; a trigram index): the institution is then checked on each row
+   * found instead of choosing the index. Without statistics, SQLite's planner prefers an index
+   * that starts with institution_id to a list of more than a few ids; PostgreSQL's, asked for a
+   * page in an order its (institution_id, …) indexes hold, walks the institution in that order and
+   * filters every row. Either reads the whole institution (docs/decisions.md#people-search). The
+   * column is written inside an expression that changes nothing (`+institution_id` on SQLite,
+   * `institution_id || ''` on PostgreSQL, where `+` does not apply to text), which no index serves.
    */
   byKey(): ScopedRepo<M> {
     return new ScopedRepo(this.model, this.institutionId, this.transaction, true);
   }
 
   private scoped(where: WhereOptions<Attributes<M>> | undefined): WhereOptions<Attributes<M>> {
-    const own = (this.keyed && !isPostgres(this.model.sequelize!)
-      ? literal(
-          `+${this.model.sequelize!.getQueryInterface().quoteIdentifier(this.model.name)}.institution_id = ${this.model.sequelize!.escape(this.institutionId)}`,
-        )
+    const sequelize = this.model.sequelize!;
+    const column = `${sequelize.getQueryInterface().quoteIdentifier(this.model.name)}.institution_id`;
+    const own = (this.keyed
+      ? literal(`${isPostgres(sequelize) ? `(${column} || '')` : `+${column}`} = ${sequelize.escape(this.institutionId)}`)
       : { institution_id: this.institutionId }) as unknown as WhereOptions<Attributes<M>>;
     return where ? ({ [Op.and]: [where, own] } as WhereOptions<Attributes<M>>) : own;
   }

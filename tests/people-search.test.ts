@@ -5,6 +5,7 @@
 // database (FTS5 on SQLite, pg_trgm on PostgreSQL). It combines with the other filters and with
 // `sort`, follows renames, stays inside the institution, and refuses a query with nothing to
 // search for in words. The migration fills the search text of people an older version stored.
+import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../server/db/index.js';
 import { migrations } from '../server/db/migrations/index.js';
@@ -135,6 +136,29 @@ describe('q on the people lists', () => {
     // The login e-mail is the one made at creation (jose.dubois@…), and still finds them.
     expect(dubois.login_email).toMatch(/^jose\.dubois/);
     expect(await namesFound({ q: 'dubois' })).toEqual(['José Dupont']);
+  });
+
+  it('on SQLite, the index keeps one row per person however people go: an institution deleted takes its rows with it', async ({ skip }) => {
+    const { sequelize, models } = app.ctx.db;
+    if (sequelize.getDialect() !== 'sqlite') skip('PostgreSQL indexes people.search_text itself');
+    const counts = async () =>
+      (
+        await sequelize.query<{ people: number; rows: number; indexed: number }>(
+          'SELECT (SELECT count(*) FROM people) AS people, (SELECT count(*) FROM people_search_rows) AS rows, (SELECT count(*) FROM people_search) AS indexed',
+          { type: QueryTypes.SELECT },
+        )
+      )[0]!;
+    const leaving = await makeSchool(app);
+    for (const name of ['Gone Sørensen', 'Gone Dubois']) expect((await post(leaving.key, '/students', { full_name: name })).status).toBe(200);
+    const before = await counts();
+    expect(before.rows).toBe(before.people);
+    expect(before.indexed).toBe(before.people);
+    // As a sandbox reset deletes its institution: the people go by cascade, their rows and FTS rows with them.
+    await models.Institution.destroy({ where: { id: leaving.inst.id } });
+    const after = await counts();
+    expect(after.people).toBe(before.people - 2);
+    expect(after).toEqual({ people: after.people, rows: after.people, indexed: after.people });
+    expect(await namesFound({ q: 'gone' })).toEqual([]);
   });
 
   it('refuses, in words, a q with nothing to search for or too long', async () => {

@@ -21,12 +21,16 @@ import { searchTextOf, type Searchable } from '../search-text.js';
 /** SQLite's tables of the search index: kept by triggers, made again from `people`, never copied elsewhere. */
 export const SQLITE_SEARCH_TABLE_PREFIX = 'people_search';
 
-/** The index's two tables, and their rows made from `people`; a restore uses them too, to make a damaged index again (server/db/search-index.ts). */
+/**
+ * The index's two tables (the narrow rows cascade with their institution, like every table that
+ * has an institution_id), and their rows made from `people`; a restore uses them too, to make a
+ * damaged index again (server/db/search-index.ts).
+ */
 export const SQLITE_SEARCH_TABLES = [
   `CREATE TABLE people_search_rows (
      search_rowid INTEGER PRIMARY KEY,
      person_id VARCHAR(40) NOT NULL UNIQUE,
-     institution_id VARCHAR(40) NOT NULL,
+     institution_id VARCHAR(40) NOT NULL REFERENCES institutions (id) ON DELETE CASCADE,
      role VARCHAR(16) NOT NULL,
      status VARCHAR(16) NOT NULL,
      external_id VARCHAR(100),
@@ -34,6 +38,10 @@ export const SQLITE_SEARCH_TABLES = [
      created_at DATETIME NOT NULL
    )`,
   `CREATE VIRTUAL TABLE people_search USING fts5(search_text, tokenize = 'trigram')`,
+  // However a row goes (its person deleted, or its institution, by cascade), its FTS row goes with it.
+  `CREATE TRIGGER people_search_rows_delete AFTER DELETE ON people_search_rows BEGIN
+     DELETE FROM people_search WHERE rowid = OLD.search_rowid;
+   END`,
   `INSERT INTO people_search_rows (person_id, institution_id, role, status, external_id, full_name, created_at)
      SELECT id, institution_id, role, status, external_id, full_name, created_at FROM people ORDER BY created_at, id`,
   `INSERT INTO people_search (rowid, search_text)
@@ -58,7 +66,6 @@ const SQLITE_TRIGGERS = [
      UPDATE people_search SET search_text = NEW.search_text WHERE rowid = ${ROW_OF_NEW};
    END`,
   `CREATE TRIGGER people_search_delete AFTER DELETE ON people BEGIN
-     DELETE FROM people_search WHERE rowid = (SELECT search_rowid FROM people_search_rows WHERE person_id = OLD.id);
      DELETE FROM people_search_rows WHERE person_id = OLD.id;
    END`,
 ];

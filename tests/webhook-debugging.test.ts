@@ -222,7 +222,10 @@ describe('signature checker on real deliveries', () => {
       headers: signedHeaderLines(endpoint.secret, captured.eventId, captured.deliveryId, captured.body, t),
     });
     expect(result.verdict).toBe('future_timestamp');
-    expect(result.findings.find((finding) => finding.code === 'future_timestamp')!.message).toMatch(/15 min in the future/);
+    // Seconds pass between signing and checking, and the gap to a future time shrinks with them.
+    expect(result.findings.find((finding) => finding.code === 'future_timestamp')!.message).toMatch(
+      /(15 min|14 min \d+ s) in the future, past the 5-minute tolerance/,
+    );
   });
 
   it('re-serialized body: pretty-printed, or keys reordered, is told apart from a changed body by the stored delivery', async () => {

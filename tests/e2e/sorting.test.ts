@@ -86,7 +86,7 @@ describe.skipIf(!chromiumAvailable())('Sorting lists in the portal', () => {
     const box = page.getByRole('search', { name: 'Find a student' });
     await box.getByRole('textbox').fill('CHLOE dub');
     await box.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => firstColumn(page)).toEqual(['Chloé Dubois']);
+    await expect.poll(() => firstColumn(page), { timeout: 10_000 }).toEqual(['Chloé Dubois']);
     expect(page.url()).toMatch(/q=CHLOE(\+|%20)dub/);
     expect(page.url()).toMatch(/sort=-full_name/);
     await shot(page, 'students-search');
@@ -96,12 +96,12 @@ describe.skipIf(!chromiumAvailable())('Sorting lists in the portal', () => {
     await box.getByRole('button', { name: 'Search' }).click();
     const garcias = (await apiNames('-full_name')).filter((name) => /garc[ií]a/i.test(name));
     expect(garcias.length).toBeGreaterThan(0);
-    await expect.poll(() => firstColumn(page)).toEqual(garcias);
+    await expect.poll(() => firstColumn(page), { timeout: 10_000 }).toEqual(garcias);
 
     // A whole e-mail address is matched exactly: the personal one too.
     await box.getByRole('textbox').fill('chloe.dubois@example.org');
     await box.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => firstColumn(page)).toEqual(['Chloé Dubois']);
+    await expect.poll(() => firstColumn(page), { timeout: 10_000 }).toEqual(['Chloé Dubois']);
     expect(page.url()).toMatch(/email=chloe\.dubois%40example\.org/);
 
     await box.getByRole('textbox').fill('c');
@@ -112,7 +112,7 @@ describe.skipIf(!chromiumAvailable())('Sorting lists in the portal', () => {
     const facultyBox = page.getByRole('search', { name: 'Find a faculty member' });
     await facultyBox.getByRole('textbox').fill('okaf');
     await facultyBox.getByRole('button', { name: 'Search' }).click();
-    await expect.poll(() => firstColumn(page)).toEqual(['Miriam Okafor']);
+    await expect.poll(() => firstColumn(page), { timeout: 10_000 }).toEqual(['Miriam Okafor']);
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -1,4 +1,5 @@
 import { ScrollArea, Table, Text } from '@mantine/core';
+import type { ReactNode } from 'react';
 import { FAMILY, GIVEN } from './names';
 import type { ImportKind, PlannedRow } from './kinds';
 import type { ColumnMapping, ImportField } from './table';
@@ -23,38 +24,61 @@ export function actionInWords(kind: ImportKind, row: PlannedRow): string {
   return `${row.action === 'create' ? kind.verb : kind.unchangedOne}${who}`;
 }
 
-/** The first rows as they will be imported: the name as stored, and what happens to each. */
-export function PreviewTable({ kind, rows, fields }: { kind: ImportKind; rows: readonly PlannedRow[]; fields: readonly ImportField[] }) {
+/** A titled table of the preview, scrolling past `height`: a row of cells per item, the first cell its line. */
+function PreviewSection({
+  title,
+  height,
+  striped,
+  columns,
+  rows,
+}: {
+  title: string;
+  height: number;
+  striped?: boolean;
+  columns: readonly string[];
+  rows: ReadonlyArray<[line: number, cells: readonly ReactNode[]]>;
+}) {
   return (
     <>
       <Text fw={600} size="sm">
-        Preview
+        {title}
       </Text>
-      <ScrollArea.Autosize mah={240}>
-        <Table striped aria-label="Preview" fz="sm">
+      <ScrollArea.Autosize mah={height}>
+        <Table striped={striped} aria-label={title} fz="sm">
           <Table.Thead>
             <Table.Tr>
               <Table.Th>Line</Table.Th>
-              {fields.map((field) => (
-                <Table.Th key={field.key}>{field.label}</Table.Th>
+              {columns.map((column, index) => (
+                <Table.Th key={index}>{column}</Table.Th>
               ))}
-              <Table.Th>Will be</Table.Th>
             </Table.Tr>
           </Table.Thead>
           <Table.Tbody>
-            {rows.slice(0, 5).map((row) => (
-              <Table.Tr key={row.line}>
-                <Table.Td>{row.line}</Table.Td>
-                {fields.map((field) => (
-                  <Table.Td key={field.key}>{row.values[field.key] || '—'}</Table.Td>
+            {rows.map(([line, cells]) => (
+              <Table.Tr key={line}>
+                <Table.Td>{line}</Table.Td>
+                {cells.map((cell, index) => (
+                  <Table.Td key={index}>{cell}</Table.Td>
                 ))}
-                <Table.Td>{actionInWords(kind, row)}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
         </Table>
       </ScrollArea.Autosize>
     </>
+  );
+}
+
+/** The first rows as they will be imported: the name as stored, and what happens to each. */
+export function PreviewTable({ kind, rows, fields }: { kind: ImportKind; rows: readonly PlannedRow[]; fields: readonly ImportField[] }) {
+  return (
+    <PreviewSection
+      title="Preview"
+      height={240}
+      striped
+      columns={[...fields.map((field) => field.label), 'Will be']}
+      rows={rows.slice(0, 5).map((row) => [row.line, [...fields.map((field) => row.values[field.key] || '—'), actionInWords(kind, row)]])}
+    />
   );
 }
 
@@ -62,36 +86,15 @@ export function PreviewTable({ kind, rows, fields }: { kind: ImportKind; rows: r
 export function UpdatesTable({ rows, idLabel }: { rows: readonly PlannedRow[]; idLabel: string }) {
   const updates = rows.filter((row) => !row.problem && row.action === 'update');
   if (updates.length === 0) return null;
+  const changed = (row: PlannedRow) =>
+    row.changes.map((change) => (change === 'name' ? `name: ${row.target!.full_name} → ${row.values.full_name}` : `${change}: a new address`)).join('; ');
   return (
-    <>
-      <Text fw={600} size="sm">
-        Updates
-      </Text>
-      <ScrollArea.Autosize mah={200}>
-        <Table aria-label="Updates" fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Line</Table.Th>
-              <Table.Th>{idLabel}</Table.Th>
-              <Table.Th>What changes</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {updates.map((row) => (
-              <Table.Tr key={row.line}>
-                <Table.Td>{row.line}</Table.Td>
-                <Table.Td>{row.values.external_id}</Table.Td>
-                <Table.Td>
-                  {row.changes
-                    .map((change) => (change === 'name' ? `name: ${row.target!.full_name} → ${row.values.full_name}` : `${change}: a new address`))
-                    .join('; ')}
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollArea.Autosize>
-    </>
+    <PreviewSection
+      title="Updates"
+      height={200}
+      columns={[idLabel, 'What changes']}
+      rows={updates.map((row) => [row.line, [row.values.external_id, changed(row)]])}
+    />
   );
 }
 
@@ -99,29 +102,5 @@ export function UpdatesTable({ rows, idLabel }: { rows: readonly PlannedRow[]; i
 export function ProblemsTable({ rows }: { rows: readonly PlannedRow[] }) {
   const problems = rows.filter((row) => row.problem);
   if (problems.length === 0) return null;
-  return (
-    <>
-      <Text fw={600} size="sm">
-        Problems
-      </Text>
-      <ScrollArea.Autosize mah={200}>
-        <Table aria-label="Problems" fz="sm">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Line</Table.Th>
-              <Table.Th>Problem</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {problems.map((row) => (
-              <Table.Tr key={row.line}>
-                <Table.Td>{row.line}</Table.Td>
-                <Table.Td>{row.problem}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </ScrollArea.Autosize>
-    </>
-  );
+  return <PreviewSection title="Problems" height={200} columns={['Problem']} rows={problems.map((row) => [row.line, [row.problem]])} />;
 }

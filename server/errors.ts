@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   forbidden: 403,
   institution_not_approved: 403,
+  /** A valid LTI launch whose roles name neither a learner nor a teacher (contract §13). */
+  role_not_supported: 403,
   not_found: 404,
   user_not_found: 404,
   no_secret: 404,

@@ -50,6 +50,8 @@ export interface LaunchPlan {
   claims?: Record<string, unknown>;
   /** Sign with this key instead of the published one (a forgery, or a kid the key set lacks). */
   signWith?: SigningKey;
+  /** Leave `kid` out of the JWS header (a certification "known bad payload"). */
+  omitKid?: boolean;
 }
 
 export interface RecordedScore {
@@ -180,8 +182,9 @@ export class LtiPlatform {
         data: 'opaque-platform-data-7',
       };
     }
+    // A claim set to undefined is left out (JSON has no undefined).
     Object.assign(claims, plan.claims);
-    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: key.kid, typ: 'JWT' }).sign(key.privateKey);
+    return new SignJWT(claims).setProtectedHeader({ alg: 'RS256', ...(plan.omitKid ? {} : { kid: key.kid }), typ: 'JWT' }).sign(key.privateKey);
   }
 
   /** Follows the tool's redirect to the authorization endpoint and reads the form it answers with. */

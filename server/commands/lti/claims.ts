@@ -1,3 +1,5 @@
+import { AppError } from '../../errors.js';
+
 /** Claim names of LTI 1.3 Core, Deep Linking 2.0 and AGS 2.0 (1EdTech). */
 export const CLAIM = {
   messageType: 'https://purl.imsglobal.org/spec/lti/claim/message_type',
@@ -17,15 +19,72 @@ export const CLAIM = {
 export const LTI_VERSION = '1.3.0';
 export const AGS_SCORE_SCOPE = 'https://purl.imsglobal.org/spec/lti-ags/scope/score';
 
-/** Roles that open the teacher's side (results, deep linking): context Instructor, ContentDeveloper or Administrator, institution Administrator. */
+const MEMBERSHIP = 'http://purl.imsglobal.org/vocab/lis/v2/membership#';
+/** Where a sub-role names its principal role: `…/membership/Instructor#TeachingAssistant` is an Instructor's. */
+const SUB_ROLE = /^http:\/\/purl\.imsglobal\.org\/vocab\/lis\/v2\/membership\/([A-Za-z]+)#[A-Za-z]+$/;
+
+/**
+ * A launch's roles in their full form (LTI 1.3 Core §A.2): a context role sent by its short name
+ * (`Instructor`, deprecated but still sent by some platforms) stands for the membership role, and
+ * a context sub-role also counts as its principal role. Anything else is kept as it is.
+ */
+export function launchRoles(roles: unknown): string[] {
+  if (!Array.isArray(roles)) return [];
+  const full = new Set<string>();
+  for (const role of roles) {
+    if (typeof role !== 'string' || role.trim() === '') continue;
+    const value = role.trim();
+    full.add(/^[A-Za-z]+$/.test(value) ? `${MEMBERSHIP}${value}` : value);
+    const principal = SUB_ROLE.exec(value)?.[1];
+    if (principal) full.add(`${MEMBERSHIP}${principal}`);
+  }
+  return [...full];
+}
+
+/** Roles that open the teacher's side (results, deep linking): context Instructor, ContentDeveloper or Administrator, institution Administrator, Instructor or Faculty. */
 const TEACHER_ROLES = [
-  'http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor',
-  'http://purl.imsglobal.org/vocab/lis/v2/membership#ContentDeveloper',
-  'http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator',
+  `${MEMBERSHIP}Instructor`,
+  `${MEMBERSHIP}ContentDeveloper`,
+  `${MEMBERSHIP}Administrator`,
   'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator',
   'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Instructor',
+  'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Faculty',
 ];
 
+/** Roles that make a learner: context Learner, institution Student or Learner. */
+const LEARNER_ROLES = [
+  `${MEMBERSHIP}Learner`,
+  'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Student',
+  'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Learner',
+];
+
+/** The roles that decide: the course's (membership) roles when there are any, else the institution's (a launch without a context). */
+function decidingRoles(roles: unknown): string[] {
+  const all = launchRoles(roles);
+  const context = all.filter((role) => role.startsWith(MEMBERSHIP));
+  return context.length > 0 ? context : all;
+}
+
 export function isTeacher(roles: unknown): boolean {
-  return Array.isArray(roles) && roles.some((role) => typeof role === 'string' && TEACHER_ROLES.includes(role));
+  return decidingRoles(roles).some((role) => TEACHER_ROLES.includes(role));
+}
+
+export function isLearner(roles: unknown): boolean {
+  return decidingRoles(roles).some((role) => LEARNER_ROLES.includes(role));
+}
+
+/**
+ * A deep linking request's return URL (Deep Linking 2.0 §4.4.1), checked with the id_token: the
+ * picker's form posts there and its Content-Security-Policy names it, so only an http(s) URL.
+ */
+export function deepLinkReturnUrl(claims: Record<string, unknown>): string {
+  const settings = claims[CLAIM.deepLinkingSettings] as { deep_link_return_url?: unknown } | undefined;
+  const url = settings?.deep_link_return_url;
+  if (typeof url !== 'string')
+    throw new AppError('LAUNCH_TOKEN_INVALID', 'The LTI launch was refused: the deep linking settings have no deep_link_return_url.');
+  const protocol = URL.canParse(url) ? new URL(url).protocol : '';
+  if (protocol !== 'https:' && protocol !== 'http:') {
+    throw new AppError('LAUNCH_TOKEN_INVALID', "The LTI launch was refused: the deep linking settings' deep_link_return_url is not an http(s) URL.");
+  }
+  return url;
 }

@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../errors.js';
 import { randomToken } from '../../ids.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
-import { CLAIM, LTI_VERSION } from './claims.js';
+import { CLAIM, deepLinkReturnUrl, LTI_VERSION } from './claims.js';
 import { toolUrls } from './launch.js';
 import { signingKey, toolKeySet, TOOL_KEY_ALG } from './tool-keys.js';
 
@@ -26,31 +26,19 @@ export interface DeepLinkingPicker {
   institution_name: string;
 }
 
-function isWebUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const { protocol } = new URL(value);
-  return protocol === 'https:' || protocol === 'http:';
-}
-
 /** What the teacher sees after an LtiDeepLinkingRequest: the institution's exams, and the signed context the choice is posted with. */
 export async function openDeepLinkingPicker(
   db: Database,
   request: { platform: LtiPlatformRow; person: PersonRow; claims: Record<string, unknown> },
 ): Promise<DeepLinkingPicker> {
-  const settings = request.claims[CLAIM.deepLinkingSettings] as { deep_link_return_url?: unknown; data?: unknown } | undefined;
-  if (!settings || typeof settings.deep_link_return_url !== 'string') {
-    throw new AppError('LAUNCH_TOKEN_INVALID', 'The LTI launch was refused: the deep linking settings have no deep_link_return_url.');
-  }
-  // The page that posts the choice back names this address in its form and its Content-Security-Policy: only http(s) URLs.
-  if (!isWebUrl(settings.deep_link_return_url)) {
-    throw new AppError('LAUNCH_TOKEN_INVALID', "The LTI launch was refused: the deep linking settings' deep_link_return_url is not an http(s) URL.");
-  }
+  const settings = request.claims[CLAIM.deepLinkingSettings] as { data?: unknown };
+  const returnUrl = deepLinkReturnUrl(request.claims);
   const { kid, key } = await signingKey(db);
   const { SignJWT } = await loadJose();
   const context = await new SignJWT({
     platform_id: request.platform.id,
     deployment_id: request.claims[CLAIM.deploymentId],
-    return_url: settings.deep_link_return_url,
+    return_url: returnUrl,
     ...(typeof settings.data === 'string' ? { data: settings.data } : {}),
   })
     .setProtectedHeader({ alg: TOOL_KEY_ALG, kid })

@@ -11,9 +11,9 @@ import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
 import { loadJose } from '../../lti/jose.js';
 import { fullName, normalizeEmail, personalEmail } from '../../validation/people.js';
-import { createPerson } from '../people.js';
+import { createPerson, updatePerson } from '../people.js';
 import { launchUrl, mintLaunchToken } from '../sso.js';
-import { CLAIM, isTeacher, LTI_VERSION } from './claims.js';
+import { CLAIM, deepLinkReturnUrl, isLearner, isTeacher, launchRoles, LTI_VERSION } from './claims.js';
 import { platformKeys, type OutboundRules } from './platform-keys.js';
 
 /** A login initiation's state and nonce live 10 minutes: the platform's sign-in page sits between the two requests. */
@@ -149,6 +149,8 @@ export async function verifyLaunch(db: Database, idToken: string, state: string,
   } catch {
     throw refused('the id_token is not a JWT');
   }
+  // LTI 1.3 Core §6.1 (via the Security Framework §5.1.3): the header names the signing key; trying each key instead is what certification refuses.
+  if (typeof kid !== 'string' || kid === '') throw refused("the id_token's header has no kid (the platform must name the key that signed it)");
   let claims: JWTPayload & Record<string, unknown>;
   try {
     const getKey = await platformKeys(db, platform, rules);
@@ -169,51 +171,91 @@ export async function verifyLaunch(db: Database, idToken: string, state: string,
   if (claims.azp !== undefined && claims.azp !== platform.client_id) throw refused('azp is not the client id');
   if (audiences.length > 1 && claims.azp === undefined) throw refused('several audiences and no azp');
   if (claims.nonce !== loginState.nonce) throw refused('the nonce is not the one of this login (a replayed id_token)');
+  if (typeof claims.sub !== 'string' || claims.sub.trim() === '') throw refused('the id_token names no user (sub is empty)');
   const deploymentId = claims[CLAIM.deploymentId];
+  if (deploymentId === undefined) throw refused('the id_token has no deployment id claim');
   if (typeof deploymentId !== 'string' || !platform.deployment_ids.includes(deploymentId))
     throw refused('the deployment id is not registered for this platform');
-  if (claims[CLAIM.version] !== LTI_VERSION) throw refused(`the LTI version is not ${LTI_VERSION}`);
+  const version = claims[CLAIM.version];
+  if (version === undefined) throw refused('the id_token has no LTI version claim');
+  if (version !== LTI_VERSION) throw refused(`the LTI version is not ${LTI_VERSION}`);
   const messageType = claims[CLAIM.messageType];
+  if (messageType === undefined) throw refused('the id_token has no message type claim');
   if (messageType !== 'LtiResourceLinkRequest' && messageType !== 'LtiDeepLinkingRequest') throw refused('the message type is not one this tool handles');
+  // Required by LTI 1.3 Core §5.3.7 even when empty: a launch for no one in particular is still a launch "with no role".
+  if (!Array.isArray(claims[CLAIM.roles])) throw refused('the id_token has no roles claim (an empty list is allowed, a missing claim is not)');
+  if (messageType === 'LtiResourceLinkRequest') {
+    const resource = claims[CLAIM.resourceLink] as { id?: unknown } | undefined;
+    if (typeof resource?.id !== 'string' || resource.id === '') throw refused('the resource link claim has no id');
+  } else deepLinkReturnUrl(claims);
   return { platform, claims, messageType };
 }
 
-const LEARNER_ROLES = [
-  'http://purl.imsglobal.org/vocab/lis/v2/membership#Learner',
-  'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Student',
-  'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Learner',
-];
+/** The role a launch's roles give: context roles first (claims.ts); null when they name neither a learner nor a teacher. */
+export function launchRole(claims: Record<string, unknown>): 'student' | 'faculty' | null {
+  const roles = claims[CLAIM.roles];
+  if (isTeacher(roles)) return 'faculty';
+  return isLearner(roles) ? 'student' : null;
+}
+
+/** Refuses a valid launch whose roles the appliance has no page for (contract §13): in words, before anyone is matched or made. */
+function assertSupportedRole(claims: Record<string, unknown>): void {
+  if (launchRole(claims)) return;
+  const roles = launchRoles(claims[CLAIM.roles]);
+  throw new AppError(
+    'role_not_supported',
+    `This LMS user's roles (${roles.length > 0 ? roles.join(', ') : 'none'}) name neither a learner nor an instructor of the course, and CampusBridge opens exams only for those. Ask the LMS administrator to give the user the Learner or Instructor role in the course.`,
+  );
+}
+
+/**
+ * The name a launch without one provisions: the platform's name and the start of the subject, so
+ * the school can tell such people apart and knows where they came from. A later launch that
+ * carries a name replaces it (matchPerson).
+ */
+export function placeholderName(platform: LtiPlatformRow, subject: string): string {
+  const label = platform.name.trim() || new URL(platform.issuer).hostname;
+  return `${label.slice(0, 120)} user ${subject.slice(0, 24)}`;
+}
+
+/** The id_token's name: `name`, else `given_name` and `family_name`; null when it carries none. */
+function nameOf(claims: Record<string, unknown>): string | null {
+  const given = [claims.given_name, claims.family_name].filter((part): part is string => typeof part === 'string' && part.trim() !== '').join(' ');
+  const name = fullName.safeParse(typeof claims.name === 'string' && claims.name.trim() ? claims.name : given);
+  return name.success ? name.data : null;
+}
 
 /**
  * Provisioning at launch (docs/lms.md#provisioning-at-launch), when the platform has it on: an
  * unknown Instructor becomes a faculty member, an unknown Learner a student, made by the same
- * command as `POST /v1/students` (license, `student.created` event), with the id_token's name and
- * its email as the personal email. Null (so user_not_found) when it is off, the roles say neither
- * or the id_token carries no name.
+ * command as `POST /v1/students` (license, `student.created` event), from whatever the id_token
+ * carries: its name (else a placeholder) and its email as the personal email. Null (so
+ * user_not_found) when provisioning is off.
  */
 async function provision(tx: TenantTx, platform: LtiPlatformRow, claims: Record<string, unknown>): Promise<PersonRow | null> {
-  if (!platform.provision_users) return null;
-  const roles = claims[CLAIM.roles];
-  const role = isTeacher(roles)
-    ? 'faculty'
-    : Array.isArray(roles) && roles.some((value) => typeof value === 'string' && LEARNER_ROLES.includes(value))
-      ? 'student'
-      : null;
-  if (!role) return null;
-  const given = [claims.given_name, claims.family_name].filter((part): part is string => typeof part === 'string' && part.trim() !== '').join(' ');
-  const name = fullName.safeParse(typeof claims.name === 'string' && claims.name.trim() ? claims.name : given);
-  if (!name.success) return null;
+  const role = launchRole(claims);
+  if (!platform.provision_users || !role) return null;
   const email = personalEmail.safeParse(claims.email);
-  return createPerson(tx, role, { full_name: name.data, personal_email: email.success ? email.data : null, license_days: 365 });
+  return createPerson(tx, role, {
+    full_name: nameOf(claims) ?? placeholderName(platform, String(claims.sub)),
+    personal_email: email.success ? email.data : null,
+    license_days: 365,
+  });
 }
 
-/** The person of the launch: by the subject stored for this platform, else by login email, else provisioned when the platform allows it (the subject is then stored). */
+/**
+ * The person of the launch: by the subject stored for this platform, else by login email, else
+ * provisioned when the platform allows it (the subject is then stored). Someone provisioned under
+ * a placeholder name gets the name a later launch carries.
+ */
 export async function matchPerson(tenant: Tenant, platform: LtiPlatformRow, claims: Record<string, unknown>): Promise<PersonRow> {
   return tenant.inTransaction(async (tx) => {
     const subject = String(claims.sub);
     const known = await tx.ltiSubjects.findOne({ where: { platform_id: platform.id, subject } });
     if (known) {
       const person = await tx.people.findById(known.person_id);
+      const name = nameOf(claims);
+      if (person && name && person.full_name === placeholderName(platform, subject)) return updatePerson(tx, person.role, person.id, { full_name: name });
       if (person) return person;
     }
     const email = typeof claims.email === 'string' ? normalizeEmail(claims.email) : null;
@@ -282,6 +324,7 @@ export async function completeLaunch(db: Database, idToken: string, state: strin
   const { platform, claims, messageType } = await verifyLaunch(db, idToken, state, rules);
   const institution = await db.models.Institution.findByPk(platform.institution_id);
   if (!institution || institution.status !== 'approved') throw new AppError('institution_not_approved', 'This institution is not approved on the appliance.');
+  assertSupportedRole(claims);
   const tenant = new Tenant(db, platform.institution_id);
   const person = await matchPerson(tenant, platform, claims);
   const teacher = isTeacher(claims[CLAIM.roles]);

@@ -1,10 +1,24 @@
+import fs from 'node:fs';
 import { Option } from 'commander';
 import { findInstitution } from '../commands/institutions.js';
 import { saveConnection } from '../commands/oneroster/connections.js';
-import { syncRoster } from '../commands/oneroster/sync.js';
+import { CSV_ZIP_LIMITS } from '../commands/oneroster/csv.js';
+import { importRosterCsv, syncRoster } from '../commands/oneroster/sync.js';
 import { Tenant } from '../db/tenant.js';
 import { validationError } from '../errors.js';
 import type { RegisterCommands } from './context.js';
+
+/** The zip's bytes; a file that cannot be read, or is over the limit, is a validation error naming it. */
+function readZip(file: string): Buffer {
+  let size: number;
+  try {
+    size = fs.statSync(file).size;
+  } catch (error) {
+    throw validationError([{ path: 'zip', message: `Cannot read ${file}: ${(error as Error).message}` }]);
+  }
+  if (size > CSV_ZIP_LIMITS.zipBytes) throw validationError([{ path: 'zip', message: `${file} is larger than ${CSV_ZIP_LIMITS.zipBytes / 1024 / 1024} MB.` }]);
+  return fs.readFileSync(file);
+}
 
 /** The `oneroster` commands of contract §12: connect an institution to its SIS, and sync its roster. */
 export const registerOneRosterCommands: RegisterCommands = (program, cli) => {
@@ -58,5 +72,20 @@ export const registerOneRosterCommands: RegisterCommands = (program, cli) => {
       const db = await cli.database();
       const institution = await findInstitution(db, opts.institution);
       cli.print(await syncRoster(db, cli.config(), institution.id, { trigger: 'cli', dryRun: opts.dryRun, confirm: opts.confirm, full: opts.full }));
+    });
+  group
+    .command('import')
+    .description(
+      'import a OneRoster CSV zip (manifest.csv, users.csv, classes.csv, enrollments.csv…; 1.1 or 1.2, bulk or delta): prints what `sync` prints; held back past the guard unless --confirm',
+    )
+    .argument('<zip>', 'the zip the SIS exported')
+    .requiredOption('--institution <id>', 'institution id')
+    .option('--dry-run', 'show what would change; change nothing')
+    .option('--confirm', 'apply an import the guard would hold back')
+    .action(async (zip: string, opts: { institution: string; dryRun?: boolean; confirm?: boolean }) => {
+      const db = await cli.database();
+      const institution = await findInstitution(db, opts.institution);
+      const bytes = readZip(zip);
+      cli.print(await importRosterCsv(db, institution.id, new Uint8Array(bytes), { trigger: 'cli_csv', dryRun: opts.dryRun, confirm: opts.confirm }));
     });
 };

@@ -144,7 +144,8 @@ type PortalAccess<P, Q, B, R extends z.ZodType> =
 /** An operation only the portal has (`/portal/api/*`), called with the session cookie and, on writes, the CSRF header. */
 export type PortalRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = RouteBase<P, Q, B, R> & {
   auth: 'portal';
-  upload?: never;
+  /** A multipart upload with one `file` field; the portal's access checks (session, CSRF, membership) run before a byte of it is read. */
+  upload?: { maxBytes: number; before?: never };
   /**
    * For operator actions on one institution (approving it, its batch, its allowance): which one,
    * so the audit entry also appears in that institution's log. Member routes need none.

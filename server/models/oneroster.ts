@@ -3,12 +3,17 @@ import { DataTypes, type CreationOptional, type InferAttributes, type InferCreat
 export const ONEROSTER_VERSIONS = ['1.2', '1.1'] as const;
 export type OneRosterVersion = (typeof ONEROSTER_VERSIONS)[number];
 export const ONEROSTER_AUTH_METHODS = ['basic', 'form'] as const;
+export const ONEROSTER_SOURCES = ['rest', 'csv'] as const;
+/** Where the roster comes from: the SIS's REST API, or the CSV zips the school imports. */
+export type OneRosterSource = (typeof ONEROSTER_SOURCES)[number];
 export type OneRosterAuthMethod = (typeof ONEROSTER_AUTH_METHODS)[number];
 
 /** An institution's connection to its SIS's OneRoster rostering service (one per institution). */
 export interface OneRosterConnectionRow extends Model<InferAttributes<OneRosterConnectionRow>, InferCreationAttributes<OneRosterConnectionRow>> {
   id: string;
   institution_id: string;
+  /** `csv`: made by a CSV import; the URL and credentials below are then empty strings. */
+  source: CreationOptional<OneRosterSource>;
   /** The service's base URL; the version's path (`/ims/oneroster/rostering/v1p2`) is added to it. */
   url: string;
   version: OneRosterVersion;
@@ -49,7 +54,9 @@ export interface OneRosterLinkRow extends Model<InferAttributes<OneRosterLinkRow
 
 export const ONEROSTER_RUN_OUTCOMES = ['running', 'applied', 'dry_run', 'held_back', 'failed'] as const;
 export type OneRosterRunOutcome = (typeof ONEROSTER_RUN_OUTCOMES)[number];
-export type OneRosterRunTrigger = 'portal' | 'cli' | 'scheduled';
+export const ONEROSTER_RUN_TRIGGERS = ['portal', 'cli', 'scheduled', 'portal_csv', 'cli_csv'] as const;
+/** What started a run; `_csv`: a CSV zip imported from the portal or the CLI. */
+export type OneRosterRunTrigger = (typeof ONEROSTER_RUN_TRIGGERS)[number];
 export type OneRosterSyncKind = 'full' | 'delta';
 
 /** One sync: what started it, what it would do or did (counts), and how it ended. */
@@ -76,6 +83,7 @@ export function defineOneRosterConnection(sequelize: Sequelize) {
     {
       id: { type: DataTypes.STRING(40), primaryKey: true },
       institution_id: { type: DataTypes.STRING(40), allowNull: false },
+      source: { type: DataTypes.STRING(8), allowNull: false, defaultValue: 'rest' },
       url: { type: DataTypes.STRING(500), allowNull: false },
       version: { type: DataTypes.STRING(8), allowNull: false },
       token_url: { type: DataTypes.STRING(500), allowNull: false },

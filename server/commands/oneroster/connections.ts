@@ -1,5 +1,5 @@
 import type { Config } from '../../config.js';
-import type { Tenant } from '../../db/tenant.js';
+import type { Tenant, TenantTx } from '../../db/tenant.js';
 import { AppError, notFound, validationError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { OneRosterAuthMethod, OneRosterConnectionRow, OneRosterVersion } from '../../models/oneroster.js';
@@ -64,8 +64,11 @@ export function saveConnection(tenant: Tenant, input: ConnectionInput): Promise<
     const url = checkUrl(input.url, 'url');
     const version = input.version ?? existing?.version ?? '1.2';
     const tokenUrl = input.token_url ? checkUrl(input.token_url, 'token_url') : `${url}/token`;
-    if (!existing && !input.client_secret) throw validationError([{ path: 'client_secret', message: 'Required when connecting.' }]);
+    // A connection made by CSV imports has no secret yet: connecting its REST API needs one.
+    if ((!existing || existing.source === 'csv') && !input.client_secret)
+      throw validationError([{ path: 'client_secret', message: 'Required when connecting.' }]);
     const values = {
+      source: 'rest' as const,
       url,
       version,
       token_url: tokenUrl,
@@ -90,6 +93,29 @@ export function saveConnection(tenant: Tenant, input: ConnectionInput): Promise<
     const moved = existing.url !== url || existing.version !== version;
     await existing.update({ ...values, ...(moved ? { delta_watermark: null } : {}) }, { transaction: tx.tx });
     return existing;
+  });
+}
+
+/**
+ * The connection the first CSV import of an institution makes: no URL or credentials (empty
+ * strings), the guard's defaults, no schedule. Its links and runs are those of any connection, so
+ * connecting the SIS's REST API later (saveConnection) carries on from them.
+ */
+export function createCsvConnection(tx: TenantTx, version: OneRosterVersion): Promise<OneRosterConnectionRow> {
+  return tx.onerosterConnections.create({
+    id: newId('orc'),
+    source: 'csv',
+    url: '',
+    version,
+    token_url: '',
+    client_id: '',
+    client_secret_sealed: '',
+    auth_method: 'basic',
+    scopes: '',
+    ...GUARD_DEFAULTS,
+    schedule_hours: null,
+    delta_watermark: null,
+    last_full_sync_at: null,
   });
 }
 
@@ -128,6 +154,8 @@ export interface ConnectionTest {
 /** Asks for a token and for one page of users, without writing anything. */
 export async function testConnection(db: Database, config: Config, tenant: Tenant): Promise<ConnectionTest> {
   const connection = await requireConnection(tenant);
+  if (connection.source === 'csv')
+    return { ok: false, message: 'This connection takes CSV imports: it has no REST API to test. Connect the SIS (URL and credentials) to sync through it.' };
   const client = new OneRosterClient(await sisSettings(db, config, tenant, connection));
   try {
     await client.accessToken();

@@ -3,9 +3,10 @@ import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
-import type { OneRosterRunRow, OneRosterRunTrigger, OneRosterSyncKind } from '../../models/oneroster.js';
-import { OneRosterClient } from './client.js';
-import { requireConnection, sisSettings } from './connections.js';
+import type { OneRosterConnectionRow, OneRosterRunRow, OneRosterRunTrigger, OneRosterSyncKind } from '../../models/oneroster.js';
+import { OneRosterClient, type Roster } from './client.js';
+import { createCsvConnection, requireConnection, sisSettings } from './connections.js';
+import { readOneRosterZip } from './csv.js';
 import { SisError } from './http.js';
 import { applyPlan, createPlannedPeople, PEOPLE_PER_TRANSACTION, type CreatedPeople } from './apply.js';
 import { guardPlan } from './guard.js';
@@ -79,8 +80,50 @@ const FULL_SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
 export async function syncRoster(db: Database, config: Config, institutionId: string, options: SyncOptions): Promise<SyncResult> {
   const tenant = new Tenant(db, institutionId);
   const connection = await requireConnection(tenant);
+  if (connection.source === 'csv') {
+    throw new AppError(
+      'conflict',
+      "This institution's roster comes from OneRoster CSV files: import the SIS's newest zip (portal, or `cli oneroster import`), or connect the SIS's REST API first.",
+    );
+  }
   const dueFull = !connection.last_full_sync_at || Date.now() - connection.last_full_sync_at.getTime() > FULL_SYNC_EVERY_MS;
   const kind: OneRosterSyncKind = options.full || !connection.delta_watermark || (options.trigger === 'scheduled' && dueFull) ? 'full' : 'delta';
+  return runSync(db, tenant, connection, kind, options, async () => {
+    const client = new OneRosterClient(await sisSettings(db, config, tenant, connection));
+    return client.fetchRoster(kind === 'delta' ? connection.delta_watermark : null);
+  });
+}
+
+export interface CsvImportOptions {
+  dryRun?: boolean;
+  confirm?: boolean;
+  trigger: 'cli_csv' | 'portal_csv';
+}
+
+/**
+ * A OneRoster CSV zip imported (contract §13, docs/lms.md#oneroster-csv): read whole first (an
+ * unreadable row is a 422 naming its file and line, and nothing is recorded or changed), then the
+ * same run, plan, guard and bounded transactions as a REST sync, on the institution's connection
+ * (one made for CSV imports when it has none). Bulk files are a full sync (what they leave out is
+ * suspended), delta files a delta.
+ */
+export async function importRosterCsv(db: Database, institutionId: string, zip: Uint8Array, options: CsvImportOptions): Promise<SyncResult> {
+  const read = readOneRosterZip(zip);
+  const tenant = new Tenant(db, institutionId);
+  const connection = await tenant.inTransaction(async (tx) => (await tx.onerosterConnections.findOne()) ?? createCsvConnection(tx, read.version));
+  return runSync(db, tenant, connection, read.kind, { ...options, full: read.kind === 'full' }, async () => read.roster);
+}
+
+/** One run of a sync whose roster `fetch` gets (every page, before anything is written). */
+async function runSync(
+  db: Database,
+  tenant: Tenant,
+  connection: OneRosterConnectionRow,
+  kind: OneRosterSyncKind,
+  options: SyncOptions | (CsvImportOptions & { full: boolean }),
+  fetch: () => Promise<Roster>,
+): Promise<SyncResult> {
+  const institutionId = tenant.institutionId;
   const dryRun = options.dryRun ?? false;
   const run = await tenant.inTransaction(async (tx) => {
     // One sync at a time per connection (a double click, the schedule meeting a manual run). A run
@@ -125,8 +168,7 @@ export async function syncRoster(db: Database, config: Config, institutionId: st
     return runResult(run);
   };
   try {
-    const client = new OneRosterClient(await sisSettings(db, config, tenant, connection));
-    const roster = await client.fetchRoster(kind === 'delta' ? connection.delta_watermark : null);
+    const roster = await fetch();
     const decided = await tenant.inTransaction(async (tx) => {
       const fresh = (await tx.onerosterConnections.findById(connection.id))!;
       const plan = await planSync(tx, fresh, roster, kind);

@@ -31,6 +31,7 @@ import { ltiDynamicRegistration } from './20261204030000-lti-dynamic-registratio
 import { onerosterHeartbeat } from './20261205000000-oneroster-heartbeat.js';
 import { mailLinkBase } from './20261205010000-mail-link-base.js';
 import { peopleSearch } from './20261206000000-people-search.js';
+import { onerosterCsv } from './20261207000000-oneroster-csv.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -66,4 +67,5 @@ export const migrations: Migration[] = [
   onerosterHeartbeat,
   mailLinkBase,
   peopleSearch,
+  onerosterCsv,
 ];

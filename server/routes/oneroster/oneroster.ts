@@ -1,9 +1,14 @@
 import { findConnection, removeConnection, saveConnection, testConnection } from '../../commands/oneroster/connections.js';
-import { listRuns, runResult, syncRoster } from '../../commands/oneroster/sync.js';
+import fs from 'node:fs';
+import { CSV_ZIP_LIMITS } from '../../commands/oneroster/csv.js';
+import { importRosterCsv, listRuns, runResult, syncRoster } from '../../commands/oneroster/sync.js';
+import { validationError } from '../../errors.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import {
   ONEROSTER_AUTH_METHODS,
   ONEROSTER_RUN_OUTCOMES,
+  ONEROSTER_RUN_TRIGGERS,
+  ONEROSTER_SOURCES,
   ONEROSTER_VERSIONS,
   type OneRosterConnectionRow,
   type OneRosterRunRow,
@@ -24,6 +29,9 @@ const share = z.number().min(0).max(1);
 
 export const connectionSchema = z.object({
   id: z.string(),
+  source: z
+    .enum(ONEROSTER_SOURCES)
+    .openapi({ description: "`csv`: made by a CSV import, with no URL or credentials (empty strings); `rest`: the SIS's REST API." }),
   url: z.string(),
   version: z.enum(ONEROSTER_VERSIONS),
   token_url: z.string(),
@@ -61,7 +69,7 @@ export const syncResultSchema = z.object({
 });
 
 export const runSchema = syncResultSchema.extend({
-  trigger: z.enum(['portal', 'cli', 'scheduled']),
+  trigger: z.enum(ONEROSTER_RUN_TRIGGERS).openapi({ description: '`portal_csv` and `cli_csv`: a CSV zip imported.' }),
   started_at: z.string(),
   finished_at: z.string().nullable(),
 });
@@ -88,6 +96,12 @@ const connectionBody = z.strictObject({
     .optional(),
 });
 
+const flag = z
+  .enum(['true', 'false'])
+  .default('false')
+  .transform((value) => value === 'true');
+const importQuery = z.strictObject({ dry_run: flag, confirm: flag });
+
 const syncBody = z.strictObject({
   dry_run: z.boolean().default(false),
   confirm: z.boolean().default(false),
@@ -97,6 +111,7 @@ const syncBody = z.strictObject({
 function presentConnection(row: OneRosterConnectionRow): z.input<typeof connectionSchema> {
   return {
     id: row.id,
+    source: row.source,
     url: row.url,
     version: row.version,
     token_url: row.token_url,
@@ -183,5 +198,26 @@ export const onerosterRoutes: AnyPortalRoute[] = [
     response: syncResultSchema,
     handler: async ({ access, ctx, body }) =>
       syncRoster(ctx.db, ctx.config, access.tenant.institutionId, { trigger: 'portal', dryRun: body.dry_run, confirm: body.confirm, full: body.full }),
+  }),
+  definePortalRoute({
+    method: 'post',
+    path: '/institutions/{id}/oneroster/import',
+    operationId: 'importOneRosterCsv',
+    tag: 'OneRoster',
+    summary: 'Import a OneRoster CSV zip (or a dry run): the run, as a sync answers it; held back past the guard unless confirmed',
+    description:
+      'Multipart, one field `file`: the zip the SIS exported (`manifest.csv`, `users.csv`, …; OneRoster 1.1 or 1.2, bulk or delta). ' +
+      'An unreadable row is `422 validation_error` naming its file and line, and nothing is changed. Makes a connection of `source` `csv` when the institution has none.',
+    access: 'member',
+    roles: ROLES,
+    params,
+    query: importQuery,
+    upload: { maxBytes: CSV_ZIP_LIMITS.zipBytes },
+    response: syncResultSchema,
+    handler: async ({ access, ctx, query, file }) => {
+      if (!file) throw validationError([{ path: 'file', message: 'Required: the OneRoster CSV zip.' }]);
+      const zip = new Uint8Array(await fs.promises.readFile(file.path));
+      return importRosterCsv(ctx.db, access.tenant.institutionId, zip, { trigger: 'portal_csv', dryRun: query.dry_run, confirm: query.confirm });
+    },
   }),
 ];

@@ -4,8 +4,10 @@
  * The OneRoster set-up pages in Chromium (issue 20): an admin connects the institution to a SIS
  * (the provider written from the 1EdTech specifications, on 127.0.0.1), tests the connection,
  * dry-runs, syncs, is held back by the guard and applies the sync after confirming, and reads the
- * runs. Screenshots go to tests/artifacts/oneroster/.
+ * runs; then imports a OneRoster CSV zip (a dry run, the import, one held back by the guard and
+ * applied anyway, a broken zip refused by file and line). Screenshots go to tests/artifacts/oneroster/.
  */
+import { strToU8, zipSync } from 'fflate';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeApplianceSetting } from '../../server/settings/appliance-settings.js';
@@ -15,6 +17,49 @@ import { OneRosterProvider, seedSchool } from '../helpers/oneroster-provider.js'
 import { setUpPortal } from '../helpers/portal.js';
 
 const ADMIN = { institution: 'Riverside High', admin_email: 'it@riverside.test', admin_password: 'riverside admin pw' };
+
+/** A bulk OneRoster 1.1 CSV export (the 1EdTech CSV binding's headers): two students and their teacher in one class. */
+const CSV_USERS = [
+  'sourcedId,status,dateLastModified,enabledUser,orgSourcedIds,role,username,userIds,givenName,familyName,middleName,identifier,email,sms,phone,agentSourcedIds,grades,password',
+  'csv-t1,,,true,org1,teacher,mcurie,,Marie,Curie,,CSV-T1,marie.curie@riverside.example,,,,,',
+  'csv-s1,,,true,org1,student,lmeitner,,Lise,Meitner,,CSV-S1,lise.meitner@home.example,,,,9,',
+  'csv-s2,,,true,org1,student,rfranklin,,Rosalind,Franklin,,CSV-S2,rosalind.franklin@home.example,,,,9,',
+];
+const CSV_ENROLLMENTS = [
+  'sourcedId,status,dateLastModified,classSourcedId,schoolSourcedId,userSourcedId,role,primary,beginDate,endDate',
+  'csv-e1,,,csv-c1,org1,csv-t1,teacher,true,,',
+  'csv-e2,,,csv-c1,org1,csv-s1,student,false,,',
+  'csv-e3,,,csv-c1,org1,csv-s2,student,false,,',
+];
+function rosterZip(users: string[], enrollments = CSV_ENROLLMENTS): Buffer {
+  const files: Record<string, string> = {
+    'manifest.csv': [
+      'propertyName,value',
+      'manifest.version,1.0',
+      'oneroster.version,1.1',
+      'file.academicSessions,absent',
+      'file.categories,absent',
+      'file.classes,bulk',
+      'file.classResources,absent',
+      'file.courses,absent',
+      'file.courseResources,absent',
+      'file.demographics,absent',
+      'file.enrollments,bulk',
+      'file.lineItems,absent',
+      'file.orgs,absent',
+      'file.resources,absent',
+      'file.results,absent',
+      'file.users,bulk',
+    ].join('\r\n'),
+    'users.csv': users.join('\r\n'),
+    'classes.csv': [
+      'sourcedId,status,dateLastModified,title,grades,courseSourcedId,classCode,classType,location,schoolSourcedId,termSourcedIds,subjects,subjectCodes,periods',
+      'csv-c1,,,Chemistry 9,9,crs1,CH9,scheduled,Lab 2,org1,term1,,,3',
+    ].join('\r\n'),
+    'enrollments.csv': enrollments.join('\r\n'),
+  };
+  return Buffer.from(zipSync(Object.fromEntries(Object.entries(files).map(([name, text]) => [name, strToU8(text)]))));
+}
 
 describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
   let app: TestAppliance;
@@ -79,7 +124,7 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
     await main().getByRole('status').filter({ hasText: 'The SIS answered' }).filter({ hasText: '51 in all' }).waitFor();
     expect(provider.tokenAuth).toContain('form');
 
-    await main().getByRole('button', { name: 'Dry run' }).click();
+    await main().getByRole('region', { name: 'Sync' }).getByRole('button', { name: 'Dry run' }).click();
     await main()
       .getByRole('status')
       .filter({ hasText: 'Dry run: nothing was changed' })
@@ -132,5 +177,84 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
     expect(await main().getByLabel('Base URL').inputValue()).toBe('');
     expect(await app.ctx.db.models.OneRosterConnection.count({ where: { institution_id: institutionId } })).toBe(0);
     expect(await app.ctx.db.models.Person.count({ where: { institution_id: institutionId, role: 'student' } })).toBe(48);
+  });
+
+  it('imports a OneRoster CSV zip: a dry run counts it, the import applies it, one past the guard is applied anyway, a broken zip is refused by file and line', async () => {
+    // The disconnection's toast gone first, so that the screenshots show the results whole.
+    await page.getByText('Disconnected from the SIS.').waitFor({ state: 'hidden' });
+    const csv = main().getByRole('region', { name: 'Import a OneRoster CSV zip' });
+    const zipInput = csv.locator('input[type="file"]');
+    await zipInput.setInputFiles({ name: 'riverside-roster.zip', mimeType: 'application/zip', buffer: rosterZip(CSV_USERS) });
+    await csv.getByText('riverside-roster.zip').waitFor();
+
+    await csv.getByRole('button', { name: 'Dry run' }).click();
+    await csv
+      .getByRole('status')
+      .filter({ hasText: 'Dry run: nothing was changed' })
+      .filter({ hasText: '2 students, 1 faculty, 1 groups created' })
+      .filter({ hasText: '2 memberships added' })
+      .waitFor();
+    expect(await app.ctx.db.models.Person.count({ where: { institution_id: institutionId, external_id: ['CSV-S1', 'CSV-S2', 'CSV-T1'] } })).toBe(0);
+    await shot(page, 'csv-dry-run');
+
+    await csv.getByRole('button', { name: 'Import', exact: true }).click();
+    await csv.getByRole('status').filter({ hasText: 'Applied' }).filter({ hasText: '2 students, 1 faculty, 1 groups created' }).waitFor();
+    const made = await app.ctx.db.models.Person.findAll({ where: { institution_id: institutionId, external_id: ['CSV-S1', 'CSV-S2', 'CSV-T1'] } });
+    expect(made.map((person) => `${person.role} ${person.full_name} ${person.status}`).sort()).toEqual([
+      'faculty Marie Curie active',
+      'student Lise Meitner active',
+      'student Rosalind Franklin active',
+    ]);
+    expect(await app.ctx.db.models.Group.count({ where: { institution_id: institutionId, name: 'Chemistry 9' } })).toBe(1);
+    // The REST students synced before stay: a bulk import suspends only what an import or sync of this connection made.
+    expect(await app.ctx.db.models.Person.count({ where: { institution_id: institutionId, role: 'student', status: 'active' } })).toBe(38);
+
+    // The import made a CSV connection: the runs list names it, the form offers to connect the REST API instead.
+    const runs = main().getByRole('table', { name: 'Sync runs' });
+    await runs.getByRole('row').nth(1).getByText('CSV import (portal)').waitFor();
+    await expect.poll(() => runs.getByRole('row').count()).toBe(3);
+    await main().getByText("Rosters come from CSV imports. Connect the SIS's REST API below to sync through it instead.").waitFor();
+    await main().getByRole('button', { name: 'Connect', exact: true }).waitFor();
+    expect(await main().getByRole('region', { name: 'Sync' }).count()).toBe(0);
+    expect(await app.ctx.db.models.OneRosterConnection.findOne({ where: { institution_id: institutionId } })).toMatchObject({ source: 'csv', url: '' });
+    await shot(page, 'csv-imported');
+
+    // A bulk zip without Rosalind Franklin, past a school guard set low: held back until the admin applies it anyway.
+    await app.ctx.db.models.OneRosterConnection.update({ school_share: 0.01 }, { where: { institution_id: institutionId } });
+    await zipInput.setInputFiles({
+      name: 'riverside-roster-2.zip',
+      mimeType: 'application/zip',
+      buffer: rosterZip(CSV_USERS.slice(0, 3), CSV_ENROLLMENTS.slice(0, 3)),
+    });
+    await csv.getByRole('button', { name: 'Import', exact: true }).click();
+    const held = csv.getByRole('status').filter({ hasText: 'Held back: nothing was changed' });
+    await held.filter({ hasText: "It would suspend 1 of the school's 38 active students, more than 1%." }).waitFor();
+    await main().getByRole('alert').filter({ hasText: 'The last CSV import was held back' }).waitFor();
+    expect(await app.ctx.db.models.Person.count({ where: { institution_id: institutionId, external_id: 'CSV-S2', status: 'active' } })).toBe(1);
+    await shot(page, 'csv-held-back');
+    await held.getByRole('button', { name: 'Apply anyway' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Apply the held-back import?' });
+    await dialog.getByRole('button', { name: 'Apply the import' }).click();
+    await csv
+      .getByRole('status')
+      .filter({ hasText: 'Applied' })
+      .filter({ hasText: '1 students, 0 faculty suspended' })
+      .filter({ hasText: '1 removed' })
+      .waitFor();
+    expect(await app.ctx.db.models.Person.count({ where: { institution_id: institutionId, external_id: 'CSV-S2', status: 'suspended' } })).toBe(1);
+    await expect.poll(() => runs.getByRole('row').count()).toBe(5);
+    expect(await main().getByRole('alert').filter({ hasText: 'held back' }).count()).toBe(0);
+
+    await zipInput.setInputFiles({
+      name: 'broken-roster.zip',
+      mimeType: 'application/zip',
+      buffer: rosterZip([...CSV_USERS, ',,,true,org1,student,nobody,,No,Body,,CSV-S3,no.body@home.example,,,,9,']),
+    });
+    await csv.getByRole('button', { name: 'Import', exact: true }).click();
+    const refused = csv.getByRole('alert').filter({ hasText: 'The zip was not imported' });
+    await refused.filter({ hasText: 'users.csv:5: sourcedId is empty' }).filter({ hasText: 'Nothing was changed.' }).waitFor();
+    expect(await app.ctx.db.models.Person.count({ where: { institution_id: institutionId, external_id: 'CSV-S3' } })).toBe(0);
+    await expect.poll(() => runs.getByRole('row').count()).toBe(5);
+    await shot(page, 'csv-refused');
   });
 });

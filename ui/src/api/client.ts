@@ -27,9 +27,11 @@ function urlOf(path: string, query?: Query): string {
   return `/portal/api${path}${search ? `?${search}` : ''}`;
 }
 
+/** `body` is sent as JSON, or a FormData as multipart (the browser sets its Content-Type with the boundary). */
 async function request<T>(method: string, path: string, body?: unknown, query?: Query): Promise<T> {
+  const form = body instanceof FormData;
   const headers: Record<string, string> = { Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (body !== undefined && !form) headers['Content-Type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
   let response: Response;
   try {
@@ -37,7 +39,7 @@ async function request<T>(method: string, path: string, body?: unknown, query?: 
       method,
       headers,
       credentials: 'same-origin',
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: form ? body : body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
     throw new ApiError(0, 'network_error', 'The appliance could not be reached. Is it still running?');
@@ -57,6 +59,8 @@ export const api = {
   put: <T>(path: string, body?: unknown) => request<T>('PUT', path, body ?? {}),
   patch: <T>(path: string, body?: unknown) => request<T>('PATCH', path, body ?? {}),
   del: <T>(path: string) => request<T>('DELETE', path),
+  /** A multipart POST (an upload: the form's fields, such as one `file`), answered and refused as the others. */
+  upload: <T>(path: string, form: FormData, query?: Query) => request<T>('POST', path, form, query),
 };
 
 /** A page of a list, as the API answers it (`?page=&limit=`). */

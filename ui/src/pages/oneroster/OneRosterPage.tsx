@@ -4,7 +4,9 @@ import {
   Button,
   Card,
   Fieldset,
+  FileInput,
   Group,
+  List,
   NumberInput,
   PasswordInput,
   SegmentedControl,
@@ -16,9 +18,9 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { api, ApiError } from '../../api/client';
 import { ConfirmModal, formatDateSeconds, PageHeader, QueryError, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { onerosterKey, type OneRosterConnection, type OneRosterRun, type OneRosterState, type SyncResult } from './oneroster';
@@ -46,6 +48,14 @@ const OUTCOME_WORDS: Record<OneRosterRun['outcome'], string> = {
   failed: 'Failed',
   running: 'Running',
 };
+const TRIGGER_WORDS: Record<OneRosterRun['trigger'], string> = {
+  portal: 'portal',
+  cli: 'cli',
+  scheduled: 'scheduled',
+  portal_csv: 'CSV import (portal)',
+  cli_csv: 'CSV import (CLI)',
+};
+const isCsvImport = (run: OneRosterRun) => run.trigger === 'portal_csv' || run.trigger === 'cli_csv';
 
 const percentOf = (share: number | undefined) => (share === undefined ? '' : Math.round(share * 1000) / 10);
 
@@ -62,6 +72,8 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
   const [classMinimum, setClassMinimum] = useState<number | string>(connection?.class_minimum ?? 4);
   const [schoolShare, setSchoolShare] = useState<number | string>(percentOf(connection?.school_share ?? 0.1));
   const [scheduleHours, setScheduleHours] = useState<number | string>(connection?.schedule_hours ?? '');
+  /** A connection a CSV import made has no URL or credentials: the form connects the REST API to it. */
+  const rest = connection?.source === 'rest';
 
   const save = useApiMutation({
     mutationFn: (body: Record<string, unknown>) => api.put<OneRosterConnection>(`/institutions/${institution.id}/oneroster`, body),
@@ -100,6 +112,11 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
       <Stack gap="lg">
         <Fieldset legend="Your SIS's rostering service">
           <Stack gap="sm">
+            {connection && !rest ? (
+              <Text size="sm" c="dimmed">
+                Rosters come from CSV imports. Connect the SIS&apos;s REST API below to sync through it instead.
+              </Text>
+            ) : null}
             <TextInput
               label={LABELS.url}
               description="Where the SIS serves OneRoster; the version's path (/ims/oneroster/…) is added to it."
@@ -146,7 +163,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
               <PasswordInput
                 label={LABELS.client_secret}
                 description={connection?.client_secret_set ? 'A secret is stored; leave empty to keep it.' : 'Stored sealed; never shown again.'}
-                required={!connection}
+                required={!rest}
                 autoComplete="new-password"
                 value={secret}
                 onChange={(event) => setSecret(event.currentTarget.value)}
@@ -224,7 +241,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
             </Button>
           ) : null}
           <Button type="submit" loading={save.isPending}>
-            {connection ? 'Save connection' : 'Connect'}
+            {rest ? 'Save connection' : 'Connect'}
           </Button>
         </Group>
       </Stack>
@@ -253,6 +270,35 @@ const countsLine = (result: SyncResult) =>
     `${result.suspended.students} students, ${result.suspended.faculty} faculty suspended, ${result.suspended.groups} groups retired`,
     `${result.memberships.added} memberships added, ${result.memberships.removed} removed`,
   ].join(' · ');
+
+/** What a sync or an import did (or, dry run or held back, would do); a held-back one offers to apply it past the guard. */
+function SyncResultAlert({ result, applyLabel, onApply }: { result: SyncResult; applyLabel: string; onApply(): void }) {
+  return (
+    <Alert
+      role="status"
+      color={OUTCOME_COLORS[result.outcome]}
+      title={
+        result.outcome === 'dry_run'
+          ? 'Dry run: nothing was changed'
+          : result.outcome === 'held_back'
+            ? 'Held back: nothing was changed'
+            : OUTCOME_WORDS[result.outcome]
+      }
+    >
+      <Stack gap="xs">
+        {result.outcome !== 'failed' ? <Text size="sm">{countsLine(result)}</Text> : null}
+        {result.reason ? <Text size="sm">{result.reason}</Text> : null}
+        {result.outcome === 'held_back' ? (
+          <Group>
+            <Button color="orange" onClick={onApply}>
+              {applyLabel}
+            </Button>
+          </Group>
+        ) : null}
+      </Stack>
+    </Alert>
+  );
+}
 
 function SyncCard() {
   const institution = useInstitution();
@@ -290,31 +336,7 @@ function SyncCard() {
             {tested.message}
           </Alert>
         ) : null}
-        {last ? (
-          <Alert
-            role="status"
-            color={OUTCOME_COLORS[last.outcome]}
-            title={
-              last.outcome === 'dry_run'
-                ? 'Dry run: nothing was changed'
-                : last.outcome === 'held_back'
-                  ? 'Held back: nothing was changed'
-                  : OUTCOME_WORDS[last.outcome]
-            }
-          >
-            <Stack gap="xs">
-              {last.outcome !== 'failed' ? <Text size="sm">{countsLine(last)}</Text> : null}
-              {last.reason ? <Text size="sm">{last.reason}</Text> : null}
-              {last.outcome === 'held_back' ? (
-                <Group>
-                  <Button color="orange" onClick={() => setConfirming(true)}>
-                    Review and apply…
-                  </Button>
-                </Group>
-              ) : null}
-            </Stack>
-          </Alert>
-        ) : null}
+        {last ? <SyncResultAlert result={last} applyLabel="Review and apply…" onApply={() => setConfirming(true)} /> : null}
       </Stack>
       <ConfirmModal
         opened={confirming}
@@ -327,6 +349,106 @@ function SyncCard() {
       >
         <Text size="sm">{last?.reason}</Text>
         <Text size="sm">The suspended people lose access at once; a later sync reactivates anyone the SIS lists as active again.</Text>
+      </ConfirmModal>
+    </Card>
+  );
+}
+
+const PROBLEMS_LISTED = 5;
+
+/** A refused import: the server's message, and the first problems it does not already name as `path: message` lines. */
+function ImportError({ error }: { error: Error }) {
+  const details = error instanceof ApiError ? error.details.filter((detail) => !error.message.includes(`${detail.path}: ${detail.message}`)) : [];
+  return (
+    <Alert color="red" role="alert" title={error instanceof ApiError && error.status === 422 ? 'The zip was not imported' : 'That did not work'}>
+      <Stack gap="xs">
+        <Text size="sm">{error.message}</Text>
+        {details.length > 0 ? (
+          <List size="sm">
+            {details.slice(0, PROBLEMS_LISTED).map((detail) => (
+              <List.Item key={`${detail.path}: ${detail.message}`}>
+                {detail.path}: {detail.message}
+              </List.Item>
+            ))}
+            {details.length > PROBLEMS_LISTED ? <List.Item>and {details.length - PROBLEMS_LISTED} more</List.Item> : null}
+          </List>
+        ) : null}
+      </Stack>
+    </Alert>
+  );
+}
+
+interface ImportRequest {
+  file: File;
+  dryRun?: boolean;
+  confirm?: boolean;
+}
+
+/** A OneRoster CSV zip the SIS exported, dry-run or imported through the same plan and guard as a sync. */
+function CsvImportCard() {
+  const institution = useInstitution();
+  const queryClient = useQueryClient();
+  const [file, setFile] = useState<File | null>(null);
+  /** The last answer, with the file it was about: a held-back import is applied by posting that file again. */
+  const [last, setLast] = useState<{ result: SyncResult; file: File } | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const upload = useMutation<SyncResult, Error, ImportRequest>({
+    mutationFn: ({ file: zip, dryRun = false, confirm = false }) => {
+      const form = new FormData();
+      form.append('file', zip, zip.name);
+      return api.upload<SyncResult>(`/institutions/${institution.id}/oneroster/import`, form, { dry_run: dryRun, confirm });
+    },
+    onSuccess: async (result, request) => {
+      // A run was recorded (and the roster perhaps changed): the runs list and the connection are read again.
+      if (!request.dryRun) await queryClient.invalidateQueries({ queryKey: onerosterKey(institution.id) });
+      setLast({ result, file: request.file });
+      setConfirming(false);
+    },
+    onError: () => {
+      setLast(null);
+      setConfirming(false);
+    },
+  });
+  const choose = (chosen: File | null) => {
+    setFile(chosen);
+    setLast(null);
+    upload.reset();
+  };
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="md">
+        <Text size="sm" c="dimmed">
+          Export a OneRoster 1.1 or 1.2 CSV zip from the SIS, bulk or delta. A bulk file is the whole roster: people it no longer lists are suspended. A delta
+          file only applies the changes it lists. The same guard as a sync holds back an import that would suspend too many people, until you confirm it.
+        </Text>
+        <FileInput label="OneRoster CSV zip" placeholder="Choose the zip…" accept=".zip,application/zip" clearable value={file} onChange={choose} maw={480} />
+        <Group>
+          <Button
+            variant="default"
+            disabled={!file}
+            loading={upload.isPending && upload.variables?.dryRun === true}
+            onClick={() => file && upload.mutate({ file, dryRun: true })}
+          >
+            Dry run
+          </Button>
+          <Button disabled={!file} loading={upload.isPending && !upload.variables?.dryRun} onClick={() => file && upload.mutate({ file })}>
+            Import
+          </Button>
+        </Group>
+        {upload.error ? <ImportError error={upload.error} /> : null}
+        {last ? <SyncResultAlert result={last.result} applyLabel="Apply anyway" onApply={() => setConfirming(true)} /> : null}
+      </Stack>
+      <ConfirmModal
+        opened={confirming}
+        title="Apply the held-back import?"
+        confirmLabel="Apply the import"
+        color="orange"
+        loading={upload.isPending}
+        onConfirm={() => last && upload.mutate({ file: last.file, confirm: true })}
+        onClose={() => setConfirming(false)}
+      >
+        <Text size="sm">{last?.result.reason}</Text>
+        <Text size="sm">The suspended people lose access at once; a later import or sync reactivates anyone the SIS lists as active again.</Text>
       </ConfirmModal>
     </Card>
   );
@@ -349,7 +471,7 @@ function RunsTable({ runs }: { runs: OneRosterRun[] }) {
         {runs.map((run) => (
           <Table.Tr key={run.run_id}>
             <Table.Td>{formatDateSeconds(run.started_at)}</Table.Td>
-            <Table.Td>{run.trigger}</Table.Td>
+            <Table.Td>{TRIGGER_WORDS[run.trigger]}</Table.Td>
             <Table.Td>{run.kind}</Table.Td>
             <Table.Td>
               <Badge color={OUTCOME_COLORS[run.outcome]} variant="light">
@@ -390,20 +512,30 @@ export function OneRosterPage() {
       ) : (
         <Stack gap="xl" maw={1100}>
           {heldScheduled ? (
-            <Alert color="orange" title="The last sync was held back" role="alert">
-              {heldScheduled.reason} Run a dry run to see it, then Sync now and apply it if it is right.
+            <Alert color="orange" title={isCsvImport(heldScheduled) ? 'The last CSV import was held back' : 'The last sync was held back'} role="alert">
+              {heldScheduled.reason}{' '}
+              {isCsvImport(heldScheduled)
+                ? 'Import the zip again below and apply it anyway if it is right.'
+                : 'Run a dry run to see it, then Sync now and apply it if it is right.'}
             </Alert>
           ) : null}
           {/* Re-mounted when the saved connection changes, so the form starts from what the server holds. */}
           <ConnectionForm key={JSON.stringify(state.data.connection)} connection={state.data.connection} />
-          {state.data.connection ? (
-            <div>
-              <Title order={3} mb="sm">
+          {/* A connection a CSV import made has no REST API to sync through (the server refuses it). */}
+          {state.data.connection?.source === 'rest' ? (
+            <section aria-labelledby="oneroster-sync">
+              <Title order={3} mb="sm" id="oneroster-sync">
                 Sync
               </Title>
               <SyncCard />
-            </div>
+            </section>
           ) : null}
+          <section aria-labelledby="oneroster-csv">
+            <Title order={3} mb="sm" id="oneroster-csv">
+              Import a OneRoster CSV zip
+            </Title>
+            <CsvImportCard />
+          </section>
           <div>
             <Title order={3} mb="sm">
               Runs

@@ -123,7 +123,11 @@ export async function startAppliance(options: StartOptions): Promise<Appliance> 
   // A database this start created has no missed runs to catch up; an older one without records has.
   const createdNow = db.migrationsApplied.includes(migrations[0]!.name);
   // An api process schedules nothing, but the operator's "Run now" still runs the job here.
-  const scheduler = startScheduler(ctx, jobs, { catchUpDelayMs: config.jobsCatchUpDelayMs, neverRunIsMissed: !createdNow, timed: works });
+  const scheduler = startScheduler(ctx, jobs, {
+    catchUpDelayMs: config.jobsCatchUpDelayMs,
+    neverRunIsMissed: !createdNow,
+    timed: works && config.jobsOnSchedule,
+  });
   ctx.jobs = scheduler;
   // Mail goes out right after the transaction that queued it commits; the send-mail job retries
   // (and, on a worker, sends what an api process queued).

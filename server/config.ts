@@ -153,6 +153,11 @@ export interface Config {
   trustProxy: false | number | string[];
   /** How long after start-up (and after a wake) missed job runs are caught up (server/jobs/scheduler.ts); tests shorten it. */
   jobsCatchUpDelayMs: number;
+  /**
+   * Whether jobs run on their schedules here (true in the appliance). Tests of a job that runs every
+   * minute turn it off, so that `runNow` is the only run and the minute never races the test.
+   */
+  jobsOnSchedule: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -186,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     role: e.ROLE,
     trustProxy: e.TRUST_PROXY,
     jobsCatchUpDelayMs: 30_000,
+    jobsOnSchedule: true,
     ...overrides,
   };
 }

@@ -182,7 +182,8 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
     await shot(page, 'grade-gave-up');
     await row.getByRole('button', { name: 'Retry' }).click();
     await row.getByText('Waiting').waitFor();
-    expect((await tenant.ltiScorePosts.findById(post.id))?.status).toBe('pending');
+    // Queued again: still waiting, or already taken up by the sender (which a busy machine lets it reach first).
+    expect(['pending', 'delivering']).toContain((await tenant.ltiScorePosts.findById(post.id))?.status);
     await shot(page, 'grade-retried');
   });
   it("a student's launch from the LMS goes through the platform's sign-in and opens the linked exam in the learner page", async () => {

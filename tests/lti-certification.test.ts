@@ -167,6 +167,29 @@ describe('LTI 1.3 certification launch cases', () => {
     expect((await created!.reload()).full_name).toBe('Ada King');
   });
 
+  it("a browser's refused launch gets a page in words with the same status; a JSON caller the envelope", async () => {
+    const noKid = await authorize({ sub: 'cert-browser', roles: [LTI.learner], resourceLinkId: 'rl-cert', omitKid: true, claims: PII });
+    const page = await app.http.post('/lti/launch').type('form').set('Accept', 'text/html,application/xhtml+xml,*/*;q=0.8').send(noKid);
+    expect(page.status).toBe(401);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('CampusBridge could not open this activity');
+    expect(page.text).toContain('the id_token&#39;s header has no kid');
+    expect(page.text).toContain('<code>LAUNCH_TOKEN_INVALID</code>');
+    // The page may be framed by the LMS, and runs no script.
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'none'.*frame-ancestors/);
+
+    const mentor = await authorize({ sub: 'cert-browser', roles: ['Mentor'], resourceLinkId: 'rl-cert', claims: PII });
+    const forbidden = await app.http.post('/lti/launch').type('form').set('Accept', 'text/html').send(mentor);
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.text).toContain('CampusBridge cannot open this for you');
+    expect(forbidden.text).toContain('role_not_supported');
+
+    const asJson = await authorize({ sub: 'cert-browser', roles: [LTI.learner], resourceLinkId: 'rl-cert', omitKid: true, claims: PII });
+    const envelope = await app.http.post('/lti/launch').type('form').set('Accept', 'application/json').send(asJson);
+    expect(envelope.status).toBe(401);
+    expect(envelope.body).toMatchObject({ success: false, error: 'LAUNCH_TOKEN_INVALID' });
+  });
+
   it('a person the school already has launches with no role: refused in words, not matched and not changed', async () => {
     const known = await makePerson(app, key, 'students', 'Known Student');
     const res = await app.http

@@ -56,6 +56,35 @@ export function ltiRouter(ctx: AppContext): Router {
     res.set('Cache-Control', 'public, max-age=300').json(await toolKeySet(ctx.db));
   });
 
+  /**
+   * The LMS user's browser (a page in the LMS, often an iframe) gets a refusal as a page in words,
+   * with the same status and code; a caller asking for JSON (or naming no preference) gets the
+   * envelope, as from every other route.
+   */
+  const refusalPage = (req: Request, res: Response, error: unknown): boolean => {
+    if (!(error instanceof AppError) || error.status >= 500 || req.accepts(['json', 'html']) !== 'html') return false;
+    const heading = error.status === 403 ? 'CampusBridge cannot open this for you' : 'CampusBridge could not open this activity';
+    sendPage(
+      res,
+      heading,
+      `<h1>${escapeHtml(heading)}</h1>
+<p>${escapeHtml(error.message)}</p>
+<p style="color:#52606d;font-size:.9rem">Code <code>${escapeHtml(error.code)}</code>. Open the activity again from the LMS; if this page comes back, show it to the school's IT administrator.</p>`,
+      { status: error.status },
+    );
+    return true;
+  };
+  /** An LTI browser endpoint: a refusal answered as refusalPage says, anything else to the app's error middleware. */
+  const forBrowsers =
+    (handler: (req: Request, res: Response) => Promise<void>) =>
+    async (req: Request, res: Response): Promise<void> => {
+      try {
+        await handler(req, res);
+      } catch (error) {
+        if (!refusalPage(req, res, error)) throw error;
+      }
+    };
+
   const login = async (req: Request, res: Response) => {
     const input = fields(req);
     const location = await beginLogin(
@@ -72,55 +101,63 @@ export function ltiRouter(ctx: AppContext): Router {
     );
     res.set('Cache-Control', 'no-store').redirect(302, location);
   };
-  router.get('/lti/login', login);
-  router.post('/lti/login', form, login);
+  router.get('/lti/login', forBrowsers(login));
+  router.post('/lti/login', form, forBrowsers(login));
 
-  router.post('/lti/launch', form, async (req, res) => {
-    const input = fields(req);
-    const publicUrl = await ctx.publicUrl();
-    const outcome = await completeLaunch(ctx.db, str(input.id_token) ?? '', str(input.state) ?? '', await rules(), publicUrl);
-    if (outcome.kind === 'redirect') {
-      res.set('Cache-Control', 'no-store').redirect(302, outcome.location);
-      return;
-    }
-    const picker = await openDeepLinkingPicker(ctx.db, outcome);
-    const choices = picker.exams.length
-      ? picker.exams
-          .map(
-            (exam, index) =>
-              `<label><input type="radio" name="exam_id" value="${escapeHtml(exam.id)}"${index === 0 ? ' checked' : ''}> ${escapeHtml(exam.title)}` +
-              `${exam.max_score !== null ? ` (out of ${exam.max_score})` : ' (no grade column: the exam has no maximum score)'}</label>`,
-          )
-          .join('\n')
-      : '<p>This school has no open exams yet. Create one in CampusBridge first.</p>';
-    sendPage(
-      res,
-      'Choose an exam',
-      `<h1>Choose an exam of ${escapeHtml(picker.institution_name)}</h1>
+  router.post(
+    '/lti/launch',
+    form,
+    forBrowsers(async (req, res) => {
+      const input = fields(req);
+      const publicUrl = await ctx.publicUrl();
+      const outcome = await completeLaunch(ctx.db, str(input.id_token) ?? '', str(input.state) ?? '', await rules(), publicUrl);
+      if (outcome.kind === 'redirect') {
+        res.set('Cache-Control', 'no-store').redirect(302, outcome.location);
+        return;
+      }
+      const picker = await openDeepLinkingPicker(ctx.db, outcome);
+      const choices = picker.exams.length
+        ? picker.exams
+            .map(
+              (exam, index) =>
+                `<label><input type="radio" name="exam_id" value="${escapeHtml(exam.id)}"${index === 0 ? ' checked' : ''}> ${escapeHtml(exam.title)}` +
+                `${exam.max_score !== null ? ` (out of ${exam.max_score})` : ' (no grade column: the exam has no maximum score)'}</label>`,
+            )
+            .join('\n')
+        : '<p>This school has no open exams yet. Create one in CampusBridge first.</p>';
+      sendPage(
+        res,
+        'Choose an exam',
+        `<h1>Choose an exam of ${escapeHtml(picker.institution_name)}</h1>
 <form method="post" action="${escapeHtml(`${publicUrl}/lti/deep-link`)}">
 <input type="hidden" name="context" value="${escapeHtml(picker.context)}">
 ${choices}
 ${picker.exams.length ? '<button type="submit">Add to the course</button>' : ''}
 </form>`,
-    );
-  });
+      );
+    }),
+  );
 
-  router.post('/lti/deep-link', form, async (req, res) => {
-    const input = fields(req);
-    const response = await completeDeepLinking(ctx.db, str(input.context) ?? '', str(input.exam_id) ?? '', await ctx.publicUrl());
-    const nonce = randomBytes(16).toString('base64');
-    sendPage(
-      res,
-      'Returning to the LMS',
-      `<h1>Returning to the LMS…</h1>
+  router.post(
+    '/lti/deep-link',
+    form,
+    forBrowsers(async (req, res) => {
+      const input = fields(req);
+      const response = await completeDeepLinking(ctx.db, str(input.context) ?? '', str(input.exam_id) ?? '', await ctx.publicUrl());
+      const nonce = randomBytes(16).toString('base64');
+      sendPage(
+        res,
+        'Returning to the LMS',
+        `<h1>Returning to the LMS…</h1>
 <form id="return" method="post" action="${escapeHtml(response.return_url)}">
 <input type="hidden" name="JWT" value="${escapeHtml(response.jwt)}">
 <button type="submit">Continue</button>
 </form>
 <script nonce="${nonce}">document.getElementById('return').submit();</script>`,
-      { formTarget: response.return_url, nonce },
-    );
-  });
+        { formTarget: response.return_url, nonce },
+      );
+    }),
+  );
 
   // LTI Dynamic Registration: the LMS opens the admin's registration URL with openid_configuration (and registration_token).
   router.get('/lti/register', async (req, res) => {

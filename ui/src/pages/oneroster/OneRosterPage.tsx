@@ -421,7 +421,16 @@ function CsvImportCard() {
           Export a OneRoster 1.1 or 1.2 CSV zip from the SIS, bulk or delta. A bulk file is the whole roster: people it no longer lists are suspended. A delta
           file only applies the changes it lists. The same guard as a sync holds back an import that would suspend too many people, until you confirm it.
         </Text>
-        <FileInput label="OneRoster CSV zip" placeholder="Choose the zip…" accept=".zip,application/zip" clearable value={file} onChange={choose} maw={480} />
+        {/* No placeholder: Mantine draws it as text of too little contrast (axe, every-page.test.ts). */}
+        <FileInput
+          label="OneRoster CSV zip"
+          description="The zip the SIS exported; choose it, then run a dry run or import it."
+          accept=".zip,application/zip"
+          clearable
+          value={file}
+          onChange={choose}
+          maw={480}
+        />
         <Group>
           <Button
             variant="default"

@@ -9,20 +9,8 @@ import { strToU8, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSchool, requestsAs, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { cliFails, cliOk, runCliCaptured } from './helpers/cli.js';
+import type { SyncOutput } from './helpers/oneroster-provider.js';
 import { institutionApi, portalRequests, signedInMember } from './helpers/portal.js';
-
-interface ImportOutput {
-  run_id: string;
-  kind: 'full' | 'delta';
-  dry_run: boolean;
-  outcome: string;
-  created: { students: number; faculty: number; groups: number };
-  updated: { students: number; faculty: number; groups: number };
-  suspended: { students: number; faculty: number; groups: number };
-  memberships: { added: number; removed: number };
-  held_back: boolean;
-  reason: string | null;
-}
 
 const USERS_11 =
   'sourcedId,status,dateLastModified,enabledUser,orgSourcedIds,role,username,userIds,givenName,familyName,middleName,identifier,email,sms,phone,agentSourcedIds,grades,password';
@@ -118,7 +106,7 @@ describe('OneRoster CSV import', () => {
   });
 
   it('a dry run of a bulk 1.1 zip counts what it would do and changes nothing', async () => {
-    const dry = cliOk<ImportOutput>(await importZip('bulk.zip', zipOf(bulkSchool()), '--dry-run'));
+    const dry = cliOk<SyncOutput>(await importZip('bulk.zip', zipOf(bulkSchool()), '--dry-run'));
     expect(dry).toMatchObject({
       kind: 'full',
       dry_run: true,
@@ -130,7 +118,7 @@ describe('OneRoster CSV import', () => {
   });
 
   it('a bulk 1.1 zip makes the students, the teacher and the classes with their members', async () => {
-    const applied = cliOk<ImportOutput>(await importZip('bulk.zip', zipOf(bulkSchool())));
+    const applied = cliOk<SyncOutput>(await importZip('bulk.zip', zipOf(bulkSchool())));
     expect(applied).toMatchObject({
       kind: 'full',
       dry_run: false,
@@ -144,7 +132,7 @@ describe('OneRoster CSV import', () => {
     expect(await groupMembers('Math 5A')).toHaveLength(6);
 
     // The same zip again changes nothing: the records are linked by sourcedId.
-    const again = cliOk<ImportOutput>(await importZip('bulk.zip', zipOf(bulkSchool())));
+    const again = cliOk<SyncOutput>(await importZip('bulk.zip', zipOf(bulkSchool())));
     expect(again).toMatchObject({ outcome: 'applied', created: { students: 0, faculty: 0, groups: 0 }, memberships: { added: 0, removed: 0 } });
     expect(await students()).toHaveLength(8);
   });
@@ -177,12 +165,12 @@ describe('OneRoster CSV import', () => {
       ].join('\r\n'),
       'enrollments.csv': [ENROLLMENTS, 'e9,active,2026-11-20T10:00:00Z,c2,org1,s9,student,false,,'].join('\r\n'),
     };
-    const held = cliOk<ImportOutput>(await importZip('delta.zip', zipOf(delta)));
+    const held = cliOk<SyncOutput>(await importZip('delta.zip', zipOf(delta)));
     expect(held).toMatchObject({ kind: 'delta', outcome: 'held_back', held_back: true, suspended: { students: 4 } });
     expect(held.reason).toMatch(/suspend 4 of/);
     expect((await students()).filter((student) => student.status === 'suspended')).toEqual([]);
 
-    const confirmed = cliOk<ImportOutput>(await importZip('delta.zip', zipOf(delta), '--confirm'));
+    const confirmed = cliOk<SyncOutput>(await importZip('delta.zip', zipOf(delta), '--confirm'));
     expect(confirmed).toMatchObject({ kind: 'delta', outcome: 'applied', suspended: { students: 4 }, created: { students: 1 } });
     expect((await students()).filter((student) => student.status === 'suspended').map((student) => student.student_id)).toHaveLength(4);
     expect(await groupMembers('Art 5B')).toEqual(['Nine Newcomer', 'Student Number7', 'Student Number8']);
@@ -199,7 +187,7 @@ describe('OneRoster CSV import', () => {
         'r20,active,2026-11-21T10:00:00Z,s20,primary,student,,,org1,',
       ].join('\n'),
     });
-    expect(cliOk<ImportOutput>(await importZip('v12.zip', zip))).toMatchObject({ kind: 'delta', outcome: 'applied', created: { students: 1 } });
+    expect(cliOk<SyncOutput>(await importZip('v12.zip', zip))).toMatchObject({ kind: 'delta', outcome: 'applied', created: { students: 1 } });
     expect((await students()).map((student) => student.student_id)).toContain('ID-2020');
   });
 

@@ -16,23 +16,10 @@ import { writeApplianceSetting } from '../server/settings/appliance-settings.js'
 import { makeSchool, readEvents, requestsAs, startTestAppliance, type TestAppliance, type TestKey, type TestSchool } from './helpers/appliance.js';
 import { runCli } from '../server/cli/program.js';
 import { cliFails, cliOk, type CliResult } from './helpers/cli.js';
-import { OneRosterProvider, seedSchool } from './helpers/oneroster-provider.js';
+import { OneRosterProvider, seedSchool, type SyncOutput } from './helpers/oneroster-provider.js';
 import { expectError, institutionApi, ok, portalRequests, signedInMember } from './helpers/portal.js';
 import { onPostgres } from './helpers/postgres.js';
 import { waitFor } from './helpers/wait.js';
-
-interface SyncOutput {
-  run_id: string;
-  kind: 'full' | 'delta';
-  dry_run: boolean;
-  outcome: string;
-  created: { students: number; faculty: number; groups: number };
-  updated: { students: number; faculty: number; groups: number };
-  suspended: { students: number; faculty: number; groups: number };
-  memberships: { added: number; removed: number };
-  held_back: boolean;
-  reason: string | null;
-}
 
 let app: TestAppliance;
 const api = requestsAs(() => app);

@@ -9,6 +9,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type Version = '1.2' | '1.1';
+
+/** What `oneroster sync` and `oneroster import` print, and the portal's sync and import answer. */
+export interface SyncOutput {
+  run_id: string;
+  kind: 'full' | 'delta';
+  dry_run: boolean;
+  outcome: string;
+  created: { students: number; faculty: number; groups: number };
+  updated: { students: number; faculty: number; groups: number };
+  suspended: { students: number; faculty: number; groups: number };
+  memberships: { added: number; removed: number };
+  held_back: boolean;
+  reason: string | null;
+}
+
 export type RoleName = 'student' | 'teacher' | 'administrator';
 
 export interface ProviderUser {

@@ -13,6 +13,7 @@ import { meterUnrouted } from './http/unrouted.js';
 import { portalDir } from './paths.js';
 import { createPortalRouter } from './portal/routes.js';
 import { guardianAcceptRouter } from './routes/guardians/accept.js';
+import { framedByPlatform, framingOf, ltiFraming } from './routes/lti/framing.js';
 import { ltiRouter } from './routes/lti/lti.js';
 import { apiRoutes } from './routes/index.js';
 import { trustProxySetting } from './http/trust-proxy.js';
@@ -31,6 +32,8 @@ export function createApp(ctx: AppContext): Express {
     next();
   });
   app.use(requestLog(ctx.logger));
+  // The learner page opened by an LTI launch may be framed by that launch's platform (docs/lms.md#inside-the-lms-frame).
+  app.get('/launch', ltiFraming(ctx.db));
   app.use(
     helmet({
       // Plain HTTP on localhost or the campus LAN: no HSTS, no upgrade of insecure requests.
@@ -45,6 +48,8 @@ export function createApp(ctx: AppContext): Express {
           'style-src': ["'self'", "'unsafe-inline'"],
           'img-src': ["'self'", 'data:'],
           'connect-src': ["'self'"],
+          // 'self' but on the learner page of an LTI launch (ltiFraming): its platform's origins too.
+          'frame-ancestors': [(_req, res) => framingOf(res)],
           'upgrade-insecure-requests': null,
         },
       },
@@ -81,6 +86,7 @@ export function createApp(ctx: AppContext): Express {
   if (fs.existsSync(path.join(portal, 'index.html'))) {
     // The learner page (`/launch?token=…`) is a view of the portal app; never cached, as the URL holds a one-time token.
     app.get('/launch', (_req, res) => {
+      if (framedByPlatform(res)) res.removeHeader('X-Frame-Options');
       res.set('Cache-Control', 'no-store').sendFile(path.join(portal, 'index.html'));
     });
     app.use(express.static(portal, { index: 'index.html', maxAge: '1h' }));

@@ -21,6 +21,8 @@ export const ERROR_STATUS = {
   insufficient_allowance: 409,
   endpoint_inactive: 409,
   void_failed: 409,
+  /** A class list sync of an LTI link whose platform never offered Names and Role Provisioning (no memberships URL from a launch). */
+  nrps_not_offered: 409,
   event_pruned: 410,
   /** A stored file whose bytes are no longer in the data folder (a move or a restore without `uploads/`). */
   file_missing: 410,

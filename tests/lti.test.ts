@@ -177,10 +177,17 @@ describe('LTI 1.3 tool', () => {
     expect((await learnerOpens(launched.headers.location as string)).redirect).toBe(`exam:${examId}`);
   });
 
-  it('a teacher lands on the exam in the portal', async () => {
+  it("a teacher's launch opens the learner page on a session that grades the linked exam (tests/lti-grading.test.ts has the rest)", async () => {
     const launched = await postLaunch(await authorize({ sub: 'lms-user-grace', email: teacher.login_email, roles: [LTI.instructor], resourceLinkId: 'rl-1' }));
     expect(launched.status, JSON.stringify(launched.body)).toBe(302);
-    expect(launched.headers.location).toBe(`${app.origin}/#/i/${institutionId}/exams/${examId}`);
+    const url = new URL(launched.headers.location as string);
+    expect(`${url.origin}${url.pathname}`).toBe(`${app.origin}/launch`);
+    expect(url.searchParams.get('lti')).toBe(platformId);
+    const exchanged = data<{ grading_exam_id: string | null; user: { id: string } }>(
+      await app.http.post('/v1/sso/exchange').send({ token: url.searchParams.get('token') }),
+      'exchange',
+    );
+    expect(exchanged).toMatchObject({ grading_exam_id: examId, user: { id: teacher.id } });
   });
 
   it('a forged signature is refused', async () => {
@@ -573,7 +580,8 @@ describe('LTI 1.3 tool', () => {
         client_name: expect.stringMatching(/^CampusBridge/),
         jwks_uri: tool.jwks_url,
         token_endpoint_auth_method: 'private_key_jwt',
-        scope: 'https://purl.imsglobal.org/spec/lti-ags/scope/lineitem https://purl.imsglobal.org/spec/lti-ags/scope/score',
+        scope:
+          'https://purl.imsglobal.org/spec/lti-ags/scope/lineitem https://purl.imsglobal.org/spec/lti-ags/scope/score https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly',
         'https://purl.imsglobal.org/spec/lti-tool-configuration': {
           domain: new URL(app.origin).host,
           target_link_uri: tool.launch_url,

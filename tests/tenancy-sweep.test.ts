@@ -18,7 +18,8 @@ import type supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../server/commands/alpha/curricula.js';
 import { approveBatch } from '../server/commands/coupons.js';
-import { addPlatform } from '../server/commands/lti/platforms.js';
+import { addPlatform, linkResourceLink } from '../server/commands/lti/platforms.js';
+import { mintLaunchToken } from '../server/commands/sso.js';
 import { seedDemo } from '../server/commands/demo/seed.js';
 import { generateWeeklyReports } from '../server/commands/guardian-reports.js';
 import { setAllowance } from '../server/commands/merits.js';
@@ -84,6 +85,8 @@ interface School {
   refs: Partial<Record<RefKind, string[]>>;
   /** The learner's session (A's sweeps /app) and open attempt (B's is pointed at). */
   session: string;
+  /** The teacher's grading session for the coding exam, as an LMS instructor's launch opens it (A's sweeps /app/grading). */
+  gradingSession: string;
   openAttempt: string;
   /** Records no read depends on, which writes around the place under test may change (A). */
   scratch: TestPerson;
@@ -300,6 +303,8 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
       token_url: 'https://lms.example/token',
       jwks_url: 'https://lms.example/jwks',
     });
+    // A resource link of that platform tied to the coding exam (the portal's class list routes point at it).
+    await linkResourceLink(inst.tenant, platform.id, `rl-${tag}-${unique()}`, exam.id, { title: `${text} course link` });
     await inst.tenant.ltiScorePosts.create({
       id: newId('lsp'),
       platform_id: platform.id,
@@ -354,12 +359,16 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
       coupon_code: codes.slice(1),
       exam_redirect: [`exam:${exam.id}`],
     };
+    // The grading session an instructor's launch of the coding exam opens (lms-grading.ts): the classmate's submission is in it.
+    const grading = await mintLaunchToken(inst.tenant, { email: teacher.login_email, app: 'code', grading_exam_id: exam.id, ttl_seconds: 300 });
+    const gradingSession = data(await app.http.post('/v1/sso/exchange').send({ token: grading.token }), `${tag} grading exchange`).session_token as string;
     return {
       tag,
       inst,
       key,
       refs,
       session,
+      gradingSession,
       openAttempt: openAttempt.id,
       draftExam: draft.id,
       hiddenFile: draft.hidden,
@@ -472,7 +481,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     const agent = call.auth.as === 'portal' ? call.auth.signed.agent : app.http;
     let request = agent[call.method](call.url).query(call.query);
     if (call.auth.as === 'key') request = request.set('Authorization', A.key.auth);
-    if (call.auth.as === 'session') request = request.set('Authorization', `Bearer ${A.session}`);
+    if (call.auth.as === 'session') request = request.set('Authorization', `Bearer ${call.url.startsWith('/v1/app/grading') ? A.gradingSession : A.session}`);
     if (call.auth.as === 'portal' && call.method !== 'get') request = request.set('X-CSRF-Token', call.auth.signed.csrf);
     if (call.upload) return request.attach('file', Buffer.from('sweep upload\n'), call.upload);
     if (call.body !== undefined) return request.send(call.body);
@@ -581,6 +590,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     'put /exams/{id}/code-secret': { body: () => ({ hidden_key_b64: randomBytes(32).toString('base64') }) },
     'post /exams/{id}/files': { upload: 'starter.zip' },
     'post /submissions/{id}/grade': { body: () => ({ score: 1 }) },
+    'post /app/grading/submissions/{id}/grade': { body: () => ({ score: 1 }) },
     'post /sso/tokens': { body: () => ({ app: 'code' }) },
     'post /merits/credits': { body: () => ({ amount_cents: 1, reason: 'sweep credit' }) },
     'post /alpha/students/{id}/points': { body: () => ({ points: 1, note: 'sweep' }) },
@@ -818,6 +828,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     accountId: 'account',
     platformId: 'id:ltp',
     postId: 'id:lsp',
+    link: 'id:ltl',
   };
   const portalUrl = (route: PortalRoute, institutionId: string) =>
     `/portal/api${route.path}`.replace(/\{(\w+)\}/g, (_match, name: string) =>

@@ -7,6 +7,7 @@ import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
 import type { RegisterCommands } from './context.js';
+import { registerLtiMembersCommands } from './lti-members.js';
 
 /** The text of a public key file, or `validation_error` naming the file. */
 function readPublicKey(file: string): string {
@@ -54,6 +55,7 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
     .option('--public-key <file>', "a file with the platform's public key (PEM or JWK), when its key set cannot be reached")
     .option('--name <name>', 'a label for the portal')
     .option('--provision', 'create unknown users at launch (Learner → student, Instructor → faculty) instead of refusing them')
+    .option('--frame-origin <origins>', "origins that may frame the tool besides the issuer's and the sign-in URL's (comma-separated)")
     .action(
       async (opts: {
         institution: string;
@@ -66,6 +68,7 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
         publicKey?: string;
         name?: string;
         provision?: boolean;
+        frameOrigin?: string;
       }) => {
         if (Boolean(opts.jwksUrl) === Boolean(opts.publicKey)) {
           throw new AppError('validation_error', 'Give exactly one of --jwks-url and --public-key.');
@@ -83,6 +86,7 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
           jwks_url: opts.jwksUrl ?? null,
           public_key: publicKey,
           provision_users: opts.provision === true,
+          frame_origins: opts.frameOrigin?.split(','),
         });
         cli.print({ id: row.id, issuer: row.issuer, client_id: row.client_id, provision_users: row.provision_users });
       },
@@ -100,10 +104,23 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
     .option('--public-key <file>', "a file with the platform's public key, PEM or JWK (drops the key set URL)")
     .option('--provision', 'create unknown users at launch')
     .option('--no-provision', 'refuse unknown users at launch (404 user_not_found)')
+    .option(
+      '--frame-origin <origins>',
+      "origins that may frame the tool besides the issuer's and the sign-in URL's, replacing the old ones (comma-separated; '' for none)",
+    )
     .action(
       async (
         id: string,
-        opts: { name?: string; deploymentId?: string; authUrl?: string; tokenUrl?: string; jwksUrl?: string; publicKey?: string; provision?: boolean },
+        opts: {
+          name?: string;
+          deploymentId?: string;
+          authUrl?: string;
+          tokenUrl?: string;
+          jwksUrl?: string;
+          publicKey?: string;
+          provision?: boolean;
+          frameOrigin?: string;
+        },
       ) => {
         if (opts.jwksUrl && opts.publicKey) throw new AppError('validation_error', 'Give at most one of --jwks-url and --public-key.');
         const { tenant } = await platformTenant(await cli.database(), id);
@@ -115,6 +132,7 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
           ...(opts.jwksUrl ? { jwks_url: opts.jwksUrl } : {}),
           ...(opts.publicKey ? { public_key: readPublicKey(opts.publicKey) } : {}),
           provision_users: opts.provision,
+          frame_origins: opts.frameOrigin?.split(',').filter(Boolean),
         });
         cli.print({ id: row.id, name: row.name, deployment_ids: row.deployment_ids, jwks_url: row.jwks_url, provision_users: row.provision_users });
       },
@@ -141,4 +159,6 @@ export const registerLtiCommands: RegisterCommands = (program, cli) => {
       if (!Number.isFinite(days) || days < 0 || days > 365) throw new AppError('validation_error', '--grace-days must be 0 to 365.');
       cli.print(await rotateToolKey(await cli.database(), Math.round(days * 86400)));
     });
+
+  registerLtiMembersCommands(lti, cli);
 };

@@ -15,4 +15,6 @@ export interface LearnerAuth {
   person: PersonRow;
   institution: InstitutionRow;
   tenant: Tenant;
+  /** The caller's address, for audit entries of what a session changes (an LMS instructor's grades). */
+  ip?: string | null;
 }

@@ -55,6 +55,8 @@ export interface LaunchRequest {
   app: LearnerApp;
   redirect?: string | undefined;
   ttl_seconds: number;
+  /** An LMS instructor's launch only (never `POST /sso/tokens`): the session may grade this exam's submissions and nothing else. */
+  grading_exam_id?: string | undefined;
 }
 
 export interface MintedLaunch {
@@ -87,6 +89,7 @@ export function mintLaunchToken(tenant: Tenant, request: LaunchRequest, now = ne
       user_id: person.id,
       app: request.app,
       redirect,
+      grading_exam_id: request.grading_exam_id ?? null,
       expires_at: expiresAt,
       used_at: null,
       created_at: now,
@@ -144,7 +147,8 @@ export async function exchangeLaunchToken(db: Database, request: ExchangeRequest
     let seat: DeviceSeatRow | null = null;
     try {
       const license = await assertMaySignIn(tx, person, now);
-      if (request.device) {
+      // A grading session (an LMS instructor's launch) takes no device seat: seats count where students take exams.
+      if (request.device && !launch.grading_exam_id) {
         seat = await activateSeat(tx, license, { app: launch.app, device_id: request.device.id, device_name: request.device.name });
       }
     } catch (error) {
@@ -160,6 +164,7 @@ export async function exchangeLaunchToken(db: Database, request: ExchangeRequest
       user_id: person.id,
       app: launch.app,
       seat_id: seat ? seat.id : null,
+      grading_exam_id: launch.grading_exam_id,
       expires_at: new Date(now.getTime() + SESSION_TTL_MS),
       revoked_at: null,
       created_at: now,

@@ -9,6 +9,7 @@ import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow, SubmissionStatus } from '../models/submission.js';
 import { personRefWhere } from './people.js';
 import { enqueueLtiScores } from './lti/scores.js';
+import { enqueueGradebookResults } from './oneroster/gradebook.js';
 
 /** Proctoring types every count object names, seen or not. */
 export const ALWAYS_COUNTED = ['focus_lost', 'recorder_error'] as const;
@@ -193,6 +194,8 @@ export function gradeSubmission(tenant: Tenant, id: string, input: GradeInput): 
     await emit(tx, 'exam.graded', { ...refs, score, max_score: maxScore, status: 'graded' });
     // An LTI-linked exam's grade goes back to the LMS's line item: queued in this transaction (docs/lms.md#lti-13).
     await enqueueLtiScores(tx, submission, maxScore);
+    // A SIS-synced student's grade goes to the SIS's gradebook where the connection opted in (docs/lms.md).
+    await enqueueGradebookResults(tx, submission, maxScore);
     return submission;
   });
 }

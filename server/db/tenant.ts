@@ -35,11 +35,12 @@ import type { PortalAccountRow } from '../models/portal-account.js';
 import type { PortalAuditEntryRow } from '../models/portal-audit.js';
 import type { LaunchTokenRow, LearnerSessionRow } from '../models/learner.js';
 import type { LicenseRow } from '../models/license.js';
-import type { LtiLoginStateRow, LtiPlatformRow, LtiResourceLinkRow, LtiScoreAttemptRow, LtiScorePostRow, LtiSubjectRow } from '../models/lti.js';
+import type { LtiLoginStateRow, LtiNrpsRunRow, LtiPlatformRow, LtiResourceLinkRow, LtiScoreAttemptRow, LtiScorePostRow, LtiSubjectRow } from '../models/lti.js';
 import type { MailOutboxRow } from '../models/mail.js';
 import type { MeritAllowanceRow, MeritLedgerRow, MeritWalletRow } from '../models/merit.js';
 import type { PersonCountRow, PersonRow, PersonSearchRowRow } from '../models/person.js';
 import type { OneRosterConnectionRow, OneRosterLinkRow, OneRosterRunRow } from '../models/oneroster.js';
+import type { OneRosterGradebookAttemptRow, OneRosterGradebookPostRow, OneRosterLineItemRow } from '../models/oneroster-gradebook.js';
 import type { AttemptRecordingRow, RecordingChunkRow } from '../models/recording.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';
@@ -336,6 +337,8 @@ export class Tenant {
   readonly ltiLoginStates: ScopedRepo<LtiLoginStateRow>;
   readonly ltiScorePosts: ScopedRepo<LtiScorePostRow>;
   readonly ltiScoreAttempts: ScopedRepo<LtiScoreAttemptRow>;
+  /** Class list (NRPS) syncs of resource links. */
+  readonly ltiNrpsRuns: ScopedRepo<LtiNrpsRunRow>;
   readonly couponBatches: ScopedRepo<CouponBatchRow>;
   readonly couponCodes: ScopedRepo<CouponCodeRow>;
   readonly couponRedemptions: ScopedRepo<CouponRedemptionRow>;
@@ -357,6 +360,10 @@ export class Tenant {
   readonly onerosterConnections: ScopedRepo<OneRosterConnectionRow>;
   readonly onerosterLinks: ScopedRepo<OneRosterLinkRow>;
   readonly onerosterRuns: ScopedRepo<OneRosterRunRow>;
+  // OneRoster gradebook write-back: line items per exam and class, result posts and their attempts.
+  readonly onerosterLineItems: ScopedRepo<OneRosterLineItemRow>;
+  readonly onerosterGradebookPosts: ScopedRepo<OneRosterGradebookPostRow>;
+  readonly onerosterGradebookAttempts: ScopedRepo<OneRosterGradebookAttemptRow>;
   /** Not institution data: the few appliance-wide reads an institution's work needs (read-only). */
   readonly appliance: ApplianceReads;
   /** Seals and opens sensitive columns (master key); holds no data. Named as on Database, so helpers take either. */
@@ -402,6 +409,7 @@ export class Tenant {
     this.ltiLoginStates = new ScopedRepo(models.LtiLoginState, institutionId, tx);
     this.ltiScorePosts = new ScopedRepo(models.LtiScorePost, institutionId, tx);
     this.ltiScoreAttempts = new ScopedRepo(models.LtiScoreAttempt, institutionId, tx);
+    this.ltiNrpsRuns = new ScopedRepo(models.LtiNrpsRun, institutionId, tx);
     this.couponBatches = new ScopedRepo(models.CouponBatch, institutionId, tx);
     this.couponCodes = new ScopedRepo(models.CouponCode, institutionId, tx);
     this.couponRedemptions = new ScopedRepo(models.CouponRedemption, institutionId, tx);
@@ -416,6 +424,9 @@ export class Tenant {
     this.onerosterConnections = new ScopedRepo(models.OneRosterConnection, institutionId, tx);
     this.onerosterLinks = new ScopedRepo(models.OneRosterLink, institutionId, tx);
     this.onerosterRuns = new ScopedRepo(models.OneRosterRun, institutionId, tx);
+    this.onerosterLineItems = new ScopedRepo(models.OneRosterLineItem, institutionId, tx);
+    this.onerosterGradebookPosts = new ScopedRepo(models.OneRosterGradebookPost, institutionId, tx);
+    this.onerosterGradebookAttempts = new ScopedRepo(models.OneRosterGradebookAttempt, institutionId, tx);
     this.memberships = new ScopedRepo(models.Membership, institutionId, tx);
     this.invitations = new ScopedRepo(models.Invitation, institutionId, tx);
     this.alphaCurricula = new VisibleCurricula(models.AlphaCurriculum, institutionId, tx);

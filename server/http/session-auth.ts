@@ -9,6 +9,9 @@ import { touchSeat } from '../commands/learner-devices.js';
 
 export { SESSION_PATTERN, SESSION_PREFIX, SESSION_RATE_LIMIT, type LearnerAuth } from '../commands/learner-auth.js';
 
+/** What a grading session may call: who it is, and its exam's submissions. */
+const GRADING_SESSION_ROUTES = /^\/v1\/app\/(me|grading(\/.*)?)$/;
+
 const signInAgain = () => new AppError('unauthorized', 'The learner session is not valid; open the app from your school again.');
 
 /**
@@ -28,6 +31,10 @@ export function authenticateSession(db: Database) {
       where: { token_hash: hashToken(match[1]), revoked_at: null, expires_at: { [Op.gt]: new Date() } },
     });
     if (!session) throw signInAgain();
+    // An LMS instructor's grading session (docs/lms.md#grading-from-the-lms) reaches its exam's submissions and nothing else.
+    if (session.grading_exam_id && !GRADING_SESSION_ROUTES.test(req.routePattern ?? '')) {
+      throw new AppError('forbidden', "This session was opened by an instructor's launch in the LMS: it may only grade that exam (/app/grading).");
+    }
     const [person, institution, license, seat] = await Promise.all([
       db.models.Person.findOne({ where: { id: session.user_id, institution_id: session.institution_id } }),
       db.models.Institution.findByPk(session.institution_id),
@@ -47,7 +54,7 @@ export function authenticateSession(db: Database) {
       // Bookkeeping: a failed write must not fail the student's request; the next one tries again.
       await touchSeat(db, seat).catch((err: unknown) => req.log?.warn({ err, request_id: req.requestId }, 'could not record seat use'));
     }
-    req.learner = { kind: 'session', session, person, institution, tenant: new Tenant(db, institution.id) };
+    req.learner = { kind: 'session', session, person, institution, tenant: new Tenant(db, institution.id), ip: req.ip ?? null };
     req.rateLimitSubject = { id: `session:${session.id}`, limit: SESSION_RATE_LIMIT };
     next();
   };

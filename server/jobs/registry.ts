@@ -3,6 +3,7 @@ import { expireLicensesJob } from './expire-licenses.js';
 import { finishRecordingsJob } from './finish-recordings.js';
 import { guardianReportsJob } from './guardian-reports.js';
 import { onerosterSyncJob } from './oneroster-sync.js';
+import { onerosterGradebookJob } from './oneroster-gradebook.js';
 import type { Job } from './job.js';
 import { ltiScoresJob } from './lti-scores.js';
 import { pruneAuditLogJob } from './prune-audit-log.js';
@@ -30,4 +31,5 @@ export const jobs: Job[] = [
   ltiScoresJob,
   dailyBackupJob,
   onerosterSyncJob,
+  onerosterGradebookJob,
 ];

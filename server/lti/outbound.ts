@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { PrivateHosts, Resolver } from '../webhooks/address.js';
 import { requestPinned } from '../webhooks/pinned-request.js';
 
@@ -13,6 +14,8 @@ export interface OutboundRequest {
   /** The `webhook_private_hosts` setting: the same address rules as webhooks (docs/lms.md#when-the-lms-is-in-the-cloud-and-the-appliance-on-campus). */
   privateHosts: PrivateHosts;
   resolver?: Resolver;
+  /** Bytes of the answer read at most; OUTBOUND_BODY_LIMIT unless given (a class list page is larger than a key set). */
+  bodyLimit?: number;
 }
 
 export interface OutboundResult {
@@ -20,6 +23,10 @@ export interface OutboundResult {
   status: number | null;
   body: string;
   error: string | null;
+  /** The answer's headers (empty when no answer came): a class list's next page is in its `Link`. */
+  headers: IncomingHttpHeaders;
+  /** The answer went past the body limit and was cut there. */
+  truncated: boolean;
 }
 
 /**
@@ -36,8 +43,8 @@ export async function outboundRequest(request: OutboundRequest): Promise<Outboun
     timeoutMs: request.timeoutMs,
     privateHosts: request.privateHosts,
     resolver: request.resolver,
-    bodyLimit: OUTBOUND_BODY_LIMIT,
+    bodyLimit: request.bodyLimit ?? OUTBOUND_BODY_LIMIT,
   });
-  if (result.status === null) return { status: null, body: '', error: result.error };
-  return { status: result.status, body: result.body, error: null };
+  if (result.status === null) return { status: null, body: '', error: result.error, headers: {}, truncated: false };
+  return { status: result.status, body: result.body, error: null, headers: result.headers, truncated: result.truncated };
 }

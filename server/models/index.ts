@@ -24,6 +24,7 @@ import { defineLaunchToken, defineLearnerSession } from './learner.js';
 import { defineLicense } from './license.js';
 import {
   defineLtiLoginState,
+  defineLtiNrpsRun,
   defineLtiPlatform,
   defineLtiRegistration,
   defineLtiResourceLink,
@@ -37,6 +38,7 @@ import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';
 import { definePerson, definePersonCount, definePersonSearchRow } from './person.js';
 import { defineOneRosterConnection, defineOneRosterLink, defineOneRosterRun } from './oneroster.js';
+import { defineOneRosterGradebookAttempt, defineOneRosterGradebookPost, defineOneRosterLineItem } from './oneroster-gradebook.js';
 import { definePortalAccount } from './portal-account.js';
 import { definePortalAuditEntry } from './portal-audit.js';
 import { definePortalSession } from './portal-session.js';
@@ -96,6 +98,7 @@ export function defineModels(sequelize: Sequelize) {
     LtiRegistration: defineLtiRegistration(sequelize),
     LtiScorePost: defineLtiScorePost(sequelize),
     LtiScoreAttempt: defineLtiScoreAttempt(sequelize),
+    LtiNrpsRun: defineLtiNrpsRun(sequelize),
     CouponBatch: defineCouponBatch(sequelize),
     CouponCode: defineCouponCode(sequelize),
     CouponRedemption: defineCouponRedemption(sequelize),
@@ -112,6 +115,9 @@ export function defineModels(sequelize: Sequelize) {
     OneRosterConnection: defineOneRosterConnection(sequelize),
     OneRosterLink: defineOneRosterLink(sequelize),
     OneRosterRun: defineOneRosterRun(sequelize),
+    OneRosterLineItem: defineOneRosterLineItem(sequelize),
+    OneRosterGradebookPost: defineOneRosterGradebookPost(sequelize),
+    OneRosterGradebookAttempt: defineOneRosterGradebookAttempt(sequelize),
   };
 
   models.Membership.belongsTo(models.PortalAccount, { foreignKey: 'account_id', as: 'account' });

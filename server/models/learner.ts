@@ -1,4 +1,4 @@
-import { DataTypes, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
 
 export type LearnerApp = 'learning' | 'code';
 
@@ -10,6 +10,8 @@ export interface LaunchTokenRow extends Model<InferAttributes<LaunchTokenRow>, I
   user_id: string;
   app: LearnerApp;
   redirect: string | null;
+  /** Minted by an LMS instructor's launch only: the session it opens may grade this exam and nothing else. */
+  grading_exam_id: CreationOptional<string | null>;
   expires_at: Date;
   used_at: Date | null;
   created_at: Date;
@@ -23,6 +25,8 @@ export interface LearnerSessionRow extends Model<InferAttributes<LearnerSessionR
   user_id: string;
   app: LearnerApp;
   seat_id: string | null;
+  /** Set on a session an LMS instructor's launch opened: it may only read and grade this exam's submissions. */
+  grading_exam_id: CreationOptional<string | null>;
   expires_at: Date;
   revoked_at: Date | null;
   created_at: Date;
@@ -38,6 +42,7 @@ export function defineLaunchToken(sequelize: Sequelize) {
       user_id: { type: DataTypes.STRING(40), allowNull: false },
       app: { type: DataTypes.STRING(16), allowNull: false },
       redirect: { type: DataTypes.STRING(300), allowNull: true },
+      grading_exam_id: { type: DataTypes.STRING(40), allowNull: true },
       expires_at: { type: DataTypes.DATE, allowNull: false },
       used_at: { type: DataTypes.DATE, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },
@@ -56,6 +61,7 @@ export function defineLearnerSession(sequelize: Sequelize) {
       user_id: { type: DataTypes.STRING(40), allowNull: false },
       app: { type: DataTypes.STRING(16), allowNull: false },
       seat_id: { type: DataTypes.STRING(40), allowNull: true },
+      grading_exam_id: { type: DataTypes.STRING(40), allowNull: true },
       expires_at: { type: DataTypes.DATE, allowNull: false },
       revoked_at: { type: DataTypes.DATE, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },

@@ -1,4 +1,5 @@
 import { DataTypes, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Model, type Sequelize } from 'sequelize';
+import { outboundPostColumns } from './outbound-post.js';
 
 /** An LMS registered by an institution as an LTI 1.3 platform. Keys come from `jwks_url` or a pasted `public_key_pem`. */
 export interface LtiPlatformRow extends Model<InferAttributes<LtiPlatformRow>, InferCreationAttributes<LtiPlatformRow>> {
@@ -14,6 +15,8 @@ export interface LtiPlatformRow extends Model<InferAttributes<LtiPlatformRow>, I
   public_key_pem: string | null;
   /** A launch by someone no one matches creates them (Learner → student, Instructor → faculty) instead of answering user_not_found. */
   provision_users: CreationOptional<boolean>;
+  /** Origins besides the issuer's and the sign-in URL's allowed to frame the tool's pages (docs/lms.md#inside-the-lms-frame); null: none. */
+  frame_origins: CreationOptional<string[] | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -39,6 +42,12 @@ export interface LtiResourceLinkRow extends Model<InferAttributes<LtiResourceLin
   context_id: string | null;
   /** The AGS line item of this link, from the launch's endpoint claim; scores go to `{line_item_url}/scores`. */
   line_item_url: string | null;
+  /** The context's NRPS 2.0 memberships URL, from an instructor's launch (docs/lms.md#names-and-role-provisioning-class-lists-from-the-lms). */
+  memberships_url: CreationOptional<string | null>;
+  /** The context's title at the last launch that carried it: the name of a group a class list sync makes. */
+  context_title: CreationOptional<string | null>;
+  /** The group the class list keeps equal to the context's learners (chosen or made by the first sync). */
+  members_group_id: CreationOptional<string | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -60,6 +69,8 @@ export interface LtiLoginStateRow extends Model<InferAttributes<LtiLoginStateRow
   platform_id: string;
   state_hash: string;
   nonce: string;
+  /** The frame the platform keeps LTI Platform Storage in (`lti_storage_target`), when it offers it. */
+  storage_target: CreationOptional<string | null>;
   expires_at: Date;
   used_at: Date | null;
   created_at: Date;
@@ -115,6 +126,7 @@ export function defineLtiPlatform(sequelize: Sequelize) {
       jwks_url: { type: DataTypes.STRING(2048), allowNull: true },
       public_key_pem: { type: DataTypes.TEXT, allowNull: true },
       provision_users: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
+      frame_origins: { type: DataTypes.JSON, allowNull: true },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
@@ -150,6 +162,9 @@ export function defineLtiResourceLink(sequelize: Sequelize) {
       title: { type: DataTypes.STRING(500), allowNull: true },
       context_id: { type: DataTypes.STRING(255), allowNull: true },
       line_item_url: { type: DataTypes.STRING(2048), allowNull: true },
+      memberships_url: { type: DataTypes.STRING(2048), allowNull: true },
+      context_title: { type: DataTypes.STRING(500), allowNull: true },
+      members_group_id: { type: DataTypes.STRING(40), allowNull: true },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
@@ -206,6 +221,7 @@ export function defineLtiLoginState(sequelize: Sequelize) {
       platform_id: ref(),
       state_hash: { type: DataTypes.STRING(64), allowNull: false },
       nonce: { type: DataTypes.STRING(64), allowNull: false },
+      storage_target: { type: DataTypes.STRING(64), allowNull: true },
       expires_at: { type: DataTypes.DATE, allowNull: false },
       used_at: { type: DataTypes.DATE, allowNull: true },
       created_at: { type: DataTypes.DATE, allowNull: false },
@@ -224,12 +240,7 @@ export function defineLtiScorePost(sequelize: Sequelize) {
       submission_id: ref(),
       line_item_url: { type: DataTypes.STRING(2048), allowNull: false },
       payload: { type: DataTypes.JSON, allowNull: false },
-      status: { type: DataTypes.STRING(16), allowNull: false },
-      attempt_count: { type: DataTypes.INTEGER, allowNull: false, defaultValue: 0 },
-      next_attempt_at: { type: DataTypes.DATE, allowNull: true },
-      last_attempt_at: { type: DataTypes.DATE, allowNull: true },
-      response_status: { type: DataTypes.INTEGER, allowNull: true },
-      error: { type: DataTypes.STRING(200), allowNull: true },
+      ...outboundPostColumns(),
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },
@@ -250,5 +261,49 @@ export function defineLtiScoreAttempt(sequelize: Sequelize) {
       error: { type: DataTypes.STRING(200), allowNull: true },
     },
     { tableName: 'lti_score_attempts', timestamps: false },
+  );
+}
+
+export const LTI_NRPS_RUN_OUTCOMES = ['running', 'applied', 'dry_run', 'held_back', 'failed'] as const;
+export type LtiNrpsRunOutcome = (typeof LTI_NRPS_RUN_OUTCOMES)[number];
+/** `launch`: started by an instructor's launch; `cli` and `portal`: on demand. */
+export const LTI_NRPS_RUN_TRIGGERS = ['launch', 'cli', 'portal'] as const;
+export type LtiNrpsRunTrigger = (typeof LTI_NRPS_RUN_TRIGGERS)[number];
+
+/** One class list sync of a resource link (NRPS 2.0): what it did, or why it was held back or failed. */
+export interface LtiNrpsRunRow extends Model<InferAttributes<LtiNrpsRunRow>, InferCreationAttributes<LtiNrpsRunRow>> {
+  id: string;
+  institution_id: string;
+  resource_link_id: string;
+  trigger: LtiNrpsRunTrigger;
+  dry_run: boolean;
+  outcome: LtiNrpsRunOutcome;
+  /** The plan's counts (the shape `lti members sync` prints); null until the plan is made. */
+  counts: Record<string, unknown> | null;
+  reason: string | null;
+  group_id: string | null;
+  started_at: Date;
+  heartbeat_at: Date | null;
+  finished_at: Date | null;
+}
+
+export function defineLtiNrpsRun(sequelize: Sequelize) {
+  return sequelize.define<LtiNrpsRunRow>(
+    'LtiNrpsRun',
+    {
+      id: id(),
+      institution_id: ref(),
+      resource_link_id: ref(),
+      trigger: { type: DataTypes.STRING(16), allowNull: false },
+      dry_run: { type: DataTypes.BOOLEAN, allowNull: false },
+      outcome: { type: DataTypes.STRING(16), allowNull: false },
+      counts: { type: DataTypes.JSON, allowNull: true },
+      reason: { type: DataTypes.STRING(1000), allowNull: true },
+      group_id: { type: DataTypes.STRING(40), allowNull: true },
+      started_at: { type: DataTypes.DATE, allowNull: false },
+      heartbeat_at: { type: DataTypes.DATE, allowNull: true },
+      finished_at: { type: DataTypes.DATE, allowNull: true },
+    },
+    { tableName: 'lti_nrps_runs', timestamps: false },
   );
 }

@@ -35,6 +35,8 @@ export interface OneRosterConnectionRow extends Model<InferAttributes<OneRosterC
   /** The newest `dateLastModified` an applied sync saw: a delta sync asks for what changed after it. */
   delta_watermark: string | null;
   last_full_sync_at: Date | null;
+  /** Grades go back to the SIS's gradebook (OneRoster 1.2 Gradebook, `PUT` line items and results); REST 1.2 connections only. */
+  gradebook_writeback: CreationOptional<boolean>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;
 }
@@ -97,6 +99,7 @@ export function defineOneRosterConnection(sequelize: Sequelize) {
       schedule_hours: { type: DataTypes.INTEGER, allowNull: true },
       delta_watermark: { type: DataTypes.STRING(40), allowNull: true },
       last_full_sync_at: { type: DataTypes.DATE, allowNull: true },
+      gradebook_writeback: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       created_at: DataTypes.DATE,
       updated_at: DataTypes.DATE,
     },

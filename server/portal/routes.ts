@@ -15,6 +15,8 @@ import { nameRoutes } from '../routes/names/names.js';
 import { operatorRoutes } from '../routes/operator/operator.js';
 import { outboxRoutes } from '../routes/outbox/outbox.js';
 import { onerosterRoutes } from '../routes/oneroster/oneroster.js';
+import { gradebookRoutes } from '../routes/oneroster/gradebook.js';
+import { gradeStandingRoutes } from '../routes/grade-standing/grade-standing.js';
 import { passwordRoutes } from '../routes/account/password.js';
 import { institutionAdminRoutes } from '../routes/operator/institution-admins.js';
 import { operatorAccountRoutes } from '../routes/operator/accounts.js';
@@ -38,6 +40,8 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
     ...operatorRoutes,
     ...outboxRoutes,
     ...onerosterRoutes,
+    ...gradebookRoutes,
+    ...gradeStandingRoutes,
     ...ltiPortalRoutes,
     ...passwordRoutes(throttle),
     ...institutionAdminRoutes,

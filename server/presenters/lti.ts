@@ -1,3 +1,4 @@
+import { platformFrameOrigins } from '../commands/lti/frame.js';
 import type { ScorePostWithAttempts } from '../commands/lti/scores.js';
 import type { LtiPlatformRow, LtiResourceLinkRow } from '../models/lti.js';
 
@@ -14,17 +15,23 @@ export function presentPlatform(row: LtiPlatformRow) {
     jwks_url: row.jwks_url,
     has_public_key: row.public_key_pem !== null,
     provision_users: row.provision_users,
+    frame_origins: platformFrameOrigins(row),
+    listed_frame_origins: row.frame_origins ?? [],
     created_at: row.created_at.toISOString(),
   };
 }
 
 export function presentResourceLink(row: LtiResourceLinkRow) {
   return {
+    id: row.id,
     platform_id: row.platform_id,
     resource_link_id: row.resource_link_id,
     exam_id: row.exam_id,
     title: row.title,
     line_item_url: row.line_item_url,
+    // A row just created on SQLite holds only the columns it was given.
+    has_class_list: Boolean(row.memberships_url),
+    members_group_id: row.members_group_id ?? null,
     created_at: row.created_at.toISOString(),
   };
 }

@@ -1,6 +1,7 @@
 import type { ApiRoute } from '../http/route.js';
 import { alphaRoutes } from './alpha/alpha.js';
 import { alphaLearnerRoutes } from './learner/alpha.js';
+import { gradingLearnerRoutes } from './learner/grading.js';
 import { learnerRoutes } from './learner/learner.js';
 import { deviceLearnerRoutes } from './learner/devices.js';
 import { recordingLearnerRoutes } from './learner/recordings.js';
@@ -45,6 +46,7 @@ export const apiRoutes: ApiRoute[] = [
   ...webhookDebuggingRoutes,
   ...eventRoutes,
   ...learnerRoutes,
+  ...gradingLearnerRoutes,
   ...alphaLearnerRoutes,
   ...walletLearnerRoutes,
   ...deviceLearnerRoutes,

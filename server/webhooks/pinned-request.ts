@@ -5,7 +5,7 @@ import { AppError } from '../errors.js';
 import { plainHttpAllowed, resolveDeliveryAddress, type PrivateHosts, type Resolver } from './address.js';
 
 export interface PinnedRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   url: string;
   headers: Record<string, string>;
   body?: string;

@@ -41,8 +41,8 @@ const launched = new Map<string, Promise<Browser>>();
  * gets is a lease: its `close()` closes the contexts the suite opened, and leaves the browser to
  * the next suite; Playwright ends the browser when the worker exits.
  */
-export async function launchChromium(options: { fakeMedia?: 'allow' | 'deny' } = {}): Promise<Browser> {
-  const args = options.fakeMedia ? [...FLAGS, ...fakeMediaFlags(options.fakeMedia)] : FLAGS;
+export async function launchChromium(options: { fakeMedia?: 'allow' | 'deny'; extraArgs?: readonly string[] } = {}): Promise<Browser> {
+  const args = [...FLAGS, ...(options.fakeMedia ? fakeMediaFlags(options.fakeMedia) : []), ...(options.extraArgs ?? [])];
   const key = args.join(' ');
   let browser = launched.get(key);
   if (!browser) {

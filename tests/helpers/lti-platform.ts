@@ -6,8 +6,9 @@ import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT, typ
  * A minimal LTI 1.3 platform (an LMS) on 127.0.0.1, written from the 1EdTech specifications, not
  * from the appliance's code: LTI 1.3 Core (OIDC third-party initiated login, id_token claims),
  * Deep Linking 2.0 (LtiDeepLinkingRequest, the response JWT posted to deep_link_return_url),
- * Assignment and Grade Services 2.0 (scores POSTed to {lineitem}/scores) and the 1EdTech Security
- * Framework (client_credentials with a JWT client assertion, RFC 7523).
+ * Assignment and Grade Services 2.0 (scores POSTed to {lineitem}/scores), Names and Role
+ * Provisioning Services 2.0 (a context's members, paged) and the 1EdTech Security Framework
+ * (client_credentials with a JWT client assertion, RFC 7523).
  */
 
 export const LTI = {
@@ -25,7 +26,38 @@ export const LTI = {
   learner: 'http://purl.imsglobal.org/vocab/lis/v2/membership#Learner',
   instructor: 'http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor',
   scoreScope: 'https://purl.imsglobal.org/spec/lti-ags/scope/score',
+  /** Names and Role Provisioning Services 2.0 (§3.6.1 the claim, §3.3 the media type, §3.2 the scope). */
+  nrpsClaim: 'https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice',
+  nrpsScope: 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly',
+  nrpsMediaType: 'application/vnd.ims.lti-nrps.v2.membershipcontainer+json',
 } as const;
+
+/** A member of a context as NRPS 2.0 §2.2 describes it (the fields a platform may send). */
+export interface NrpsMember {
+  user_id: string;
+  roles: string[];
+  /** `Active` (the default when absent), `Inactive` or `Deleted`. */
+  status?: 'Active' | 'Inactive' | 'Deleted';
+  name?: string;
+  given_name?: string;
+  family_name?: string;
+  email?: string;
+  lis_person_sourcedid?: string;
+}
+
+/** A context (course) whose members the platform serves. */
+export interface NrpsContext {
+  id: string;
+  label?: string;
+  title: string;
+  members: NrpsMember[];
+}
+
+export interface RecordedMembershipRequest {
+  url: string;
+  accept: string | undefined;
+  authorization: string | undefined;
+}
 
 interface SigningKey {
   kid: string;
@@ -97,7 +129,16 @@ export class LtiPlatform {
   configurationOverrides: Record<string, unknown> = {};
   /** Answers for the next score POSTs (500, 503 …) before they are accepted. */
   failScores: number[] = [];
+  /** NRPS: the contexts whose class lists the platform serves, by context id. */
+  readonly contexts = new Map<string, NrpsContext>();
+  /** NRPS: members per page at most, whatever `limit` the tool asks for (so a class list pages). */
+  nrpsPageSize = 2;
+  /** NRPS: answers for the next membership requests (401, 500 …) before they are served. */
+  failMemberships: number[] = [];
+  readonly membershipRequests: RecordedMembershipRequest[] = [];
   private readonly issuedTokens = new Set<string>();
+  /** The scope each issued token was granted. */
+  private readonly tokenScopes = new Map<string, string>();
   private server: http.Server | null = null;
 
   static async start(): Promise<LtiPlatform> {
@@ -133,6 +174,19 @@ export class LtiPlatform {
   }
   get deepLinkReturnUrl() {
     return `${this.origin}/deep-link-return`;
+  }
+  /** NRPS 2.0 §3.6.1: the context's memberships URL, as the claim carries it. */
+  membershipsUrl(contextId: string) {
+    return `${this.origin}/api/contexts/${encodeURIComponent(contextId)}/memberships`;
+  }
+  /** The NRPS claim of a launch in this context. */
+  nrpsClaim(contextId: string) {
+    return { context_memberships_url: this.membershipsUrl(contextId), service_versions: ['2.0'] };
+  }
+  /** Every access token issued so far stops working (they expired). */
+  expireTokens(): void {
+    this.issuedTokens.clear();
+    this.tokenScopes.clear();
   }
 
   /** A key the key set does not publish (for forgeries and unknown kids). */
@@ -251,6 +305,7 @@ export class LtiPlatform {
       }
       const token = `at-${this.issuedTokens.size + 1}-${Math.random().toString(36).slice(2)}`;
       this.issuedTokens.add(token);
+      this.tokenScopes.set(token, form.get('scope') ?? '');
       return json(200, { access_token: token, token_type: 'Bearer', expires_in: 3600, scope: form.get('scope') });
     }
 
@@ -262,6 +317,42 @@ export class LtiPlatform {
       if (failure !== undefined) return json(failure, { error: 'the gradebook is busy' });
       this.scores.push({ path: url.pathname, contentType: req.headers['content-type'], authorization, body: JSON.parse(body) as Record<string, unknown> });
       res.writeHead(204).end();
+      return;
+    }
+
+    // NRPS 2.0 §2: a context's membership container, paged with `Link: <…>; rel="next"` (§2.4.2).
+    const memberships = /^\/api\/contexts\/([^/]+)\/memberships$/.exec(url.pathname);
+    if (req.method === 'GET' && memberships) {
+      this.membershipRequests.push({ url: url.toString(), accept: req.headers.accept, authorization: req.headers.authorization });
+      const authorization = req.headers.authorization ?? '';
+      const token = authorization.startsWith('Bearer ') ? authorization.slice(7) : '';
+      if (!this.issuedTokens.has(token)) return json(401, { error: 'invalid_token' });
+      if (!(this.tokenScopes.get(token) ?? '').split(' ').includes(LTI.nrpsScope)) return json(403, { error: 'insufficient_scope' });
+      if (!(req.headers.accept ?? '').includes(LTI.nrpsMediaType)) return json(406, { error: 'not_acceptable' });
+      const failure = this.failMemberships.shift();
+      if (failure !== undefined) return json(failure, { error: 'the roster service is unavailable' });
+      const context = this.contexts.get(decodeURIComponent(memberships[1]!));
+      if (!context) return json(404, { error: 'not_found' });
+      const role = url.searchParams.get('role');
+      const members = role ? context.members.filter((member) => member.roles.some((value) => value === role || value.endsWith(`#${role}`))) : context.members;
+      const asked = Number(url.searchParams.get('limit') ?? this.nrpsPageSize);
+      const limit = Math.max(1, Math.min(Number.isFinite(asked) ? asked : this.nrpsPageSize, this.nrpsPageSize));
+      const page = Math.max(0, Number(url.searchParams.get('page') ?? 0));
+      const slice = members.slice(page * limit, (page + 1) * limit);
+      const headers: Record<string, string> = { 'Content-Type': LTI.nrpsMediaType };
+      if ((page + 1) * limit < members.length) {
+        const next = new URL(url);
+        next.searchParams.set('page', String(page + 1));
+        next.searchParams.set('limit', String(limit));
+        headers.Link = `<${next.toString()}>; rel="next"`;
+      }
+      res.writeHead(200, headers).end(
+        JSON.stringify({
+          id: url.toString(),
+          context: { id: context.id, label: context.label ?? context.id, title: context.title },
+          members: slice,
+        }),
+      );
       return;
     }
 

@@ -1891,6 +1891,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/app/grading": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Grading: the exam and a page of its submissions
+         * @description The exam this session grades and its submissions, oldest first, each with its student. Only with a grading session, the one an instructor's LTI launch of the exam opens (docs/lms.md#grading-from-the-lms); any other session is `403 forbidden`. A submission of another exam is `404 not_found`, as an unknown id.
+         *
+         *     Learner session (from the launch-token exchange).
+         */
+        get: operations["getGradingOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/grading/submissions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Grading: one submission with its answers and files
+         * @description Answers, attachments (signed links, 15 minutes) and the proctoring summary; never recordings. Only with a grading session, the one an instructor's LTI launch of the exam opens (docs/lms.md#grading-from-the-lms); any other session is `403 forbidden`. A submission of another exam is `404 not_found`, as an unknown id.
+         *
+         *     Learner session (from the launch-token exchange).
+         */
+        get: operations["getGradingSubmission"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/app/grading/submissions/{id}/grade": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grading: grade a submission or ask for a resubmission
+         * @description As `POST /submissions/{id}/grade` (the same range checks, events and grade passback), with `graded_by` set to the teacher's name. Each call is in the institution's audit log under the teacher's e-mail. Only with a grading session, the one an instructor's LTI launch of the exam opens (docs/lms.md#grading-from-the-lms); any other session is `403 forbidden`. A submission of another exam is `404 not_found`, as an unknown id.
+         *
+         *     Learner session (from the launch-token exchange).
+         */
+        post: operations["gradeFromLms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/app/alpha": {
         parameters: {
             query?: never;
@@ -3658,6 +3724,11 @@ export interface components {
              * @example exam:exm_5Qw8kT2xLm9Pz3Rb7Vn1Hc4Y
              */
             redirect: string | null;
+            /**
+             * @description Set when an instructor's LTI launch opened the session: it may grade this exam's submissions (`/app/grading*`) and call nothing else but `/app/me`. Null otherwise.
+             * @example null
+             */
+            grading_exam_id: string | null;
         };
         LearnerUser: {
             /** @example stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y */
@@ -4737,6 +4808,51 @@ export interface components {
                 interactions: number;
                 cost_cents: number;
             };
+        };
+        GradingPage: {
+            items: (components["schemas"]["Submission"] & {
+                student: components["schemas"]["GradingStudent"];
+            })[];
+            page: number;
+            limit: number;
+            total: number;
+            totalPages: number;
+            exam: components["schemas"]["GradingExam"];
+        };
+        /** @description Who submitted; null if the person was erased since. */
+        GradingStudent: {
+            /** @example stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y */
+            id: string;
+            /** @example Ada Lovelace */
+            full_name: string;
+            /** @example ada.lovelace@riverside-high.campusbridge.local */
+            login_email: string;
+        } | null;
+        GradingExam: {
+            /** @example exm_5Qw8kT2xLm9Pz3Rb7Vn1Hc4Y */
+            id: string;
+            /** @example Unit 3 quiz */
+            title: string;
+            /**
+             * @description The highest score; null when the exam has none (any score ≥ 0).
+             * @example 100
+             */
+            max_score: number | null;
+        };
+        GradingSubmission: components["schemas"]["SubmissionDetail"] & {
+            student: components["schemas"]["GradingStudent"];
+        };
+        GradingGrade: {
+            /**
+             * @description From 0 to the exam's `max_score` (any value ≥ 0 when the exam has none); `-1` requests a resubmission. Anything else: `422 validation_error`.
+             * @example 87.5
+             */
+            score: number;
+            /**
+             * @description Shown to the student. Omitted: none (a previous feedback is not kept).
+             * @example Good structure; test the empty input.
+             */
+            feedback?: string;
         };
         AlphaLearnerOverview: {
             /** @description The student's enrollments, oldest first, every status, each with its curriculum. */
@@ -26212,6 +26328,650 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["LearnerSubmission"];
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "unauthorized";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not allowed: institution_not_approved, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "institution_not_approved" | "forbidden";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "not_found";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Conflict with the current state: conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "conflict";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: validation_error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "validation_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "internal_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limiter unavailable: rate_limiter_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limiter_unavailable";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+        };
+    };
+    getGradingOverview: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1. */
+                page?: number;
+                /** @description Items per page, 1 to 200. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Echoed when the request sent a valid one; generated otherwise. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": string;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": string;
+                    /** @description End of the current window, Unix seconds. */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["GradingPage"];
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "unauthorized";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not allowed: institution_not_approved, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "institution_not_approved" | "forbidden";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "not_found";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: validation_error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "validation_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "internal_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limiter unavailable: rate_limiter_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limiter_unavailable";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+        };
+    };
+    getGradingSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Submission id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Echoed when the request sent a valid one; generated otherwise. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": string;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": string;
+                    /** @description End of the current window, Unix seconds. */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["GradingSubmission"];
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "unauthorized";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not allowed: institution_not_approved, forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "institution_not_approved" | "forbidden";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "not_found";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: validation_error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "validation_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "internal_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limiter unavailable: rate_limiter_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limiter_unavailable";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+        };
+    };
+    gradeFromLms: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional, 1 to 255 printable ASCII characters, unique per request you mean once (a UUID). The first answer (status and body) is kept 24 hours for this caller and key; the same request with the same key gets it again with `Idempotent-Replayed: true` instead of running again. The same key with another path or body, or while the first is still running, is `409 conflict`. Answers of 500 and above are not kept. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Submission id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GradingGrade"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Echoed when the request sent a valid one; generated otherwise. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": string;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": string;
+                    /** @description End of the current window, Unix seconds. */
+                    "X-RateLimit-Reset": string;
+                    /** @description Present when this is the kept answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Submission"];
                     };
                 };
             };

@@ -1,4 +1,6 @@
 import { AppError } from '../../errors.js';
+import type { LtiPlatformRow } from '../../models/lti.js';
+import { fullName } from '../../validation/people.js';
 
 /** Claim names of LTI 1.3 Core, Deep Linking 2.0 and AGS 2.0 (1EdTech). */
 export const CLAIM = {
@@ -14,10 +16,14 @@ export const CLAIM = {
   contentItems: 'https://purl.imsglobal.org/spec/lti-dl/claim/content_items',
   data: 'https://purl.imsglobal.org/spec/lti-dl/claim/data',
   agsEndpoint: 'https://purl.imsglobal.org/spec/lti-ags/claim/endpoint',
+  /** Names and Role Provisioning Services 2.0 §3.6.1: `context_memberships_url` and `service_versions`. */
+  namesRoleService: 'https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice',
 } as const;
 
 export const LTI_VERSION = '1.3.0';
 export const AGS_SCORE_SCOPE = 'https://purl.imsglobal.org/spec/lti-ags/scope/score';
+/** The scope of an NRPS 2.0 access token (reading a context's members). */
+export const NRPS_SCOPE = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
 
 const MEMBERSHIP = 'http://purl.imsglobal.org/vocab/lis/v2/membership#';
 /** Where a sub-role names its principal role: `…/membership/Instructor#TeachingAssistant` is an Instructor's. */
@@ -87,4 +93,24 @@ export function deepLinkReturnUrl(claims: Record<string, unknown>): string {
     throw new AppError('LAUNCH_TOKEN_INVALID', "The LTI launch was refused: the deep linking settings' deep_link_return_url is not an http(s) URL.");
   }
   return url;
+}
+
+/**
+ * The name an id_token (or an NRPS member, which carries the same fields) gives: `name`, else
+ * `given_name` and `family_name`; null when it carries none.
+ */
+export function nameFromClaims(claims: Record<string, unknown>): string | null {
+  const given = [claims.given_name, claims.family_name].filter((part): part is string => typeof part === 'string' && part.trim() !== '').join(' ');
+  const name = fullName.safeParse(typeof claims.name === 'string' && claims.name.trim() ? claims.name : given);
+  return name.success ? name.data : null;
+}
+
+/**
+ * The name of someone provisioned without one: the platform's name and the start of the subject,
+ * so the school can tell such people apart and knows where they came from. A later launch (or
+ * class list) that carries a name replaces it.
+ */
+export function placeholderName(platform: Pick<LtiPlatformRow, 'name' | 'issuer'>, subject: string): string {
+  const label = platform.name.trim() || new URL(platform.issuer).hostname;
+  return `${label.slice(0, 120)} user ${subject.slice(0, 24)}`;
 }

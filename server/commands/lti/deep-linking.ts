@@ -61,6 +61,8 @@ export async function openDeepLinkingPicker(
 export interface DeepLinkingResponse {
   return_url: string;
   jwt: string;
+  /** Whose origins may frame the page that posts it back. */
+  platform: LtiPlatformRow;
 }
 
 /**
@@ -104,5 +106,5 @@ export async function completeDeepLinking(db: Database, context: string, examId:
     .setIssuedAt()
     .setExpirationTime('5m')
     .sign(key);
-  return { return_url: claims.return_url, jwt };
+  return { return_url: claims.return_url, jwt, platform };
 }

@@ -10,10 +10,12 @@ import type { ExamRow } from '../../models/exam.js';
 import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
 import { loadJose } from '../../lti/jose.js';
-import { fullName, normalizeEmail, personalEmail } from '../../validation/people.js';
+import { normalizeEmail, personalEmail } from '../../validation/people.js';
 import { createPerson, updatePerson } from '../people.js';
-import { launchUrl, mintLaunchToken } from '../sso.js';
-import { CLAIM, deepLinkReturnUrl, isLearner, isTeacher, launchRoles, LTI_VERSION } from './claims.js';
+import { mintLaunchToken } from '../sso.js';
+import { CLAIM, deepLinkReturnUrl, isLearner, isTeacher, launchRoles, LTI_VERSION, nameFromClaims, placeholderName } from './claims.js';
+import { framedLaunchUrl, storageTargetOf } from './frame.js';
+import { afterInstructorLaunch } from './nrps.js';
 import { platformKeys, type OutboundRules } from './platform-keys.js';
 
 /** A login initiation's state and nonce live 10 minutes: the platform's sign-in page sits between the two requests. */
@@ -47,6 +49,8 @@ export interface LoginInitiation {
   lti_message_hint?: string | undefined;
   client_id?: string | undefined;
   lti_deployment_id?: string | undefined;
+  /** LTI Platform Storage: the frame the platform answers `lti.put_data`/`lti.get_data` in. */
+  lti_storage_target?: string | undefined;
 }
 
 /**
@@ -76,6 +80,7 @@ export async function beginLogin(db: Database, request: LoginInitiation, publicU
     platform_id: platform.id,
     state_hash: hashToken(state),
     nonce,
+    storage_target: storageTargetOf(request.lti_storage_target),
     expires_at: new Date(now.getTime() + LOGIN_STATE_TTL_MS),
     used_at: null,
     created_at: now,
@@ -127,6 +132,8 @@ export interface VerifiedLaunch {
   platform: LtiPlatformRow;
   claims: JWTPayload & Record<string, unknown>;
   messageType: 'LtiResourceLinkRequest' | 'LtiDeepLinkingRequest';
+  /** Where the platform offers LTI Platform Storage, from the login initiation; null when it does not. */
+  storageTarget: string | null;
 }
 
 /**
@@ -188,7 +195,7 @@ export async function verifyLaunch(db: Database, idToken: string, state: string,
     const resource = claims[CLAIM.resourceLink] as { id?: unknown } | undefined;
     if (typeof resource?.id !== 'string' || resource.id === '') throw refused('the resource link claim has no id');
   } else deepLinkReturnUrl(claims);
-  return { platform, claims, messageType };
+  return { platform, claims, messageType, storageTarget: loginState.storage_target ?? null };
 }
 
 /** The role a launch's roles give: context roles first (claims.ts); null when they name neither a learner nor a teacher. */
@@ -209,23 +216,6 @@ function assertSupportedRole(claims: Record<string, unknown>): void {
 }
 
 /**
- * The name a launch without one provisions: the platform's name and the start of the subject, so
- * the school can tell such people apart and knows where they came from. A later launch that
- * carries a name replaces it (matchPerson).
- */
-export function placeholderName(platform: LtiPlatformRow, subject: string): string {
-  const label = platform.name.trim() || new URL(platform.issuer).hostname;
-  return `${label.slice(0, 120)} user ${subject.slice(0, 24)}`;
-}
-
-/** The id_token's name: `name`, else `given_name` and `family_name`; null when it carries none. */
-function nameOf(claims: Record<string, unknown>): string | null {
-  const given = [claims.given_name, claims.family_name].filter((part): part is string => typeof part === 'string' && part.trim() !== '').join(' ');
-  const name = fullName.safeParse(typeof claims.name === 'string' && claims.name.trim() ? claims.name : given);
-  return name.success ? name.data : null;
-}
-
-/**
  * Provisioning at launch (docs/lms.md#provisioning-at-launch), when the platform has it on: an
  * unknown Instructor becomes a faculty member, an unknown Learner a student, made by the same
  * command as `POST /v1/students` (license, `student.created` event), from whatever the id_token
@@ -237,7 +227,7 @@ async function provision(tx: TenantTx, platform: LtiPlatformRow, claims: Record<
   if (!platform.provision_users || !role) return null;
   const email = personalEmail.safeParse(claims.email);
   return createPerson(tx, role, {
-    full_name: nameOf(claims) ?? placeholderName(platform, String(claims.sub)),
+    full_name: nameFromClaims(claims) ?? placeholderName(platform, String(claims.sub)),
     personal_email: email.success ? email.data : null,
     license_days: 365,
   });
@@ -254,7 +244,7 @@ export async function matchPerson(tenant: Tenant, platform: LtiPlatformRow, clai
     const known = await tx.ltiSubjects.findOne({ where: { platform_id: platform.id, subject } });
     if (known) {
       const person = await tx.people.findById(known.person_id);
-      const name = nameOf(claims);
+      const name = nameFromClaims(claims);
       if (person && name && person.full_name === placeholderName(platform, subject)) return updatePerson(tx, person.role, person.id, { full_name: name });
       if (person) return person;
     }
@@ -316,12 +306,13 @@ export type LaunchOutcome =
   { kind: 'redirect'; location: string } | { kind: 'deep_linking'; platform: LtiPlatformRow; person: PersonRow; claims: Record<string, unknown> };
 
 /**
- * A verified resource link launch: a student gets a single-use launch link into the learner page
- * on the linked exam (the same launch tokens as `POST /v1/sso/tokens`); a teacher goes to the
- * exam's page in the portal. A deep linking request goes to the exam picker.
+ * A verified resource link launch opens the learner page with a single-use launch token (the same
+ * tokens as `POST /v1/sso/tokens`), framable by the platform (frame.ts): a student's on the linked
+ * exam; a teacher's limited to grading that exam's submissions (no portal account needed, the
+ * Instructor role of this token is the grant). A deep linking request goes to the exam picker.
  */
 export async function completeLaunch(db: Database, idToken: string, state: string, rules: OutboundRules, publicUrl: string): Promise<LaunchOutcome> {
-  const { platform, claims, messageType } = await verifyLaunch(db, idToken, state, rules);
+  const { platform, claims, messageType, storageTarget } = await verifyLaunch(db, idToken, state, rules);
   const institution = await db.models.Institution.findByPk(platform.institution_id);
   if (!institution || institution.status !== 'approved') throw new AppError('institution_not_approved', 'This institution is not approved on the appliance.');
   assertSupportedRole(claims);
@@ -339,7 +330,10 @@ export async function completeLaunch(db: Database, idToken: string, state: strin
       `This LMS link (resource link ${link.resource_link_id}) is not linked to an exam yet: a teacher links it by deep linking, or the school with "lti link".`,
     );
   }
-  if (teacher) return { kind: 'redirect', location: `${publicUrl}/#/i/${platform.institution_id}/exams/${exam.id}` };
-  const minted = await mintLaunchToken(tenant, { email: person.login_email, app: exam.app, redirect: `exam:${exam.id}`, ttl_seconds: 60 });
-  return { kind: 'redirect', location: launchUrl(publicUrl, minted.token) };
+  // The course's class list (NRPS), when the platform offers it: read in the background, never holding the launch.
+  if (teacher) afterInstructorLaunch(db, platform, claims, link, rules);
+  const minted = teacher
+    ? await mintLaunchToken(tenant, { email: person.login_email, app: exam.app, grading_exam_id: exam.id, ttl_seconds: 60 })
+    : await mintLaunchToken(tenant, { email: person.login_email, app: exam.app, redirect: `exam:${exam.id}`, ttl_seconds: 60 });
+  return { kind: 'redirect', location: framedLaunchUrl(publicUrl, minted.token, platform, storageTarget) };
 }

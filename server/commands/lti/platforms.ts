@@ -18,6 +18,8 @@ export interface PlatformInput {
   public_key?: string | null | undefined;
   /** Create unknown users at launch (Learner → student, Instructor → faculty); off by default. */
   provision_users?: boolean | undefined;
+  /** Origins that may frame the tool's pages besides the issuer's and the sign-in URL's (Canvas: the school's own host). */
+  frame_origins?: string[] | undefined;
 }
 
 function httpUrl(value: string, path: string, details: ValidationDetail[]): void {
@@ -51,6 +53,7 @@ interface CheckedPlatform {
   jwks_url: string | null;
   public_key_pem: string | null;
   provision_users: boolean;
+  frame_origins: string[] | null;
 }
 
 /** The rules a platform holds to, on registration and on every change; all problems at once as `422 validation_error`. */
@@ -67,6 +70,7 @@ async function checkPlatform(input: Omit<PlatformInput, 'client_id'>, details: V
     const problem = await checkPublicKey(publicKey);
     if (problem) details.push({ path: 'public_key', message: problem });
   }
+  const frameOrigins = checkFrameOrigins(input.frame_origins ?? [], details);
   const deploymentIds = [...new Set(input.deployment_ids.map((id) => id.trim()).filter(Boolean))];
   if (deploymentIds.length === 0) details.push({ path: 'deployment_ids', message: 'At least one deployment id.' });
   if (details.length > 0) throw validationError(details);
@@ -78,7 +82,26 @@ async function checkPlatform(input: Omit<PlatformInput, 'client_id'>, details: V
     jwks_url: jwksUrl,
     public_key_pem: publicKey,
     provision_users: input.provision_users ?? false,
+    frame_origins: frameOrigins.length > 0 ? frameOrigins : null,
   };
+}
+
+/** Each an http(s) origin and nothing more (no path, no wildcard): `https://school.instructure.com`; kept as origins. */
+function checkFrameOrigins(values: string[], details: ValidationDetail[]): string[] {
+  const origins = new Set<string>();
+  values.forEach((value, index) => {
+    const trimmed = value.trim().replace(/\/$/, '');
+    let url: URL | null = null;
+    try {
+      url = new URL(trimmed);
+    } catch {
+      // Reported below.
+    }
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== trimmed || url.hostname.includes('*')) {
+      details.push({ path: `frame_origins.${index}`, message: 'Must be an origin: http(s)://host[:port], without a path or wildcard.' });
+    } else origins.add(url.origin);
+  });
+  return [...origins];
 }
 
 /** Registers an LMS of the institution; issuer and client id together name one platform on the whole appliance. */
@@ -116,6 +139,7 @@ export async function updatePlatform(tenant: Tenant, id: string, patch: Platform
       jwks_url: keyGiven ? (patch.jwks_url ?? null) : platform.jwks_url,
       public_key: keyGiven ? (patch.public_key ?? null) : platform.public_key_pem,
       provision_users: patch.provision_users ?? platform.provision_users,
+      frame_origins: patch.frame_origins ?? platform.frame_origins ?? [],
     });
     await platform.update(checked, { transaction: tx.tx });
     return platform;

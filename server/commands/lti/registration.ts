@@ -6,7 +6,7 @@ import { AppError } from '../../errors.js';
 import { newId, randomToken } from '../../ids.js';
 import { outboundRequest } from '../../lti/outbound.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
-import { AGS_SCORE_SCOPE } from './claims.js';
+import { AGS_SCORE_SCOPE, NRPS_SCOPE } from './claims.js';
 import { toolUrls } from './launch.js';
 import type { OutboundRules } from './platform-keys.js';
 import { addPlatform } from './platforms.js';
@@ -124,7 +124,7 @@ export function toolRegistration(publicUrl: string, institutionName: string, dee
     client_name: `CampusBridge (${institutionName})`,
     jwks_uri: urls.jwks_url,
     token_endpoint_auth_method: 'private_key_jwt',
-    scope: [AGS_LINEITEM_SCOPE, AGS_SCORE_SCOPE].join(' '),
+    scope: [AGS_LINEITEM_SCOPE, AGS_SCORE_SCOPE, NRPS_SCOPE].join(' '),
     [TOOL_CONFIGURATION]: {
       domain: new URL(publicUrl).host,
       target_link_uri: urls.launch_url,

@@ -1,7 +1,7 @@
 import type { JWK } from 'jose';
 import type { Database } from '../../db/index.js';
 import type { Tenant } from '../../db/tenant.js';
-import { AGS_SCORE_SCOPE } from './claims.js';
+import { AGS_SCORE_SCOPE, NRPS_SCOPE } from './claims.js';
 import { toolUrls } from './launch.js';
 import { toolPublicKey } from './tool-keys.js';
 
@@ -39,7 +39,7 @@ export async function toolConfig(db: Database, tenant: Tenant, publicUrl: string
       oidc_initiation_url: urls.login_url,
       target_link_uri: urls.launch_url,
       public_jwk_url: urls.jwks_url,
-      scopes: ['https://purl.imsglobal.org/spec/lti-ags/scope/lineitem', AGS_SCORE_SCOPE],
+      scopes: ['https://purl.imsglobal.org/spec/lti-ags/scope/lineitem', AGS_SCORE_SCOPE, NRPS_SCOPE],
       extensions: [
         {
           platform: 'canvas.instructure.com',

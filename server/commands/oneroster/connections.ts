@@ -1,3 +1,4 @@
+import { Op } from 'sequelize';
 import type { Config } from '../../config.js';
 import type { Tenant, TenantTx } from '../../db/tenant.js';
 import { AppError, notFound, validationError } from '../../errors.js';
@@ -29,6 +30,8 @@ export interface ConnectionInput {
   class_minimum?: number;
   school_share?: number;
   schedule_hours?: number | null;
+  /** Grades back to the SIS's gradebook (OneRoster 1.2 only); absent keeps the stored choice (off for a new connection). */
+  gradebook_writeback?: boolean;
 }
 
 function checkUrl(raw: string, path: string): string {
@@ -67,6 +70,7 @@ export function saveConnection(tenant: Tenant, input: ConnectionInput): Promise<
     // A connection made by CSV imports has no secret yet: connecting its REST API needs one.
     if ((!existing || existing.source === 'csv') && !input.client_secret)
       throw validationError([{ path: 'client_secret', message: 'Required when connecting.' }]);
+    if (input.gradebook_writeback) refuseGradebookWriteback({ source: 'rest', version });
     const values = {
       source: 'rest' as const,
       url,
@@ -79,6 +83,8 @@ export function saveConnection(tenant: Tenant, input: ConnectionInput): Promise<
       class_minimum: input.class_minimum ?? existing?.class_minimum ?? GUARD_DEFAULTS.class_minimum,
       school_share: input.school_share ?? existing?.school_share ?? GUARD_DEFAULTS.school_share,
       schedule_hours: input.schedule_hours === undefined ? (existing?.schedule_hours ?? null) : input.schedule_hours,
+      // A move to 1.1 turns write-back off: 1.1's gradebook is not what the sender speaks.
+      gradebook_writeback: version === '1.2' && (input.gradebook_writeback ?? existing?.gradebook_writeback ?? false),
       ...(input.client_secret ? { client_secret_sealed: tx.fieldCrypto.encrypt(input.client_secret, CLIENT_SECRET) } : {}),
     };
     if (!existing) {
@@ -119,11 +125,46 @@ export function createCsvConnection(tx: TenantTx, version: OneRosterVersion): Pr
   });
 }
 
-/** Removes the connection, its links and its runs; the people and groups it made stay. */
+/**
+ * Gradebook write-back needs somewhere to `PUT`: a REST connection of OneRoster 1.2 (the version
+ * whose Gradebook service the sender speaks). Anything else is refused in words.
+ */
+function refuseGradebookWriteback(connection: Pick<OneRosterConnectionRow, 'source' | 'version'>): void {
+  if (connection.source === 'csv') {
+    throw validationError([
+      {
+        path: 'gradebook_writeback',
+        message: "This connection takes CSV imports: there is no SIS API to send grades to. Connect the SIS's REST API (URL and credentials) first.",
+      },
+    ]);
+  }
+  if (connection.version !== '1.2') {
+    throw validationError([
+      { path: 'gradebook_writeback', message: 'Gradebook write-back needs OneRoster 1.2 (its Gradebook service); this connection is 1.1.' },
+    ]);
+  }
+}
+
+/** Turns gradebook write-back on or off, leaving the rest of the connection as it is (docs/lms.md). */
+export function setGradebookWriteback(tenant: Tenant, enabled: boolean): Promise<OneRosterConnectionRow> {
+  return tenant.inTransaction(async (tx) => {
+    const connection = await tx.onerosterConnections.findOne();
+    if (!connection) throw notFound('OneRoster connection (connect one first)');
+    if (enabled) refuseGradebookWriteback(connection);
+    await connection.update({ gradebook_writeback: enabled }, { transaction: tx.tx });
+    return connection;
+  });
+}
+
+/** Removes the connection, its links, its runs and its gradebook posts; the people and groups it made stay. */
 export function removeConnection(tenant: Tenant): Promise<{ deleted: true }> {
   return tenant.inTransaction(async (tx) => {
     const connection = await tx.onerosterConnections.findOne();
     if (!connection) throw notFound('OneRoster connection');
+    const posts = await tx.onerosterGradebookPosts.findAll({ attributes: ['id'], where: { connection_id: connection.id } });
+    if (posts.length > 0) await tx.onerosterGradebookAttempts.destroy({ post_id: { [Op.in]: posts.map((post) => post.id) } });
+    await tx.onerosterGradebookPosts.destroy({ connection_id: connection.id });
+    await tx.onerosterLineItems.destroy({ connection_id: connection.id });
     await tx.onerosterRuns.destroy({ connection_id: connection.id });
     await tx.onerosterLinks.destroy({ connection_id: connection.id });
     await tx.onerosterConnections.destroy({ id: connection.id });

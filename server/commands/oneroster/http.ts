@@ -11,7 +11,7 @@ export class SisError extends Error {
 }
 
 export interface SisRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   url: string;
   headers?: Record<string, string>;
   body?: string;

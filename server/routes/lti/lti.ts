@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { completeDeepLinking, openDeepLinkingPicker } from '../../commands/lti/deep-linking.js';
 import { beginLogin, completeLaunch } from '../../commands/lti/launch.js';
+import { platformFrameOrigins } from '../../commands/lti/frame.js';
 import { completeRegistration } from '../../commands/lti/registration.js';
 import { AppError } from '../../errors.js';
 import type { OutboundRules } from '../../commands/lti/platform-keys.js';
@@ -13,16 +14,24 @@ import { escapeHtml } from '../guardians/accept.js';
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 /**
- * A page of the LTI flow, shown inside the LMS (often in an iframe): it may be framed by any site,
- * its one inline script runs by nonce, and its form may post only to `formTarget`.
+ * A page of the LTI flow, shown inside the LMS (often in an iframe): a page with a form may be
+ * framed only by its platform's origins (`frameAncestors`, frame.ts); one in words only (a refusal,
+ * where the platform may be unknown) by any site, as it offers nothing to click. Its one inline
+ * script runs by nonce, and its form may post only to `formTarget`.
  */
-function sendPage(res: Response, title: string, body: string, options: { formTarget?: string; nonce?: string; status?: number } = {}): void {
+function sendPage(
+  res: Response,
+  title: string,
+  body: string,
+  options: { formTarget?: string; nonce?: string; status?: number; frameAncestors?: readonly string[] } = {},
+): void {
   const formAction = options.formTarget ? `'self' ${new URL(options.formTarget).origin}` : "'self'";
+  const frameAncestors = options.frameAncestors ? options.frameAncestors.join(' ') : '*';
   res
     .status(options.status ?? 200)
     .set({
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${options.nonce ? `'nonce-${options.nonce}'` : "'none'"}; form-action ${formAction}; frame-ancestors *; base-uri 'none'`,
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${options.nonce ? `'nonce-${options.nonce}'` : "'none'"}; form-action ${formAction}; frame-ancestors ${frameAncestors}; base-uri 'none'`,
     })
     .removeHeader('X-Frame-Options');
   res.type('html').send(`<!doctype html>
@@ -96,6 +105,7 @@ export function ltiRouter(ctx: AppContext): Router {
         lti_message_hint: str(input.lti_message_hint),
         client_id: str(input.client_id),
         lti_deployment_id: str(input.lti_deployment_id),
+        lti_storage_target: str(input.lti_storage_target),
       },
       await ctx.publicUrl(),
     );
@@ -134,6 +144,7 @@ export function ltiRouter(ctx: AppContext): Router {
 ${choices}
 ${picker.exams.length ? '<button type="submit">Add to the course</button>' : ''}
 </form>`,
+        { frameAncestors: ["'self'", ...platformFrameOrigins(outcome.platform)] },
       );
     }),
   );
@@ -154,7 +165,7 @@ ${picker.exams.length ? '<button type="submit">Add to the course</button>' : ''}
 <button type="submit">Continue</button>
 </form>
 <script nonce="${nonce}">document.getElementById('return').submit();</script>`,
-        { formTarget: response.return_url, nonce },
+        { formTarget: response.return_url, nonce, frameAncestors: ["'self'", ...platformFrameOrigins(response.platform)] },
       );
     }),
   );

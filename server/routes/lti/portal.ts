@@ -1,3 +1,4 @@
+import { lastMembersRuns, membersRunResult } from '../../commands/lti/nrps.js';
 import { addPlatform, linkResourceLink, listPlatforms, listResourceLinks, removePlatform, updatePlatform } from '../../commands/lti/platforms.js';
 import { createRegistrationUrl } from '../../commands/lti/registration.js';
 import { listScorePosts, retryScorePost } from '../../commands/lti/scores.js';
@@ -7,6 +8,7 @@ import { notFound } from '../../errors.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentPlatform, presentResourceLink, presentScorePost } from '../../presenters/lti.js';
 import { z } from '../../validation/zod.js';
+import { ltiMembersPortalRoutes, membersRunSchema } from './members.js';
 
 /** The portal's LTI page (docs/lms.md#lti-13): the tool's side, the institution's platforms and links, and the score posts. */
 
@@ -31,6 +33,10 @@ export const platformInput = z.strictObject({
     .boolean()
     .optional()
     .openapi({ description: 'A launch by an unknown user creates them (Learner → student, Instructor → faculty); default false: `user_not_found`.' }),
+  frame_origins: z.array(z.string().trim().min(1).max(2048)).max(20).optional().openapi({
+    description:
+      "Origins (`https://host[:port]`) that may frame CampusBridge's pages besides the issuer's and the sign-in URL's: Canvas frames tools from the school's own host. Default none.",
+  }),
 });
 
 /** A change to a registered platform: anything but its issuer and client id, which are what it is. */
@@ -47,17 +53,27 @@ export const platformSchema = z.object({
   jwks_url: z.string().nullable(),
   has_public_key: z.boolean(),
   provision_users: z.boolean(),
+  frame_origins: z
+    .array(z.string())
+    .openapi({ description: "Every origin that may frame the tool for this platform: the issuer's, the sign-in URL's and the listed ones." }),
+  listed_frame_origins: z.array(z.string()),
   created_at: z.string(),
 });
 
 const linkSchema = z.object({
+  id: z.string(),
   platform_id: z.string(),
   resource_link_id: z.string(),
   exam_id: z.string().nullable(),
   title: z.string().nullable(),
   line_item_url: z.string().nullable(),
+  has_class_list: z.boolean().openapi({ description: "The LMS offered the course's class list (NRPS) at an instructor's launch: `members/sync` can read it." }),
+  members_group_id: z.string().nullable(),
   created_at: z.string(),
 });
+
+/** A link in the overview, with its newest class list sync. */
+const overviewLinkSchema = linkSchema.extend({ last_members_sync: membersRunSchema.nullable() });
 
 export const ltiOverviewSchema = z.object({
   tool: z.object({
@@ -71,7 +87,7 @@ export const ltiOverviewSchema = z.object({
     canvas_config: z.record(z.string(), z.unknown()),
   }),
   platforms: z.array(platformSchema),
-  links: z.array(linkSchema),
+  links: z.array(overviewLinkSchema),
 });
 
 export const scorePostSchema = z.object({
@@ -109,7 +125,18 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
         listPlatforms(access.tenant),
         listResourceLinks(access.tenant),
       ]);
-      return { tool: { ...tool, public_jwk: { ...tool.public_jwk } }, platforms: platforms.map(presentPlatform), links: links.map(presentResourceLink) };
+      const lastSyncs = await lastMembersRuns(
+        access.tenant,
+        links.map((link) => link.id),
+      );
+      return {
+        tool: { ...tool, public_jwk: { ...tool.public_jwk } },
+        platforms: platforms.map(presentPlatform),
+        links: links.map((link) => {
+          const last = lastSyncs.get(link.id);
+          return { ...presentResourceLink(link), last_members_sync: last ? membersRunResult(last) : null };
+        }),
+      };
     },
   }),
   definePortalRoute({
@@ -226,4 +253,5 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
     response: z.object({ kid: z.string(), retired: z.array(z.object({ kid: z.string(), drop_at: z.string() })) }),
     handler: async ({ ctx, body }) => rotateToolKey(ctx.db, body.grace_days === undefined ? undefined : Math.round(body.grace_days * 86400)),
   }),
+  ...ltiMembersPortalRoutes,
 ];

@@ -49,6 +49,9 @@ export const connectionSchema = z.object({
     .nullable()
     .openapi({ description: 'The newest dateLastModified an applied sync saw; the next delta asks for what changed after it.' }),
   last_full_sync_at: z.string().nullable(),
+  gradebook_writeback: z.boolean().openapi({
+    description: "Grades go back to the SIS's gradebook (OneRoster 1.2 line items and results, `PUT`); off by default, REST 1.2 connections only.",
+  }),
 });
 
 const counts = z.object({ students: z.number().int(), faculty: z.number().int(), groups: z.number().int() });
@@ -94,6 +97,10 @@ const connectionBody = z.strictObject({
     .max(24 * 7)
     .nullable()
     .optional(),
+  gradebook_writeback: z
+    .boolean()
+    .optional()
+    .openapi({ description: 'Send grades to the SIS gradebook (OneRoster 1.2 only: 1.1 is refused with 422); absent keeps the stored choice.' }),
 });
 
 const flag = z
@@ -108,7 +115,7 @@ const syncBody = z.strictObject({
   full: z.boolean().default(false),
 });
 
-function presentConnection(row: OneRosterConnectionRow): z.input<typeof connectionSchema> {
+export function presentConnection(row: OneRosterConnectionRow): z.input<typeof connectionSchema> {
   return {
     id: row.id,
     source: row.source,
@@ -125,6 +132,7 @@ function presentConnection(row: OneRosterConnectionRow): z.input<typeof connecti
     schedule_hours: row.schedule_hours,
     delta_watermark: row.delta_watermark,
     last_full_sync_at: iso(row.last_full_sync_at),
+    gradebook_writeback: row.gradebook_writeback,
   };
 }
 

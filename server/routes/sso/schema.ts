@@ -67,5 +67,10 @@ export const sessionSchema = z
     user: learnerUserSchema,
     app: learnerApp,
     redirect: z.string().nullable().openapi({ description: 'As given when the token was minted.', example: 'exam:exm_5Qw8kT2xLm9Pz3Rb7Vn1Hc4Y' }),
+    grading_exam_id: z.string().nullable().openapi({
+      description:
+        "Set when an instructor's LTI launch opened the session: it may grade this exam's submissions (`/app/grading*`) and call nothing else but `/app/me`. Null otherwise.",
+      example: null,
+    }),
   })
   .openapi('LearnerSession');

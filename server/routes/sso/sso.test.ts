@@ -300,7 +300,9 @@ describe('SSO: launch tokens and their exchange', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.success).toBe(true);
       const data = res.body.data;
-      expect(Object.keys(data).sort()).toEqual(['app', 'expires_at', 'redirect', 'session_token', 'user']);
+      expect(Object.keys(data).sort()).toEqual(['app', 'expires_at', 'grading_exam_id', 'redirect', 'session_token', 'user']);
+      // Only an LMS instructor's launch opens a grading session (tests/lti-grading.test.ts).
+      expect(data.grading_exam_id).toBeNull();
       expect(data.session_token).toMatch(SESSION_PATTERN);
       expect(data.expires_at).toMatch(ISO_MS);
       expect(Date.parse(data.expires_at)).toBeGreaterThanOrEqual(before + 8 * HOUR_MS - 5);

@@ -43,6 +43,7 @@ export const ssoRoutes: ApiRoute[] = [
         user: presentLearnerUser(exchanged.person),
         app: exchanged.app,
         redirect: exchanged.redirect,
+        grading_exam_id: exchanged.session.grading_exam_id ?? null,
       };
     },
   }),

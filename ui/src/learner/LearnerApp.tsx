@@ -4,11 +4,25 @@ import { AttemptView } from './AttemptView';
 import { Devices } from './Devices';
 import { ExamList } from './ExamList';
 import { Practice } from './Practice';
-import { deviceId, deviceName, loadOpenExam, loadSession, saveOpenExam, saveSession, takeLaunchToken } from './storage';
+import { Grading } from './Grading';
+import { platformStorage, type PlatformStorage } from './platform-storage';
+import {
+  canKeepDeviceId,
+  deviceId,
+  deviceName,
+  keepSession,
+  loadOpenExam,
+  loadSession,
+  restoreSession,
+  saveOpenExam,
+  sharedDeviceId,
+  takeLaunchToken,
+} from './storage';
 import './learner.css';
 
 type Phase =
   | { kind: 'exchanging' }
+  | { kind: 'restoring' }
   | { kind: 'failed'; title: string; detail: string }
   | { kind: 'signed-out'; why: SignedOutWhy }
   | { kind: 'ready'; session: LearnerSession };
@@ -17,7 +31,9 @@ function initialPhase(): Phase {
   // A new launch link wins over a session already open in this tab (it may be another person's).
   if (takeLaunchToken()) return { kind: 'exchanging' };
   const session = loadSession();
-  return session ? { kind: 'ready', session } : { kind: 'signed-out', why: 'no-link' };
+  if (session) return { kind: 'ready', session };
+  // Framed by an LMS that keeps the page's session (LTI Platform Storage): ask it before saying "signed out".
+  return platformStorage() ? { kind: 'restoring' } : { kind: 'signed-out', why: 'no-link' };
 }
 
 /** What a refused exchange means for the person holding the link. */
@@ -49,6 +65,17 @@ function exchangeFailure(error: unknown): Phase {
   }
 }
 
+/**
+ * The device this sign-in takes a seat for: the one the platform keeps when it offers storage, else
+ * this browser's. A page framed by an LMS that can keep no id at all takes no seat (the LMS's own
+ * sign-in stands for the device): a new id at every launch would use up the student's seats.
+ */
+async function launchDevice(storage: PlatformStorage | null): Promise<{ id: string; name: string } | undefined> {
+  if (storage) return { id: await sharedDeviceId(storage), name: deviceName() };
+  if (window.parent !== window && !canKeepDeviceId()) return undefined;
+  return { id: deviceId(), name: deviceName() };
+}
+
 type SignedOutWhy = 'no-link' | 'ended' | 'left' | 'released';
 
 const SIGNED_OUT_TEXT: Record<SignedOutWhy, { title: string; detail: string }> = {
@@ -74,20 +101,35 @@ export function LearnerApp() {
     exchangeStarted.current = true;
     const token = takeLaunchToken();
     if (!token) return;
-    exchangeLaunchToken(token, { id: deviceId(), name: deviceName() }).then(
-      (session) => {
-        saveSession(session);
-        setPhase({ kind: 'ready', session });
-      },
-      (error: unknown) => {
-        saveSession(null);
-        setPhase(exchangeFailure(error));
-      },
-    );
+    const storage = platformStorage();
+    launchDevice(storage)
+      .then((device) => exchangeLaunchToken(token, device))
+      .then(
+        (session) => {
+          keepSession(session, storage);
+          setPhase({ kind: 'ready', session });
+        },
+        (error: unknown) => {
+          keepSession(null, storage);
+          setPhase(exchangeFailure(error));
+        },
+      );
+  }, [phase.kind]);
+
+  useEffect(() => {
+    const storage = platformStorage();
+    if (phase.kind !== 'restoring' || !storage) return;
+    let current = true;
+    void restoreSession(storage).then((session) => {
+      if (current) setPhase(session ? { kind: 'ready', session } : { kind: 'signed-out', why: 'no-link' });
+    });
+    return () => {
+      current = false;
+    };
   }, [phase.kind]);
 
   const signOut = useCallback((why: Exclude<SignedOutWhy, 'no-link'>) => {
-    saveSession(null);
+    keepSession(null, platformStorage());
     saveOpenExam(null);
     setPhase({ kind: 'signed-out', why });
   }, []);
@@ -110,14 +152,19 @@ export function LearnerApp() {
           </div>
         )}
       </header>
-      {phase.kind === 'exchanging' && (
+      {(phase.kind === 'exchanging' || phase.kind === 'restoring') && (
         <p role="status" className="learner-status">
           Signing you in…
         </p>
       )}
       {phase.kind === 'failed' && <Notice title={phase.title} detail={phase.detail} alert />}
       {phase.kind === 'signed-out' && <Notice {...SIGNED_OUT_TEXT[phase.why]} />}
-      {phase.kind === 'ready' && <Home session={phase.session} onSessionEnded={sessionEnded} onDeviceReleased={deviceReleased} />}
+      {phase.kind === 'ready' &&
+        (phase.session.grading_exam_id ? (
+          <Grading session={phase.session.session_token} onSessionEnded={sessionEnded} />
+        ) : (
+          <Home session={phase.session} onSessionEnded={sessionEnded} onDeviceReleased={deviceReleased} />
+        ))}
     </main>
   );
 }

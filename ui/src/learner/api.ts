@@ -12,6 +12,8 @@ import type {
 } from '../../../server/routes/learner/schema';
 import type { recordingList, recordingSchema } from '../../../server/routes/learner/recordings.schema';
 import type { sessionSchema } from '../../../server/routes/sso/schema';
+import type { gradingPage, gradingSubmissionSchema } from '../../../server/routes/learner/grading.schema';
+import type { submissionSchema } from '../../../server/routes/submissions/schema';
 import { ApiError } from '../api/errors';
 
 export { ApiError };
@@ -32,6 +34,11 @@ export type Recording = z.input<typeof recordingSchema>;
 export type RecordingSource = Recording['source'];
 export type CodeSpec = NonNullable<LearnerExam['code_spec']>;
 export type ExamArchive = LearnerExam['files'][number];
+
+export type GradingPage = z.input<typeof gradingPage>;
+export type GradingRow = GradingPage['items'][number];
+export type GradingSubmission = z.input<typeof gradingSubmissionSchema>;
+export type GradedSubmission = z.input<typeof submissionSchema>;
 
 export interface Timed<T> {
   data: T;
@@ -73,8 +80,9 @@ export async function request<T>(path: string, options: RequestOptions = {}): Pr
   return { data: envelope.data as T, clockOffsetMs: Number.isNaN(serverDate) ? 0 : serverDate - Date.now() };
 }
 
-export const exchangeLaunchToken = (token: string, device: { id: string; name: string }) =>
-  request<LearnerSession>('/sso/exchange', { method: 'POST', body: { token, device } }).then((res) => res.data);
+/** Without `device` no seat is taken (a framed page that can keep no device id). */
+export const exchangeLaunchToken = (token: string, device: { id: string; name: string } | undefined) =>
+  request<LearnerSession>('/sso/exchange', { method: 'POST', body: device ? { token, device } : { token } }).then((res) => res.data);
 
 /** With the clock offset: an open attempt's time left is counted against the server's clock. */
 export const listMyExams = (session: string) =>
@@ -131,3 +139,15 @@ export const submitAttempt = (session: string, attemptId: string, answer: string
     session,
     body: { answers: { text: answer } },
   }).then((res) => res.data);
+
+/** Grading from the LMS (an instructor's launch): the exam and a page of its submissions. */
+export const getGrading = (session: string, page: number) => request<GradingPage>(`/app/grading?page=${page}&limit=50`, { session }).then((res) => res.data);
+
+export const getGradingSubmission = (session: string, submissionId: string) =>
+  request<GradingSubmission>(`/app/grading/submissions/${encodeURIComponent(submissionId)}`, { session }).then((res) => res.data);
+
+/** `score` -1 asks the student for a resubmission. */
+export const gradeFromLms = (session: string, submissionId: string, grade: { score: number; feedback?: string }) =>
+  request<GradedSubmission>(`/app/grading/submissions/${encodeURIComponent(submissionId)}/grade`, { method: 'POST', session, body: grade }).then(
+    (res) => res.data,
+  );

@@ -1,4 +1,5 @@
 import type { LearnerSession } from './api';
+import type { PlatformStorage } from './platform-storage';
 
 const DEVICE_KEY = 'campusbridge.device_id';
 const SESSION_KEY = 'campusbridge.learner_session';
@@ -54,6 +55,14 @@ export function deviceId(): string {
   return id;
 }
 
+/**
+ * Whether this page can keep a device id at all. Framed by an LMS with third-party storage blocked
+ * it cannot: every launch would then count as a new device and use up the student's 3 seats.
+ */
+export function canKeepDeviceId(): boolean {
+  return deviceId() === read(local, DEVICE_KEY);
+}
+
 /** "Chrome on Windows": enough for the school to recognise a device in its license's device list. */
 export function deviceName(): string {
   const ua = navigator.userAgent;
@@ -99,3 +108,39 @@ export const saveDraft = (attemptId: string, text: string | null) => write(perTa
 /** The exam this tab is taking, so a reload goes back to it (its attempt and clock come from the server). */
 export const loadOpenExam = () => read(perTab, OPEN_EXAM_KEY);
 export const saveOpenExam = (examId: string | null) => write(perTab, OPEN_EXAM_KEY, examId);
+
+/*
+ * Inside an LMS frame the browser may give this page no storage at all (third-party storage
+ * blocked): the platform then keeps the device id and the session for it, when it offers LTI
+ * Platform Storage (platform-storage.ts). A failed or silent platform leaves the page as it was.
+ */
+const PLATFORM_DEVICE_KEY = 'campusbridge_device';
+const PLATFORM_SESSION_KEY = 'campusbridge_session';
+const DEVICE_ID = /^web-[0-9a-f]{32}$/;
+
+/** The device id kept by the platform, else this browser's, handed to the platform: one seat per device, however often the LMS frames the page. */
+export async function sharedDeviceId(storage: PlatformStorage): Promise<string> {
+  const kept = await storage.get(PLATFORM_DEVICE_KEY);
+  if (kept && DEVICE_ID.test(kept)) return kept;
+  const id = deviceId();
+  await storage.put(PLATFORM_DEVICE_KEY, id);
+  return id;
+}
+
+/** The session the platform keeps for this page, when still valid: a reload inside the frame stays signed in. */
+export async function restoreSession(storage: PlatformStorage): Promise<LearnerSession | null> {
+  const raw = await storage.get(PLATFORM_SESSION_KEY);
+  if (!raw) return null;
+  try {
+    const session = JSON.parse(raw) as LearnerSession;
+    return typeof session.session_token === 'string' && Date.parse(session.expires_at) > Date.now() ? session : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Keeps the session in the tab and, where the platform offers it, with the platform (an empty value forgets it). */
+export function keepSession(session: LearnerSession | null, storage: PlatformStorage | null): void {
+  saveSession(session);
+  if (storage) void storage.put(PLATFORM_SESSION_KEY, session ? JSON.stringify(session) : '');
+}

@@ -9,6 +9,7 @@ import { useTeacherNames } from '../faculty/faculty';
 import { PersonLink } from '../people/people';
 import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
+import { useExamGradeStandings } from '../submissions/GradeStanding';
 import { ExamCharts } from './ExamCharts';
 import { CodingExamFiles, ExamInstructions } from './ExamCoding';
 import type { ExamDetail, ScoreList, ScoreRow } from './exams';
@@ -23,6 +24,7 @@ export function ExamDetailPage() {
   const { examId = '' } = useParams();
   const base = dataPath(institution.id, `/exams/${encodeURIComponent(examId)}`);
   const teacherName = useTeacherNames(institution.id);
+  const standings = useExamGradeStandings(examId);
 
   const exam = useQuery({
     queryKey: [...areaKey(institution.id, 'exams'), 'one', examId],
@@ -61,6 +63,14 @@ export function ExamDetailPage() {
       header: 'Score',
       id: 'score',
       cell: ({ row }) => (row.original.score === null ? '—' : `${row.original.score}${row.original.max_score !== null ? ` / ${row.original.max_score}` : ''}`),
+    },
+    {
+      header: 'In the LMS and the SIS',
+      id: 'standing',
+      cell: ({ row }) => {
+        const standing = row.original.submission_id ? standings.get(row.original.submission_id) : undefined;
+        return standing && standing.destinations.length > 0 ? <Text size="sm">{standing.summary}</Text> : '—';
+      },
     },
   ];
 

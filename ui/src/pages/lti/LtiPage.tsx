@@ -1,5 +1,4 @@
 import {
-  Badge,
   Button,
   Card,
   Checkbox,
@@ -11,7 +10,6 @@ import {
   SimpleGrid,
   Skeleton,
   Stack,
-  Table,
   Text,
   Textarea,
   TextInput,
@@ -23,7 +21,9 @@ import { api } from '../../api/client';
 import { formatDateSeconds, PageHeader, QueryError, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { LABELS, ltiKey, ltiScoresKey, type LtiOverview, type LtiPlatform, type LtiScorePost } from './lti';
+import { LinksTable } from './LinksTable';
 import { PlatformsTable } from './PlatformsTable';
+import { OutboundPostsTable } from '../shared/OutboundPostsTable';
 
 function CopyValue({ label, value }: { label: string; value: string }) {
   return (
@@ -242,74 +242,19 @@ function PlatformForm() {
   );
 }
 
-const STATUS_COLORS: Record<LtiScorePost['status'], string> = { pending: 'blue', delivering: 'blue', succeeded: 'green', dead: 'red' };
-const STATUS_WORDS: Record<LtiScorePost['status'], string> = { pending: 'Waiting', delivering: 'Sending', succeeded: 'Sent', dead: 'Gave up' };
-
 function ScorePosts() {
   const institution = useInstitution();
-  const posts = useQuery({
-    queryKey: ltiScoresKey(institution.id),
-    queryFn: () => api.get<{ items: LtiScorePost[] }>(`/institutions/${institution.id}/lti/score-posts`),
-  });
-  const retry = useApiMutation({
-    mutationFn: (id: string) => api.post<{ queued: true }>(`/institutions/${institution.id}/lti/score-posts/${id}/retry`),
-    invalidate: [ltiScoresKey(institution.id)],
-    success: 'The grade will be sent again.',
-  });
-  if (posts.error) return <QueryError error={posts.error} />;
-  if (!posts.data) return <Skeleton height={120} aria-busy="true" aria-label="Loading" />;
-  if (posts.data.items.length === 0) return <Text c="dimmed">No grade has been sent to an LMS yet.</Text>;
   return (
-    <Table striped aria-label="Grades sent to the LMS">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th w={190}>Graded</Table.Th>
-          <Table.Th>LMS user</Table.Th>
-          <Table.Th>Score</Table.Th>
-          <Table.Th w={110}>Status</Table.Th>
-          <Table.Th>Attempts</Table.Th>
-          <Table.Th w={90} />
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {posts.data.items.map((post) => (
-          <Table.Tr key={post.id}>
-            <Table.Td>{formatDateSeconds(post.created_at)}</Table.Td>
-            <Table.Td style={{ overflowWrap: 'anywhere' }}>{String(post.payload.userId ?? '')}</Table.Td>
-            <Table.Td>
-              {String(post.payload.scoreGiven ?? '')} / {String(post.payload.scoreMaximum ?? '')}
-            </Table.Td>
-            <Table.Td>
-              <Badge color={STATUS_COLORS[post.status]} variant="light">
-                {STATUS_WORDS[post.status]}
-              </Badge>
-            </Table.Td>
-            <Table.Td>
-              <Stack gap={2}>
-                {post.attempts.map((attempt) => (
-                  <Text size="xs" key={attempt.at} c={attempt.error ? 'red' : undefined}>
-                    {formatDateSeconds(attempt.at)}: {attempt.response_status ?? 'no answer'}
-                    {attempt.error ? ` (${attempt.error})` : ''}
-                  </Text>
-                ))}
-                {post.status === 'pending' && post.next_attempt_at ? (
-                  <Text size="xs" c="dimmed">
-                    Next try {formatDateSeconds(post.next_attempt_at)}
-                  </Text>
-                ) : null}
-              </Stack>
-            </Table.Td>
-            <Table.Td>
-              {post.status === 'dead' ? (
-                <Button size="compact-sm" variant="default" loading={retry.isPending && retry.variables === post.id} onClick={() => retry.mutate(post.id)}>
-                  Retry
-                </Button>
-              ) : null}
-            </Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
+    <OutboundPostsTable<LtiScorePost>
+      queryKey={ltiScoresKey(institution.id)}
+      listPath={`/institutions/${institution.id}/lti/score-posts`}
+      label="Grades sent to the LMS"
+      empty="No grade has been sent to an LMS yet."
+      columns={[
+        { header: 'LMS user', cell: (post) => String(post.payload.userId ?? '') },
+        { header: 'Score', cell: (post) => `${String(post.payload.scoreGiven ?? '')} / ${String(post.payload.scoreMaximum ?? '')}` },
+      ]}
+    />
   );
 }
 
@@ -344,6 +289,12 @@ export function LtiPage() {
               <DynamicRegistration />
               <PlatformForm />
             </Stack>
+          </div>
+          <div>
+            <Title order={3} mb="sm">
+              Links and class lists
+            </Title>
+            <LinksTable links={overview.data.links} />
           </div>
           <div>
             <Title order={3} mb="sm">

@@ -82,12 +82,13 @@ export function PlatformsTable({ platforms }: { platforms: LtiPlatform[] }) {
   );
 }
 
-/** What an admin changes after registering: the label, the deployments, and whether unknown users are created at launch. */
+/** What an admin changes after registering: the label, the deployments, whether unknown users are created at launch, and who may frame the tool. */
 function EditPlatform({ platform, onClose }: { platform: LtiPlatform; onClose(): void }) {
   const institution = useInstitution();
   const [name, setName] = useState(platform.name);
   const [deployments, setDeployments] = useState(platform.deployment_ids.join(', '));
   const [provision, setProvision] = useState(platform.provision_users);
+  const [frameOrigins, setFrameOrigins] = useState(platform.listed_frame_origins.join(', '));
   const save = useApiMutation({
     mutationFn: (body: LtiPlatformUpdate) => api.patch<LtiPlatform>(`/institutions/${institution.id}/lti/platforms/${platform.id}`, body),
     invalidate: [ltiKey(institution.id)],
@@ -96,6 +97,8 @@ function EditPlatform({ platform, onClose }: { platform: LtiPlatform; onClose():
     onSuccess: onClose,
   });
   const errors: Partial<Record<string, string>> = save.fieldErrors;
+  // One message for the list: the first origin refused (`frame_origins.2`).
+  const frameOriginsError = Object.entries(errors).find(([path]) => path.startsWith('frame_origins'))?.[1];
   return (
     <FormModal
       opened
@@ -112,6 +115,10 @@ function EditPlatform({ platform, onClose }: { platform: LtiPlatform; onClose():
             .map((id) => id.trim())
             .filter(Boolean),
           provision_users: provision,
+          frame_origins: frameOrigins
+            .split(/[\s,]+/)
+            .map((origin) => origin.trim())
+            .filter(Boolean),
         })
       }
     >
@@ -131,6 +138,13 @@ function EditPlatform({ platform, onClose }: { platform: LtiPlatform; onClose():
         description="A Learner the appliance does not know becomes a student, an Instructor a faculty member. Off: they are refused."
         checked={provision}
         onChange={(event) => setProvision(event.currentTarget.checked)}
+      />
+      <TextInput
+        label={LABELS.frame_origins}
+        description={`Other addresses of this LMS that show CampusBridge inside a course, separated by commas, such as https://school.instructure.com for Canvas. Always allowed: ${platform.frame_origins.filter((origin) => !platform.listed_frame_origins.includes(origin)).join(', ')}.`}
+        value={frameOrigins}
+        onChange={(event) => setFrameOrigins(event.currentTarget.value)}
+        error={frameOriginsError}
       />
     </FormModal>
   );

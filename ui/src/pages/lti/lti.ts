@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { membersRunSchema } from '../../../../server/routes/lti/members';
 import type { ltiOverviewSchema, platformSchema, platformUpdate, scorePostSchema } from '../../../../server/routes/lti/portal';
 
 /** Types and query keys of the LTI page (type-only imports of server/routes/lti/portal.ts). */
@@ -6,6 +7,8 @@ export type LtiOverview = z.input<typeof ltiOverviewSchema>;
 export type LtiPlatform = z.input<typeof platformSchema>;
 export type LtiScorePost = z.input<typeof scorePostSchema>;
 export type LtiPlatformUpdate = z.input<typeof platformUpdate>;
+export type LtiLink = LtiOverview['links'][number];
+export type LtiMembersSync = z.input<typeof membersRunSchema>;
 
 export const ltiKey = (institutionId: string) => ['institution', institutionId, 'lti'] as const;
 export const ltiScoresKey = (institutionId: string) => ['institution', institutionId, 'lti', 'score-posts'] as const;
@@ -20,4 +23,5 @@ export const LABELS = {
   token_url: 'Token URL',
   jwks_url: 'Key set URL',
   public_key: 'Public key',
+  frame_origins: 'Frame origins',
 } as const;

@@ -3,6 +3,7 @@ import {
   Badge,
   Button,
   Card,
+  Checkbox,
   Fieldset,
   FileInput,
   Group,
@@ -23,6 +24,7 @@ import { useState, type FormEvent } from 'react';
 import { api, ApiError } from '../../api/client';
 import { ConfirmModal, formatDateSeconds, PageHeader, QueryError, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
+import { GradebookPosts } from './GradebookPosts';
 import { onerosterKey, type OneRosterConnection, type OneRosterRun, type OneRosterState, type SyncResult } from './oneroster';
 
 /** The form's labels by API field: on the inputs and in every refusal's words. */
@@ -38,6 +40,7 @@ const LABELS = {
   class_minimum: 'Fewest people that count',
   school_share: 'Largest share of the school',
   schedule_hours: 'Sync every (hours)',
+  gradebook_writeback: 'Send grades to the SIS',
 } as const;
 
 const OUTCOME_COLORS: Record<OneRosterRun['outcome'], string> = { applied: 'green', dry_run: 'blue', held_back: 'orange', failed: 'red', running: 'gray' };
@@ -72,6 +75,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
   const [classMinimum, setClassMinimum] = useState<number | string>(connection?.class_minimum ?? 4);
   const [schoolShare, setSchoolShare] = useState<number | string>(percentOf(connection?.school_share ?? 0.1));
   const [scheduleHours, setScheduleHours] = useState<number | string>(connection?.schedule_hours ?? '');
+  const [gradebook, setGradebook] = useState(connection?.gradebook_writeback ?? false);
   /** A connection a CSV import made has no URL or credentials: the form connects the REST API to it. */
   const rest = connection?.source === 'rest';
 
@@ -104,6 +108,7 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
       class_minimum: Number(classMinimum),
       school_share: Number(schoolShare) / 100,
       schedule_hours: scheduleHours === '' ? null : Number(scheduleHours),
+      gradebook_writeback: version === '1.2' && gradebook,
     });
   };
 
@@ -233,6 +238,20 @@ function ConnectionForm({ connection }: { connection: OneRosterConnection | null
               maw={240}
             />
           </Stack>
+        </Fieldset>
+        <Fieldset legend="Grades back to the SIS">
+          <Checkbox
+            label={LABELS.gradebook_writeback}
+            description={
+              version === '1.2'
+                ? "When a student the SIS knows is graded on an exam assigned to their synced class, the exam's line item and the result are sent to the SIS's OneRoster 1.2 gradebook. The SIS client needs the gradebook.createput scope too."
+                : 'Needs OneRoster 1.2 (its Gradebook service).'
+            }
+            disabled={version !== '1.2'}
+            checked={version === '1.2' && gradebook}
+            onChange={(event) => setGradebook(event.currentTarget.checked)}
+            error={errors.gradebook_writeback}
+          />
         </Fieldset>
         <Group justify="flex-end">
           {connection ? (
@@ -551,6 +570,14 @@ export function OneRosterPage() {
             </Title>
             <RunsTable runs={state.data.runs} />
           </div>
+          {state.data.connection?.source === 'rest' ? (
+            <section aria-labelledby="oneroster-gradebook">
+              <Title order={3} mb="sm" id="oneroster-gradebook">
+                Grades sent to the SIS
+              </Title>
+              <GradebookPosts />
+            </section>
+          ) : null}
         </Stack>
       )}
     </>

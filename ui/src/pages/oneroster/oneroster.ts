@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { gradebookPostSchema } from '../../../../server/routes/oneroster/gradebook';
 import type { connectionSchema, onerosterStateSchema, runSchema, syncResultSchema } from '../../../../server/routes/oneroster/oneroster';
 
 /** Types and query key of the OneRoster page (type-only imports of server/routes/oneroster/oneroster.ts). */
@@ -8,3 +9,6 @@ export type OneRosterRun = z.input<typeof runSchema>;
 export type SyncResult = z.input<typeof syncResultSchema>;
 
 export const onerosterKey = (institutionId: string) => ['institution', institutionId, 'oneroster'] as const;
+
+export type GradebookPost = z.input<typeof gradebookPostSchema>;
+export const gradebookPostsKey = (institutionId: string) => ['institution', institutionId, 'oneroster', 'gradebook-posts'] as const;

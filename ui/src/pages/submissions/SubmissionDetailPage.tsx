@@ -13,6 +13,7 @@ import { areaKey, dataPath } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { useNames } from '../shared/names';
 import { Answers } from './Answers';
+import { GradeStanding } from './GradeStanding';
 import { RESUBMISSION_SCORE, type FileLink, type ProctoringFeed, type Submission, type SubmissionDetail } from './submissions';
 
 function Files({ files, empty }: { files: FileLink[]; empty: string }) {
@@ -235,6 +236,7 @@ export function SubmissionDetailPage() {
             </Facts>
             <Stack gap="xl">
               {voided ? null : <GradeForm key={row.updated_at} submission={row} maxScore={exam.data?.max_score} />}
+              {row.status === 'graded' ? <GradeStanding submissionId={row.id} /> : null}
               {voided && row.feedback ? (
                 <Stack gap={4}>
                   <Title order={4}>Feedback</Title>

@@ -32,9 +32,9 @@ import { onerosterHeartbeat } from './20261205000000-oneroster-heartbeat.js';
 import { mailLinkBase } from './20261205010000-mail-link-base.js';
 import { peopleSearch } from './20261206000000-people-search.js';
 import { onerosterCsv } from './20261207000000-oneroster-csv.js';
-import { ltiFrameGrading } from './20261208020000-lti-frame-grading.js';
 import { ltiNrps } from './20261208000000-lti-nrps.js';
 import { onerosterGradebook } from './20261208010000-oneroster-gradebook.js';
+import { ltiFrameGrading } from './20261208020000-lti-frame-grading.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -71,7 +71,7 @@ export const migrations: Migration[] = [
   mailLinkBase,
   peopleSearch,
   onerosterCsv,
-  ltiFrameGrading,
   ltiNrps,
   onerosterGradebook,
+  ltiFrameGrading,
 ];

@@ -63,7 +63,8 @@ const inChunks = async <T, R>(items: readonly T[], read: (chunk: T[]) => Promise
 
 /**
  * The group a link's class list keeps (docs/decisions.md#nrps): the one an earlier sync chose, if
- * it still exists; else the exam's only assigned group that no other link keeps; else, among
+ * it still exists; else the exam's only assigned group that no other link and no OneRoster class
+ * keeps (the SIS's class is the SIS's: the course gets a group of its own beside it); else, among
  * several, the one named as the context; else a new group named after the context, owned by the
  * exam's teacher (assigned to the exam when the sync is applied).
  */
@@ -79,7 +80,12 @@ async function chooseGroup(tx: TenantTx, link: LtiResourceLinkRow, exam: ExamRow
       (row) => row.members_group_id,
     ),
   );
-  const free = assigned.filter((groupId) => !keptByOthers.has(groupId));
+  const keptBySis = new Set(
+    assigned.length > 0
+      ? (await tx.onerosterLinks.findAll({ attributes: ['target_id'], where: { kind: 'class', target_id: { [Op.in]: assigned } } })).map((row) => row.target_id)
+      : [],
+  );
+  const free = assigned.filter((groupId) => !keptByOthers.has(groupId) && !keptBySis.has(groupId));
   const groups = free.length > 0 ? await tx.groups.findAll({ attributes: ['id', 'name'], where: { id: { [Op.in]: free } } }) : [];
   const chosen = groups.length === 1 ? groups[0] : groups.find((group) => group.name === name);
   if (chosen) return { id: chosen.id, name: chosen.name };

@@ -124,7 +124,7 @@ describe.skipIf(!chromiumAvailable())('Grades to the SIS and class lists from th
   it('turns on "Send grades to the SIS"; a grade shows as queued on the submission, then as the SIS has it', async () => {
     await signInOnPage(page, app.origin, ADMIN.admin_email, ADMIN.admin_password);
     await page.getByRole('link', { name: 'OneRoster' }).click();
-    await main().getByRole('heading', { name: 'OneRoster' }).waitFor();
+    await main().getByRole('heading', { name: 'OneRoster', exact: true }).waitFor();
     await main().getByLabel('Send grades to the SIS').check();
     await main().getByRole('button', { name: 'Save connection' }).click();
     await expect.poll(async () => (await app.ctx.db.models.OneRosterConnection.findOne())?.gradebook_writeback).toBe(true);

@@ -94,7 +94,7 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
   it('connects from the navigation, and refuses a bad URL in words under the field', async () => {
     await signInOnPage(page, app.origin, ADMIN.admin_email, ADMIN.admin_password);
     await page.getByRole('link', { name: 'OneRoster' }).click();
-    await main().getByRole('heading', { name: 'OneRoster' }).waitFor();
+    await main().getByRole('heading', { name: 'OneRoster', exact: true }).waitFor();
     await main().getByText('No sync has run yet.').waitFor();
     await shot(page, 'empty');
 

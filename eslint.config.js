@@ -17,7 +17,7 @@ const SERVER_LAYERS = [
   { type: 'jobs', pattern: 'server/jobs' },
   { type: 'presenters', pattern: 'server/presenters' },
   { type: 'commands', pattern: 'server/commands' },
-  { type: 'services', pattern: ['server/webhooks', 'server/mail', 'server/events', 'server/files', 'server/lti'] },
+  { type: 'services', pattern: ['server/webhooks', 'server/mail', 'server/events', 'server/files', 'server/outbound'] },
   { type: 'data', pattern: ['server/db', 'server/models'] },
   // The typed client (server/client/) is for integrators' programs: it may import only itself.
   { type: 'client', pattern: 'server/client' },

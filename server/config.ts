@@ -26,6 +26,13 @@ const settingValue =
     }
   };
 
+/** `OUTBOUND_PRIVATE_HOSTS` (or its old name): `1`/`true` mean `all`, `0`/`false` mean `off`, else the setting's own values. */
+const privateHostsVariable = z
+  .string()
+  .optional()
+  .transform((value) => (value === '1' || value === 'true' ? 'all' : value === '0' || value === 'false' ? 'off' : value))
+  .transform(settingValue(parsePrivateHosts));
+
 const retrySchedule = z
   .string()
   .regex(/^\d+(,\d+)*$/, 'a comma-separated list of seconds')
@@ -103,11 +110,9 @@ const envSchema = z.object({
   PUBLIC_URL: z.string().optional().transform(settingValue(parsePublicUrl)),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   // `1` means `all`; otherwise the setting's own values (`off`, `all`, hosts and ranges).
-  WEBHOOK_ALLOW_PRIVATE_HOSTS: z
-    .string()
-    .optional()
-    .transform((value) => (value === '1' || value === 'true' ? 'all' : value === '0' || value === 'false' ? 'off' : value))
-    .transform(settingValue(parsePrivateHosts)),
+  OUTBOUND_PRIVATE_HOSTS: privateHostsVariable,
+  // The variable's name before outbound requests other than webhooks obeyed it; OUTBOUND_PRIVATE_HOSTS wins.
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: privateHostsVariable,
   WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([60, 300, 1800, 7200, 43200]),
   WEBHOOK_SWEEP_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
@@ -138,16 +143,19 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   /** `PUBLIC_URL`: when set, wins over the `public_url` setting (settings/appliance-settings.ts). */
   publicUrl: string | null;
-  webhooks: {
-    /** `WEBHOOK_ALLOW_PRIVATE_HOSTS`: when set, wins over the `webhook_private_hosts` setting. */
+  /** Requests the appliance makes (webhooks, LTI platforms, the SIS): server/outbound/. */
+  outbound: {
+    /** `OUTBOUND_PRIVATE_HOSTS` (or `WEBHOOK_ALLOW_PRIVATE_HOSTS`): when set, wins over the `outbound_private_hosts` setting. */
     privateHosts: string | null;
+  };
+  webhooks: {
     retryScheduleSeconds: number[];
     sweepSeconds: number;
     timeoutMs: number;
   };
   /** Where the per-key request counters live: this process's memory, or a Redis shared by every process. */
   rateLimitStore: { kind: 'memory' } | { kind: 'redis'; url: string };
-  /** What this process does (docs/decisions.md#process-roles): serve the API, run the background work, or both. */
+  /** What this process does (docs/decisions/process-roles.md): serve the API, run the background work, or both. */
   role: ProcessRole;
   /** `TRUST_PROXY`, as Express's `trust proxy` takes it: false (none), a hop count, or the proxies' addresses and ranges. */
   trustProxy: false | number | string[];
@@ -181,8 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     databaseUrl: postgres,
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL,
+    outbound: { privateHosts: e.OUTBOUND_PRIVATE_HOSTS ?? e.WEBHOOK_ALLOW_PRIVATE_HOSTS },
     webhooks: {
-      privateHosts: e.WEBHOOK_ALLOW_PRIVATE_HOSTS,
       retryScheduleSeconds: e.WEBHOOK_RETRY_SCHEDULE,
       sweepSeconds: e.WEBHOOK_SWEEP_SECONDS,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -1,16 +1,18 @@
 // @tier integration
 // @databases sqlite, postgres
 // The appliance settings of docs/api.md#appliance-settings: public_url (the base of every link)
-// and webhook_private_hosts (the allow-list of loopback and campus targets), through the CLI and
+// and outbound_private_hosts (the allow-list of loopback and campus targets), through the CLI and
 // the operator's portal, with the environment winning, and a running server seeing a change at once.
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, databaseLocation } from '../server/db/index.js';
 import { loadConfig } from '../server/config.js';
+import { migrations } from '../server/db/migrations/index.js';
 import { defaultPublicUrl, readApplianceSettings } from '../server/settings/appliance-settings.js';
 import { addressSuggestions, linkWarning } from '../server/settings/addresses.js';
-import { checkEndpointUrl } from '../server/webhooks/address.js';
+import { checkEndpointUrl } from '../server/outbound/address.js';
 import { makePerson, makeSchool, startTestAppliance, tempDataDirs, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 import { listenOnLoopback, type LoopbackReceiver } from './helpers/bundle.js';
 import { cliFails, cliOk, runCliCaptured } from './helpers/cli.js';
@@ -31,15 +33,24 @@ describe('settings through the CLI', () => {
     const initial = cliOk<Record<string, Resolved>>(await runCliCaptured(dir, 'settings', 'get'));
     expect(initial).toEqual({
       public_url: { value: 'http://127.0.0.1:4780', source: 'default' },
-      webhook_private_hosts: { value: 'off', source: 'default' },
+      outbound_private_hosts: { value: 'off', source: 'default' },
     });
 
     expect(cliOk(await runCliCaptured(dir, 'settings', 'set', 'public_url', 'http://CampusBridge.Riverside.lan:4780/'))).toEqual({
       value: 'http://campusbridge.riverside.lan:4780',
       source: 'setting',
     });
-    expect(cliOk(await runCliCaptured(dir, 'settings', 'set', 'webhook_private_hosts', 'Moodle.campus.lan,10.20.0.0/16  127.0.0.1,10.20.0.0/16'))).toEqual({
+    expect(cliOk(await runCliCaptured(dir, 'settings', 'set', 'outbound_private_hosts', 'Moodle.campus.lan,10.20.0.0/16  127.0.0.1,10.20.0.0/16'))).toEqual({
       value: 'moodle.campus.lan, 10.20.0.0/16, 127.0.0.1',
+      source: 'setting',
+    });
+    // The setting's old name still sets it.
+    expect(cliOk(await runCliCaptured(dir, 'settings', 'set', 'webhook_private_hosts', '127.0.0.1, moodle.campus.lan'))).toEqual({
+      value: '127.0.0.1, moodle.campus.lan',
+      source: 'setting',
+    });
+    expect(cliOk<Record<string, Resolved>>(await runCliCaptured(dir, 'settings', 'get')).outbound_private_hosts).toEqual({
+      value: '127.0.0.1, moodle.campus.lan',
       source: 'setting',
     });
 
@@ -48,8 +59,8 @@ describe('settings through the CLI', () => {
       ['public_url', 'http://school.lan:4780/portal'],
       ['public_url', 'ftp://school.lan'],
       ['public_url', 'not a url'],
-      ['webhook_private_hosts', '10.0.0.0/99'],
-      ['webhook_private_hosts', 'bad host!'],
+      ['outbound_private_hosts', '10.0.0.0/99'],
+      ['outbound_private_hosts', 'bad host!'],
       ['nonexistent', 'x'],
     ] as const) {
       expect(cliFails(await runCliCaptured(dir, 'settings', 'set', name, value), 'validation_error'), `${name}=${value}`).toContain(name);
@@ -63,18 +74,38 @@ describe('settings through the CLI', () => {
   it('lets an environment variable of the same meaning win, and says so', async () => {
     const dir = makeDataDir();
     cliOk(await runCliCaptured(dir, 'settings', 'set', 'public_url', 'http://stored.school.lan:4780'));
-    const config = loadConfig({ ...(await dataDirEnv(dir)), PUBLIC_URL: 'https://cb.school.example', WEBHOOK_ALLOW_PRIVATE_HOSTS: '1' });
+    const config = loadConfig({ ...(await dataDirEnv(dir)), PUBLIC_URL: 'https://cb.school.example', OUTBOUND_PRIVATE_HOSTS: '1' });
     const db = await connectDatabase(databaseLocation(config));
     try {
       expect(await readApplianceSettings(db, config)).toEqual({
         public_url: { value: 'https://cb.school.example', source: 'env' },
-        webhook_private_hosts: { value: 'all', source: 'env' },
+        outbound_private_hosts: { value: 'all', source: 'env' },
       });
     } finally {
       await db.close();
     }
+    // The variable's old name still works; the new one wins when both are set.
+    expect(loadConfig({ DATA_DIR: dir, WEBHOOK_ALLOW_PRIVATE_HOSTS: '10.0.0.0/8' }).outbound.privateHosts).toBe('10.0.0.0/8');
+    expect(loadConfig({ DATA_DIR: dir, WEBHOOK_ALLOW_PRIVATE_HOSTS: '1', OUTBOUND_PRIVATE_HOSTS: 'off' }).outbound.privateHosts).toBe('off');
     expect(() => loadConfig({ DATA_DIR: dir, PUBLIC_URL: 'http://0.0.0.0:80' })).toThrow(/PUBLIC_URL/);
+    expect(() => loadConfig({ DATA_DIR: dir, OUTBOUND_PRIVATE_HOSTS: 'nope!' })).toThrow(/OUTBOUND_PRIVATE_HOSTS/);
     expect(() => loadConfig({ DATA_DIR: dir, WEBHOOK_ALLOW_PRIVATE_HOSTS: 'nope!' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_HOSTS/);
+  });
+
+  it('keeps a value stored under the old name when a data folder from before the rename is migrated', async () => {
+    const file = path.join(makeDataDir(), 'campusbridge.sqlite');
+    const renamed = migrations.findIndex((migration) => migration.name === '20261209000000-outbound-private-hosts');
+    const older = await connectDatabase(file, undefined, { migrateTo: migrations[renamed - 1]!.name });
+    await older.models.AppSetting.create({ key: 'setting.webhook_private_hosts', value: 'moodle.campus.lan', updated_at: new Date() });
+    await older.close();
+
+    const db = await connectDatabase(file);
+    try {
+      const config = loadConfig({ DATA_DIR: path.dirname(file) });
+      expect((await readApplianceSettings(db, config)).outbound_private_hosts).toEqual({ value: 'moodle.campus.lan', source: 'setting' });
+    } finally {
+      await db.close();
+    }
   });
 
   it('never makes 0.0.0.0 or :: the base of links: the machine’s name instead', () => {
@@ -109,7 +140,7 @@ describe('links follow public_url at once', () => {
   });
 });
 
-describe('webhook_private_hosts', () => {
+describe('outbound_private_hosts', () => {
   let app: TestAppliance;
   let school: TestSchool;
   let operator: FirstRun;
@@ -117,7 +148,9 @@ describe('webhook_private_hosts', () => {
   const received: string[] = [];
 
   beforeAll(async () => {
-    app = await startTestAppliance({ config: { webhooks: { privateHosts: null, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 2000 } } });
+    app = await startTestAppliance({
+      config: { outbound: { privateHosts: null }, webhooks: { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 2000 } },
+    });
     operator = await setUpPortal(app, { institution: 'Riverside High', admin_email: 'it@riverside.example', admin_password: 'operator password 1' });
     school = await makeSchool(app);
     receiver = await listenOnLoopback(
@@ -141,20 +174,23 @@ describe('webhook_private_hosts', () => {
       .post('/v1/webhooks/endpoints')
       .set('Authorization', school.key.auth)
       .send({ url, description: 'LMS on this computer', events: ['student.created'] });
-  const setHosts = (value: string) =>
-    operator.agent.put('/portal/api/operator/settings/webhook_private_hosts').set('X-CSRF-Token', operator.csrf).send({ value });
+  const setHosts = (value: string, name = 'outbound_private_hosts') =>
+    operator.agent.put(`/portal/api/operator/settings/${name}`).set('X-CSRF-Token', operator.csrf).send({ value });
 
   it('refuses a receiver on this computer while off, naming the setting, and accepts it once the operator allows this computer', async () => {
     const refused = await createEndpoint(receiver.url);
     expect(refused.status).toBe(422);
     expect(refused.body.error).toBe('https_required');
-    expect(refused.body.message).toContain('webhook_private_hosts');
+    expect(refused.body.message).toContain('outbound_private_hosts');
     const https = await createEndpoint(receiver.url.replace('http:', 'https:'));
     expect(https.body.error).toBe('private_host');
-    expect(https.body.message).toContain('webhook_private_hosts');
+    expect(https.body.message).toContain('outbound_private_hosts');
 
-    // A range that does not hold 127.0.0.1 allows nothing here.
-    expect(ok(await setHosts('10.20.0.0/16'))).toEqual({ value: '10.20.0.0/16', source: 'setting' });
+    // A range that does not hold 127.0.0.1 allows nothing here (set by the setting's old name, still accepted).
+    expect(ok(await setHosts('10.20.0.0/16', 'webhook_private_hosts'))).toEqual({ value: '10.20.0.0/16', source: 'setting' });
+    const listed = ok(await operator.agent.get('/portal/api/operator/settings')).settings;
+    expect(listed.outbound_private_hosts).toEqual({ value: '10.20.0.0/16', source: 'setting' });
+    expect(listed.webhook_private_hosts).toEqual(listed.outbound_private_hosts);
     expect((await createEndpoint(receiver.url)).body.error).toBe('private_host');
 
     expect(ok(await setHosts('localhost, 127.0.0.1, ::1'))).toEqual({ value: 'localhost, 127.0.0.1, ::1', source: 'setting' });
@@ -168,7 +204,7 @@ describe('webhook_private_hosts', () => {
   });
 
   it('is checked again at each delivery: turned off, the next attempt fails with private_host and nothing is sent', async () => {
-    cliOk(await runCliCaptured(app.dataDir, 'settings', 'set', 'webhook_private_hosts', 'off'));
+    cliOk(await runCliCaptured(app.dataDir, 'settings', 'set', 'outbound_private_hosts', 'off'));
     const before = received.length;
     await makePerson(app, school.key, 'students', 'Katherine Johnson');
     let attempt: { error: string | null } | undefined;

@@ -93,7 +93,9 @@ describe('client against an appliance', () => {
   let app: TestAppliance;
   let receiver: Receiver;
   beforeAll(async () => {
-    app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } } });
+    app = await startTestAppliance({
+      config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } },
+    });
     receiver = await startServer((_request, res) => {
       res.writeHead(200).end('ok');
     });

@@ -1,23 +1,24 @@
 // @tier integration
 // @databases sqlite, postgres
-// Many writers on one institution at once (issue 30): what a district sees when a roster sync, an
-// LMS and the portal are busy together. On SQLite a write outside the write queue once stalled every
-// request for the 15 s busy timeout; on PostgreSQL every write of an institution was a serialization
-// conflict, retried until the retries ran out (a 500), and ten students of one name collided on their
-// login e-mail (a 409). docs/scale-out.md#transactions says what guarantees each invariant now.
+// Many writers on one institution at once (docs/performance.md#many-writers-at-once): what a
+// district sees when a roster sync, an LMS and the portal are busy together. On SQLite a write
+// outside the write queue once stalled every request for the 15 s busy timeout; on PostgreSQL every
+// write of an institution was a serialization conflict, retried until the retries ran out (a 500),
+// and ten students of one name collided on their login e-mail (a 409).
+// docs/scale-out.md#transactions says what guarantees each invariant now.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeSchool, startTestAppliance, type TestAppliance, type TestSchool } from './helpers/appliance.js';
 
 /** Webhooks to a receiver on this computer, and the sweep (with the LTI score job) every second. */
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const WRITERS = 16;
 const REQUESTS_PER_WRITER = 12;
 /**
  * Only a stall reaches it: a stall waits out SQLite's busy timeout (15 s), so a request behind one
  * takes longer than that. Sixteen writers take turns, so a write also waits for the others: 10.7 s
- * once with both cores busy from other work (flake hunt, issue 28), hence just under 15 s.
+ * once with both cores busy from other work, hence just under 15 s.
  */
 const STALL_MS = 14_000;
 
@@ -56,7 +57,7 @@ describe('many writers on one institution at once', () => {
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    app = await startTestAppliance({ config: { webhooks: WEBHOOKS } });
+    app = await startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } });
     school = await makeSchool(app);
     const endpoint = await call('endpoint', 'POST', '/webhooks/endpoints', {
       url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,

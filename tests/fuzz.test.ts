@@ -84,7 +84,7 @@ const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port
 const app = await startTestAppliance({
   rateLimitStore: unlimited,
   // Webhook URLs may point at 127.0.0.1 (the receiver above): nothing is ever sent elsewhere.
-  config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [3600], sweepSeconds: 3600, timeoutMs: 2_000 } },
+  config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [3600], sweepSeconds: 3600, timeoutMs: 2_000 } },
 });
 const port = app.port;
 

@@ -25,7 +25,9 @@ describe('Idempotency-Key', () => {
   let school: TestSchool;
   beforeAll(async () => {
     // Endpoints on 127.0.0.1 are allowed; nothing is sent to them here (no event is subscribed in time to matter).
-    app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [60], sweepSeconds: 60, timeoutMs: 1000 } } });
+    app = await startTestAppliance({
+      config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [60], sweepSeconds: 60, timeoutMs: 1000 } },
+    });
     school = await makeSchool(app);
   });
   afterAll(async () => {

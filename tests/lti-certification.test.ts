@@ -13,7 +13,7 @@ import { institutionApi, portalRequests, signedInMember } from './helpers/portal
  * platform registered with provisioning on: every known bad payload refused as
  * `401 LAUNCH_TOKEN_INVALID` with its reason, every valid launch accepted whatever PII it carries,
  * and a valid launch whose roles name no learner or teacher refused in words as
- * `403 role_not_supported`, provisioning no one (contract §13).
+ * `403 role_not_supported`, provisioning no one (docs/lms.md#roles).
  */
 describe('LTI 1.3 certification launch cases', () => {
   let app: TestAppliance;
@@ -26,7 +26,9 @@ describe('LTI 1.3 certification launch cases', () => {
 
   beforeAll(async () => {
     // The platform is on 127.0.0.1: allowed the way webhook tests allow their receivers.
-    app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1], sweepSeconds: 60, timeoutMs: 3000 } } });
+    app = await startTestAppliance({
+      config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1], sweepSeconds: 60, timeoutMs: 3000 } },
+    });
     platform = await LtiPlatform.start();
     const school = await makeSchool(app, { scopes: ['all'] });
     key = school.key;

@@ -1,11 +1,12 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Issue 31, items 2 and 3, from the outside: a teacher's LTI launch opens a session that grades the
- * linked exam and nothing else (no portal account, audited as the LMS instructor); the learner
- * page a launch opens may be framed by the launching platform's origins and no others; a login
- * that offers LTI Platform Storage hands its frame and origin to the page. The browser side
- * (a cross-site frame with third-party cookies blocked) is tests/e2e/lti-frame.test.ts.
+ * The LMS frame and grading sessions (docs/decisions/lti-frame-and-grading-sessions.md), from the
+ * outside: a teacher's LTI launch opens a session that grades the linked exam and nothing else (no
+ * portal account, audited as the LMS instructor); the learner page a launch opens may be framed by
+ * the launching platform's origins and no others; a login that offers LTI Platform Storage hands
+ * its frame and origin to the page. The browser side (a cross-site frame with third-party cookies
+ * blocked) is tests/e2e/lti-frame.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LTI, LtiPlatform, type LaunchPlan } from './helpers/lti-platform.js';
@@ -62,7 +63,9 @@ describe('LTI: grading from the LMS, and the LMS frame', () => {
   }
 
   beforeAll(async () => {
-    app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } } });
+    app = await startTestAppliance({
+      config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } },
+    });
     platform = await LtiPlatform.start();
     const school = await makeSchool(app, { scopes: ['all'] });
     key = school.key;

@@ -43,9 +43,11 @@ const api = requestsAs(() => app);
 const learner = (userId: string, extra: Partial<NrpsMember> = {}): NrpsMember => ({ user_id: userId, roles: [LTI.learner], ...extra });
 
 beforeAll(async () => {
-  app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } } });
+  app = await startTestAppliance({
+    config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } },
+  });
   // The platform is on 127.0.0.1: allowed the way an operator allows a campus LMS (the CLI reads the setting).
-  await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+  await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'all');
   lms = await LtiPlatform.start();
   school = await makeSchool(app);
   teacher = await makePerson(app, school.key, 'faculty', 'Grace Hopper');

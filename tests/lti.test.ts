@@ -35,7 +35,9 @@ describe('LTI 1.3 tool', () => {
 
   beforeAll(async () => {
     // The platform is on 127.0.0.1: allowed the way webhook tests allow their receivers.
-    app = await startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } } });
+    app = await startTestAppliance({
+      config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } },
+    });
     platform = await LtiPlatform.start();
     const school = await makeSchool(app, { scopes: ['all'] });
     key = school.key;
@@ -51,7 +53,7 @@ describe('LTI 1.3 tool', () => {
     data(await api.post(`/exams/${examId}/publish`), 'publish');
     data(await api.post(`/exams/${examId}/assignments`, { group_ids: [group.id] }), 'assign');
 
-    // Registration the way an IT admin does it from the command line (contract §12), on the address LMS users' browsers reach.
+    // Registration the way an IT admin does it from the command line, on the address LMS users' browsers reach.
     cliOk(await runCliCaptured(app, 'settings', 'set', 'public_url', app.origin));
     tool = cliOk(await runCliCaptured(app, 'lti', 'tool-config', '--institution', institutionId));
     platform.toolJwksUrl = tool.jwks_url;

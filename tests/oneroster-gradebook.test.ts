@@ -25,9 +25,9 @@ const providers: OneRosterProvider[] = [];
 beforeAll(async () => {
   // Jobs run when the tests say (the job's own run), so each step's state can be read before the next.
   app = await startTestAppliance({
-    config: { jobsOnSchedule: false, webhooks: { privateHosts: 'all', retryScheduleSeconds: RETRY_SECONDS, sweepSeconds: 30, timeoutMs: 3000 } },
+    config: { jobsOnSchedule: false, outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: RETRY_SECONDS, sweepSeconds: 30, timeoutMs: 3000 } },
   });
-  await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+  await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'all');
 });
 afterAll(async () => {
   await Promise.all(providers.map((provider) => provider.close()));

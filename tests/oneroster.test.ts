@@ -28,7 +28,7 @@ const providers: OneRosterProvider[] = [];
 beforeAll(async () => {
   app = await startTestAppliance();
   // Tests reach the provider on 127.0.0.1: allowed the way an operator allows a campus SIS.
-  await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+  await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'all');
 });
 afterAll(async () => {
   await Promise.all(providers.map((provider) => provider.close()));
@@ -543,19 +543,19 @@ describe('other providers and failures', () => {
     }
   });
 
-  it('refuses a SIS on a private address unless the webhook_private_hosts setting allows it', async () => {
+  it('refuses a SIS on a private address unless the outbound_private_hosts setting allows it', async () => {
     const school = await makeSchool(app);
     const provider = await startProvider();
     seedSchool(provider, { students: 2, teachers: 1, classes: 1 });
     cliOk(await connect(school, provider));
-    await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'off');
+    await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'off');
     try {
       const refused = await sync(school);
       expect(refused.outcome).toBe('failed');
-      expect(refused.reason).toContain('webhook_private_hosts');
+      expect(refused.reason).toContain('outbound_private_hosts');
       expect(provider.requests).toHaveLength(0);
     } finally {
-      await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+      await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'all');
     }
   });
 

@@ -6,8 +6,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Resolver } from '../server/webhooks/address.js';
-import { requestPinned, type PinnedRequest } from '../server/webhooks/pinned-request.js';
+import type { Resolver } from '../server/outbound/address.js';
+import { requestPinned, type PinnedRequest } from '../server/outbound/pinned-request.js';
 
 const servers: http.Server[] = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// Process roles (docs/decisions.md#process-roles): an api process serves HTTP and sends nothing, a
+// Process roles (docs/decisions/process-roles.md): an api process serves HTTP and sends nothing, a
 // worker serves only /healthz and runs webhooks, mail and jobs, both on one data folder. Every
 // request, webhook deliveries included, goes to 127.0.0.1.
 import { spawn, spawnSync } from 'node:child_process';
@@ -12,7 +12,7 @@ import { childEnv, killBundles, MAIN_BUNDLE, repoRoot, startBundle } from './hel
 import { makeDataDir, makeInstitution, makeKey, startTestAppliance } from './helpers/appliance.js';
 import { waitFor } from './helpers/wait.js';
 
-const webhooks: Config['webhooks'] = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1_500 };
+const webhooks: Config['webhooks'] = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1_500 };
 
 afterAll(() => killBundles());
 
@@ -58,7 +58,7 @@ describe('an api process and a worker on one data folder', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-    const api = await startTestAppliance({ config: { role: 'api', webhooks } });
+    const api = await startTestAppliance({ config: { role: 'api', outbound: { privateHosts: 'all' }, webhooks } });
     let worker: Awaited<ReturnType<typeof startTestAppliance>> | null = null;
     try {
       expect(api.ctx.webhooks).toBeUndefined();
@@ -83,7 +83,10 @@ describe('an api process and a worker on one data folder', () => {
       expect((await api.http.get('/healthz')).body).toMatchObject({ status: 'ok', role: 'api' });
 
       // The same database: the data folder's SQLite file, or in the postgres project the api's database.
-      worker = await startTestAppliance({ dataDir: api.dataDir, config: { role: 'worker', webhooks, databaseUrl: api.ctx.config.databaseUrl } });
+      worker = await startTestAppliance({
+        dataDir: api.dataDir,
+        config: { role: 'worker', outbound: { privateHosts: 'all' }, webhooks, databaseUrl: api.ctx.config.databaseUrl },
+      });
       await waitFor(() => received.length === 1, 'the worker to deliver the webhook', 10_000);
       expect(JSON.parse(received[0]!)).toMatchObject({ type: 'student.created', data: { student_id: student.body.data.id } });
       await waitFor(

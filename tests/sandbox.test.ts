@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// Sandbox keys (contract §10, docs/decisions.md#sandbox): a `cb_test_` key of an institution acts on
+// Sandbox keys (docs/api.md#sandbox-keys, docs/decisions/sandbox.md): a `cb_test_` key of an institution acts on
 // its sandbox only. With a live key and a sandbox key of the same institution, each side creates a
 // row of every kind the API makes; then every GET operation of /v1/openapi.json is called by both,
 // and neither answer may hold an id of the other side. Also: /me, webhooks to the sandbox's own
@@ -16,7 +16,7 @@ import { expectError, institutionApi, ok, signedInMember, type SignedIn } from '
 import { createApiKey } from '../server/commands/api-keys.js';
 import { ensureSandbox } from '../server/commands/sandbox.js';
 
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 interface Received {
@@ -143,7 +143,7 @@ describe('sandbox keys', () => {
   }
 
   beforeAll(async () => {
-    app = await startTestAppliance({ config: { webhooks: WEBHOOKS } });
+    app = await startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } });
     inst = await makeInstitution(app, { name: 'Riverside High' });
     await ensureSandbox(app.ctx.db, inst.id);
     const sandboxKey = await createApiKey(inst.tenant, { name: 'sandbox', scopes: ['all'], rate_limit_per_min: 6000, environment: 'sandbox' });

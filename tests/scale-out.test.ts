@@ -1,7 +1,7 @@
 // @tier system
 // @databases sqlite: starts its own PostgreSQL cluster and Redis for its processes, whichever project runs it
 /**
- * Issue 18, done when: two API processes and two workers (the real bundle, `--role api|worker`)
+ * Several processes (docs/scale-out.md): two API processes and two workers (the real bundle, `--role api|worker`)
  * on one PostgreSQL database and one Redis, all on 127.0.0.1. Events made through either API
  * process reach a local receiver exactly once each; with a worker killed (-9) midway none is lost;
  * one key's rate limit holds across both API processes; Redis stopped answers 503 and recovers.
@@ -69,7 +69,7 @@ describe.skipIf(!available)('several processes on PostgreSQL and Redis', () => {
     env = {
       DATABASE_URL: database.url,
       RATE_LIMIT_STORE: redis.url,
-      WEBHOOK_ALLOW_PRIVATE_HOSTS: '1',
+      OUTBOUND_PRIVATE_HOSTS: '1',
       WEBHOOK_SWEEP_SECONDS: '1',
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
       WEBHOOK_TIMEOUT_MS: '10000',

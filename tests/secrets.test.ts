@@ -281,7 +281,7 @@ describe('secrets: never in a log line, a response or the database in clear', ()
 
     const server: BundleServer = await startBundle(dataDir, {
       LOG_LEVEL: 'trace',
-      WEBHOOK_ALLOW_PRIVATE_HOSTS: '1',
+      OUTBOUND_PRIVATE_HOSTS: '1',
       WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
       WEBHOOK_SWEEP_SECONDS: '1',
       WEBHOOK_TIMEOUT_MS: '3000',

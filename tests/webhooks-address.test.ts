@@ -6,7 +6,7 @@ import dns from 'node:dns';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { AppError } from '../server/errors.js';
-import { checkEndpointUrl, isPublicAddress, resolveDeliveryAddress, type ResolvedAddress, type Resolver } from '../server/webhooks/address.js';
+import { checkEndpointUrl, isPublicAddress, resolveOutboundAddress, type ResolvedAddress, type Resolver } from '../server/outbound/address.js';
 
 /** A resolver that fails the test when asked: proves a URL was judged without DNS. */
 const tripwire: Resolver = async (hostname) => {
@@ -256,11 +256,11 @@ describe('checkEndpointUrl with host names: the injected resolver answers', () =
   it('accepts a name with only public addresses, and pins the first one', async () => {
     const resolver = fixed({ address: '93.184.215.14', family: 4 }, { address: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', family: 6 });
     expect((await checkEndpointUrl(url, { privateHosts: 'off', resolver })).href).toBe(url);
-    expect(await resolveDeliveryAddress(new URL(url), { privateHosts: 'off', resolver })).toEqual({ address: '93.184.215.14', family: 4 });
+    expect(await resolveOutboundAddress(new URL(url), { privateHosts: 'off', resolver })).toEqual({ address: '93.184.215.14', family: 4 });
   });
 });
 
-describe('checkEndpointUrl: scheme, credentials, WEBHOOK_ALLOW_PRIVATE_HOSTS', () => {
+describe('checkEndpointUrl: scheme, credentials, outbound_private_hosts', () => {
   it('refuses http:// (and other schemes) with https_required before any resolution', async () => {
     for (const raw of ['http://lms.example.org/hook', 'http://8.8.8.8/hook', 'ftp://lms.example.org/hook', 'ws://lms.example.org/hook']) {
       expect(await codeOf(checkEndpointUrl(raw, { privateHosts: 'off', resolver: tripwire })), raw).toBe('https_required');
@@ -280,7 +280,7 @@ describe('checkEndpointUrl: scheme, credentials, WEBHOOK_ALLOW_PRIVATE_HOSTS', (
     }
   });
 
-  it('with webhook_private_hosts=all accepts http:// and loopback or LAN hosts', async () => {
+  it('with outbound_private_hosts=all accepts http:// and loopback or LAN hosts', async () => {
     for (const raw of [
       'http://127.0.0.1:4781/hook',
       'https://127.0.0.1:4781/hook',
@@ -294,7 +294,7 @@ describe('checkEndpointUrl: scheme, credentials, WEBHOOK_ALLOW_PRIVATE_HOSTS', (
     expect(await codeOf(checkEndpointUrl('http://moodle.campus.lan/hook', { privateHosts: 'all', resolver: lan }))).toBe('accepted');
   });
 
-  it('with webhook_private_hosts=all still refuses other schemes', async () => {
+  it('with outbound_private_hosts=all still refuses other schemes', async () => {
     expect(await codeOf(checkEndpointUrl('ftp://127.0.0.1/hook', { privateHosts: 'all', resolver: tripwire }))).toBe('https_required');
   });
 });

@@ -2,7 +2,7 @@
 // @databases sqlite: SIGKILL mid-delivery of the built server on its SQLite file
 // Crash safety of webhook deliveries with the real bundle (`node dist/server/main.js`): the server
 // is killed (SIGKILL) while a delivery is in flight, restarted on the same DATA_DIR, and the
-// delivery still completes. Deliveries are rows before they are requests (style pattern 6).
+// delivery still completes. Deliveries are rows before they are requests.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -13,7 +13,7 @@ import { waitFor } from './helpers/wait.js';
 
 const TIMEOUT_MS = 3000;
 const WEBHOOK_ENV = {
-  WEBHOOK_ALLOW_PRIVATE_HOSTS: '1',
+  OUTBOUND_PRIVATE_HOSTS: '1',
   WEBHOOK_RETRY_SCHEDULE: '1,1,1,1,1',
   WEBHOOK_SWEEP_SECONDS: '1',
   WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),

@@ -7,7 +7,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Resolver } from '../server/webhooks/address.js';
+import type { Resolver } from '../server/outbound/address.js';
 import { postWebhook, RESPONSE_BODY_LIMIT, type SendRequest } from '../server/webhooks/sender.js';
 
 interface Hit {

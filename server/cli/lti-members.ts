@@ -18,7 +18,7 @@ export function registerLtiMembersCommands(lti: Command, cli: CliContext): void 
     .action(async (opts: { institution: string; link: string; dryRun?: boolean; confirm?: boolean }) => {
       const db = await cli.database();
       const institution = await findInstitution(db, opts.institution);
-      const rules = { privateHosts: await readApplianceSetting(db, cli.config(), 'webhook_private_hosts'), timeoutMs: cli.config().webhooks.timeoutMs };
+      const rules = { privateHosts: await readApplianceSetting(db, cli.config(), 'outbound_private_hosts'), timeoutMs: cli.config().webhooks.timeoutMs };
       cli.print(await syncContextMembers(db, institution.id, opts.link, { trigger: 'cli', dryRun: opts.dryRun, confirm: opts.confirm, rules }));
     });
   members

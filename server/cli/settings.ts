@@ -5,7 +5,7 @@ import type { RegisterCommands } from './context.js';
 export const registerSettingsCommands: RegisterCommands = (program, cli) => {
   const settings = program
     .command('settings')
-    .description('appliance settings: public_url, webhook_private_hosts (an environment variable of the same meaning wins)');
+    .description('appliance settings: public_url, outbound_private_hosts (old name webhook_private_hosts; an environment variable of the same meaning wins)');
   settings
     .command('get')
     .description('every setting with its value and where it comes from (env, setting or default)')
@@ -15,8 +15,7 @@ export const registerSettingsCommands: RegisterCommands = (program, cli) => {
     .description('store a setting; `default` forgets the stored value. A running appliance uses it at once')
     .action(async (name: string, value: string) => {
       const db = await cli.database();
-      await writeApplianceSetting(db, name, value);
-      const all = await readApplianceSettings(db, cli.config());
-      cli.print(all[name as keyof typeof all]);
+      const setting = await writeApplianceSetting(db, name, value);
+      cli.print((await readApplianceSettings(db, cli.config()))[setting]);
     });
 };

@@ -5,7 +5,7 @@ import type { Tenant } from '../db/tenant.js';
 import { AppError, notFound } from '../errors.js';
 import { newId } from '../ids.js';
 import type { EndpointStatus, WebhookEndpointRow } from '../models/webhook.js';
-import { checkEndpointUrl, type AddressRules } from '../webhooks/address.js';
+import { checkEndpointUrl, type AddressRules } from '../outbound/address.js';
 import { environmentOf } from '../webhooks/deliveries.js';
 import { postWebhook } from '../webhooks/sender.js';
 import { newWebhookSecret, signatureHeaders } from '../webhooks/signing.js';
@@ -17,12 +17,12 @@ export const MAX_GRACE_HOURS = 168;
 /** What a client's `status: 'disabled'` records, so it reads apart from the engine's `too_many_failures`. */
 export const DISABLED_BY_USER = 'disabled_by_user';
 
-/** The URL rules of the appliance: the `webhook_private_hosts` setting as it is now, and a resolver tests may replace. */
+/** The URL rules of the appliance: the `outbound_private_hosts` setting as it is now, and a resolver tests may replace. */
 export type UrlRules = AddressRules;
 
 /** The rules the appliance's settings set now; the API and the portal both check URLs by these. */
 export const urlRulesOf = async (db: Database, config: Config): Promise<UrlRules> => ({
-  privateHosts: await readApplianceSetting(db, config, 'webhook_private_hosts'),
+  privateHosts: await readApplianceSetting(db, config, 'outbound_private_hosts'),
 });
 
 /** The sealing context binds a sealed secret to its row: copied into another row, it does not open. */

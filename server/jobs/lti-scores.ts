@@ -12,7 +12,7 @@ export const ltiScoresJob: Job = {
   frequent: true,
   schedule: (ctx) => sweepSchedule(ctx.config.webhooks.sweepSeconds),
   run: async (ctx) => {
-    const privateHosts = await readApplianceSetting(ctx.db, ctx.config, 'webhook_private_hosts');
+    const privateHosts = await readApplianceSetting(ctx.db, ctx.config, 'outbound_private_hosts');
     const { webhooks } = ctx.config;
     return sendDueScores(ctx.db, { privateHosts, timeoutMs: webhooks.timeoutMs }, webhooks.retryScheduleSeconds);
   },

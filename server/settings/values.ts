@@ -3,7 +3,7 @@ import { AppError } from '../errors.js';
 
 /** The values the appliance settings accept, parsed into one form (also for their environment variables). */
 
-const invalid = (name: 'public_url' | 'webhook_private_hosts', message: string) =>
+const invalid = (name: 'public_url' | 'outbound_private_hosts', message: string) =>
   new AppError('validation_error', `${name}: ${message}`, { details: [{ path: name, message }] });
 
 export const UNSPECIFIED_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
@@ -32,12 +32,12 @@ export function parsePrivateHosts(raw: string): string {
   const value = raw.trim().toLowerCase();
   if (value === 'off' || value === 'all') return value;
   const entries = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
-  if (!entries.length) throw invalid('webhook_private_hosts', '"off", "all", or host names, IP addresses and CIDR ranges separated by commas.');
+  if (!entries.length) throw invalid('outbound_private_hosts', '"off", "all", or host names, IP addresses and CIDR ranges separated by commas.');
   for (const entry of entries) {
     if (entry.includes('/')) {
-      if (!ipaddr.isValidCIDR(entry)) throw invalid('webhook_private_hosts', `${entry} is not a CIDR range such as 10.20.0.0/16.`);
+      if (!ipaddr.isValidCIDR(entry)) throw invalid('outbound_private_hosts', `${entry} is not a CIDR range such as 10.20.0.0/16.`);
     } else if (!ipaddr.isValid(entry) && !/^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(entry)) {
-      throw invalid('webhook_private_hosts', `${entry} is not a host name, IP address or CIDR range.`);
+      throw invalid('outbound_private_hosts', `${entry} is not a host name, IP address or CIDR range.`);
     }
   }
   return entries.join(', ');

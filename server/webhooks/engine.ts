@@ -2,7 +2,7 @@ import { rowLockedTransaction } from '../db/postgres.js';
 import { newId } from '../ids.js';
 import { endpointSecrets } from './secrets.js';
 import type { AppContext, WebhookEngine } from '../context.js';
-import type { PrivateHosts, Resolver } from './address.js';
+import type { PrivateHosts, Resolver } from '../outbound/address.js';
 import {
   claimDueIn,
   endSenderLease,
@@ -182,7 +182,7 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
     }
     if (claims.length > 0) {
       // The setting as it is now, for this batch: checked again at every claim.
-      const privateHosts = await readApplianceSetting(db, ctx.config, 'webhook_private_hosts');
+      const privateHosts = await readApplianceSetting(db, ctx.config, 'outbound_private_hosts');
       for (const claim of claims) start(claim, privateHosts);
     }
     return batch.length > 0 || claims.length > 0;

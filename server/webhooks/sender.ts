@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { PrivateHosts, Resolver } from './address.js';
-import { requestPinned } from './pinned-request.js';
+import type { PrivateHosts, Resolver } from '../outbound/address.js';
+import { requestPinned } from '../outbound/pinned-request.js';
 
 /** Bytes of the receiver's answer kept per attempt. */
 export const RESPONSE_BODY_LIMIT = 2048;
@@ -11,7 +11,7 @@ export interface SendRequest {
   body: string;
   headers: Record<string, string>;
   timeoutMs: number;
-  /** The `webhook_private_hosts` setting as it is now: checked again at every delivery. */
+  /** The `outbound_private_hosts` setting as it is now: checked again at every delivery. */
   privateHosts: PrivateHosts;
   resolver?: Resolver;
 }

@@ -31,7 +31,7 @@ export function benchEnv(dataDir, databaseUrl = null) {
     PORT: '0',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     // The webhook receiver of the benchmark is on 127.0.0.1, a private address.
-    WEBHOOK_ALLOW_PRIVATE_HOSTS: '1',
+    OUTBOUND_PRIVATE_HOSTS: '1',
   };
 }
 

@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * A school's first week with the appliance in Chromium, as a new admin would walk it (issue 14):
+ * A school's first week with the appliance in Chromium, as a new admin would walk it:
  * setup with the campus address → invite a second admin with no mail server (copy the link) →
  * sign in as them → change the password → the operator creates an institution and invites its
  * admin → that admin signs in; and a webhook to a receiver on 127.0.0.1 is refused, then accepted
@@ -35,7 +35,9 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
   beforeAll(async () => {
     // No webhook setting from the environment: the school's own setting decides.
     [app, browser, receiver] = await Promise.all([
-      startTestAppliance({ config: { webhooks: { privateHosts: null, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } } }),
+      startTestAppliance({
+        config: { outbound: { privateHosts: null }, webhooks: { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } },
+      }),
       launchChromium(),
       listenOnLoopback(
         http.createServer((req, res) => {
@@ -181,12 +183,12 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
       return dialog;
     };
     const refused = await addEndpoint();
-    await refused.getByText('webhook_private_hosts', { exact: false }).waitFor();
+    await refused.getByText('outbound_private_hosts', { exact: false }).waitFor();
     await shot(page, 'webhook-refused');
     await page.keyboard.press('Escape');
 
     await page.goto(`${app.origin}/#/operator/settings`);
-    const targets = page.getByRole('form', { name: 'Webhooks to this computer or the campus network' });
+    const targets = page.getByRole('form', { name: 'Requests to this computer or the campus network' });
     await targets.getByRole('radio', { name: /^This computer/ }).check();
     await targets.getByRole('button', { name: 'Save' }).click();
     // The saved value, shown as "Now:"; the radio's label holds the same words, so match the whole text.

@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by tests/oneroster-gradebook.test.ts and tests/lti-nrps.test.ts
 /**
- * The portal's side of issue 31's items 4 and 6, in Chromium: an admin turns on "Send grades to
+ * The portal's side of grade write-back and class lists, in Chromium: an admin turns on "Send grades to
  * the SIS" for a OneRoster 1.2 connection (the provider written from the 1EdTech specifications),
  * a grade shows on the submission's page as queued, then as the SIS has it once sent, and the
  * OneRoster page lists the result sent; on the LTI page, a link whose course offers its class list
@@ -46,13 +46,13 @@ describe.skipIf(!chromiumAvailable())('Grades to the SIS and class lists from th
     [app, browser, provider, lms] = await Promise.all([
       // The job that sends SIS results runs when the test says, so the page is seen before and after.
       startTestAppliance({
-        config: { jobsOnSchedule: false, webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1], sweepSeconds: 30, timeoutMs: 3000 } },
+        config: { jobsOnSchedule: false, outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1, 1, 1], sweepSeconds: 30, timeoutMs: 3000 } },
       }),
       launchChromium(),
       new OneRosterProvider().start(),
       LtiPlatform.start(),
     ]);
-    await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+    await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'all');
     seedSchool(provider, { students: 2, teachers: 1, classes: 1 });
     firstRun = await setUpPortal(app, ADMIN);
     key = await makeKey(app, firstRun.institution, { scopes: ['all'] });

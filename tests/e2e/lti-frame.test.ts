@@ -1,13 +1,15 @@
 // @tier browser
 // @databases sqlite: a browser's frame and storage rules; the routes behind them run on both databases in tests/lti-grading.test.ts
 /**
- * Issue 31, items 2 and 3, in Chromium: an LMS course page on another site (`lms.test`, resolved to
- * 127.0.0.1) frames the tool, with third-party cookies and storage blocked. The platform's sign-in
- * is this LMS's (its id_tokens signed by tests/helpers/lti-platform.ts), and it answers LTI Platform
- * Storage (`lti.put_data`/`lti.get_data`) to the tool's frame. A student's launch lands signed in
- * on the exam, survives a reload of the frame, and keeps one device seat over two launches; a
- * teacher's launch grades a submission without a portal account; and a page on a site that is not
- * a registered platform (`evil.test`) cannot frame the learner page. Screenshots: tests/artifacts/lti-frame/.
+ * The LMS frame and grading sessions (docs/decisions/lti-frame-and-grading-sessions.md) in
+ * Chromium: an LMS course page on another site (`lms.test`, resolved to 127.0.0.1) frames the tool,
+ * with third-party cookies and storage blocked. The platform's sign-in is this LMS's (its id_tokens
+ * signed by tests/helpers/lti-platform.ts), and it answers LTI Platform Storage
+ * (`lti.put_data`/`lti.get_data`) to the tool's frame. A student's launch lands signed in on the
+ * exam, survives a reload of the frame, and keeps one device seat over two launches; a teacher's
+ * launch grades a submission without a portal account; and a page on a site that is not a
+ * registered platform (`evil.test`) cannot frame the learner page. Screenshots:
+ * tests/artifacts/lti-frame/.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -109,7 +111,7 @@ describe.skipIf(!chromiumAvailable())('LTI inside the LMS frame, in Chromium wit
   beforeAll(async () => {
     [app, browser, platform] = await Promise.all([
       // The LMS's key set is on 127.0.0.1: allowed the way webhook tests allow their receivers.
-      startTestAppliance({ config: { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } } }),
+      startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1, 1, 1], sweepSeconds: 1, timeoutMs: 3000 } } }),
       launchChromium({ extraArgs: ['--host-resolver-rules=MAP lms.test 127.0.0.1, MAP evil.test 127.0.0.1', '--test-third-party-cookie-phaseout'] }),
       LtiPlatform.start(),
     ]);

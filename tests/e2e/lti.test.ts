@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * The LTI set-up page in Chromium (issue 20): an admin finds the tool's side to paste into the LMS
+ * The LTI set-up page in Chromium (docs/lms.md#lti-13): an admin finds the tool's side to paste into the LMS
  * (URLs on public_url, the public key as PEM and JWK, Canvas's JSON), registers an LMS with a
  * pasted public key (a wrong key refused in words under the field) and another by its key set URL,
  * removes one, and retries a grade the LMS never accepted; and a student's browser, sent by the LMS
@@ -190,7 +190,7 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
     const platform = await LtiPlatform.start();
     try {
       // The platform is on 127.0.0.1: allowed as webhook tests allow their receivers.
-      await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+      await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'all');
       const key = await makeKey(app, firstRun.institution, { scopes: ['all'] });
       const post = async (path: string, body: object) => {
         const res = await app.http.post(`/v1${path}`).set('Authorization', key.auth).send(body);

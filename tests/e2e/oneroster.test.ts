@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * The OneRoster set-up pages in Chromium (issue 20): an admin connects the institution to a SIS
+ * The OneRoster set-up pages in Chromium (docs/lms.md#oneroster): an admin connects the institution to a SIS
  * (the provider written from the 1EdTech specifications, on 127.0.0.1), tests the connection,
  * dry-runs, syncs, is held back by the guard and applies the sync after confirming, and reads the
  * runs; then imports a OneRoster CSV zip (a dry run, the import, one held back by the guard and
@@ -72,7 +72,7 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
 
   beforeAll(async () => {
     [app, browser, provider] = await Promise.all([startTestAppliance(), launchChromium(), new OneRosterProvider().start()]);
-    await writeApplianceSetting(app.ctx.db, 'webhook_private_hosts', 'all');
+    await writeApplianceSetting(app.ctx.db, 'outbound_private_hosts', 'all');
     seedSchool(provider, { students: 48, teachers: 2, classes: 2 });
     institutionId = (await setUpPortal(app, ADMIN)).institutionId;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

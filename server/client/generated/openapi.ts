@@ -4296,7 +4296,7 @@ export interface components {
         };
         WebhookEndpointCreate: {
             /**
-             * @description Where deliveries are POSTed. Must be `https://` (`422 https_required`) and its host must not be, or resolve to, a loopback, private, link-local or unique-local address (`422 private_host`); the host is checked again at every delivery. Hosts and networks listed in the appliance setting `webhook_private_hosts` (or `all`) may be loopback or private, over `http://` too.
+             * @description Where deliveries are POSTed. Must be `https://` (`422 https_required`) and its host must not be, or resolve to, a loopback, private, link-local or unique-local address (`422 private_host`); the host is checked again at every delivery. Hosts and networks listed in the appliance setting `outbound_private_hosts` (or `all`) may be loopback or private, over `http://` too.
              * @example https://lms.riverside-high.example/hooks/campusbridge
              */
             url: string;

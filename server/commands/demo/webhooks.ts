@@ -7,7 +7,7 @@ const DEMO_RECEIVER_URL = 'http://127.0.0.1:9/campusbridge-demo';
 /**
  * A paused receiver, so every event the demo makes leaves a queued delivery in the webhook log. It
  * points at this computer's discard port and is paused: nothing is sent unless someone resumes it,
- * and even then only with WEBHOOK_ALLOW_PRIVATE_HOSTS=1. Give it your LMS's URL to receive the events.
+ * and even then only with OUTBOUND_PRIVATE_HOSTS=1. Give it your LMS's URL to receive the events.
  */
 export async function seedPausedReceiver(tenant: Tenant): Promise<void> {
   const { endpoint } = await createEndpoint(

@@ -1,4 +1,4 @@
-import { loadJose } from '../../lti/jose.js';
+import { loadJose } from './jose.js';
 import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
 import { AppError, notFound } from '../../errors.js';

@@ -9,7 +9,7 @@ import { newId, randomToken } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
 import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
-import { loadJose } from '../../lti/jose.js';
+import { loadJose } from './jose.js';
 import { normalizeEmail, personalEmail } from '../../validation/people.js';
 import { createPerson, updatePerson } from '../people.js';
 import { mintLaunchToken } from '../sso.js';
@@ -205,7 +205,7 @@ export function launchRole(claims: Record<string, unknown>): 'student' | 'facult
   return isLearner(roles) ? 'student' : null;
 }
 
-/** Refuses a valid launch whose roles the appliance has no page for (contract §13): in words, before anyone is matched or made. */
+/** Refuses a valid launch whose roles the appliance has no page for (docs/lms.md#roles): in words, before anyone is matched or made. */
 function assertSupportedRole(claims: Record<string, unknown>): void {
   if (launchRole(claims)) return;
   const roles = launchRoles(claims[CLAIM.roles]);

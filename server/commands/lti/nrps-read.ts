@@ -1,5 +1,5 @@
 import type { Database } from '../../db/index.js';
-import { outboundRequest } from '../../lti/outbound.js';
+import { outboundRequest } from './outbound.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import { normalizeEmail } from '../../validation/people.js';
 import { isLearner, isTeacher, launchRoles, nameFromClaims, NRPS_SCOPE } from './claims.js';

@@ -1,9 +1,9 @@
 import type { CryptoKey, JWK, JWTVerifyGetKey } from 'jose';
 import type { Database } from '../../db/index.js';
-import { loadJose } from '../../lti/jose.js';
-import { outboundRequest } from '../../lti/outbound.js';
+import { loadJose } from './jose.js';
+import { outboundRequest } from './outbound.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
-import type { Resolver } from '../../webhooks/address.js';
+import type { Resolver } from '../../outbound/address.js';
 
 /** How the appliance reaches an LMS: the webhooks' address rules and a timeout. */
 export interface OutboundRules {

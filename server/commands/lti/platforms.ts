@@ -3,7 +3,7 @@ import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
 import { AppError, notFound, validationError, type ValidationDetail } from '../../errors.js';
 import { newId } from '../../ids.js';
-import { loadJose } from '../../lti/jose.js';
+import { loadJose } from './jose.js';
 import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
 
 export interface PlatformInput {

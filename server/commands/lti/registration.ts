@@ -4,7 +4,7 @@ import type { Database } from '../../db/index.js';
 import { Tenant } from '../../db/tenant.js';
 import { AppError } from '../../errors.js';
 import { newId, randomToken } from '../../ids.js';
-import { outboundRequest } from '../../lti/outbound.js';
+import { outboundRequest } from './outbound.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import { AGS_SCORE_SCOPE, NRPS_SCOPE } from './claims.js';
 import { toolUrls } from './launch.js';

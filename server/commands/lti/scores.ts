@@ -2,7 +2,7 @@ import { Op } from 'sequelize';
 import type { Database } from '../../db/index.js';
 import type { Tenant, TenantTx } from '../../db/tenant.js';
 import { newId } from '../../ids.js';
-import { outboundRequest } from '../../lti/outbound.js';
+import { outboundRequest } from './outbound.js';
 import { freshPost, replayPost, RESPONSE_BODY_KEPT, sendDuePosts, type OutboundQueue, type SendOutcome } from '../outbound-posts.js';
 import type { LtiScoreAttemptRow, LtiScorePostRow } from '../../models/lti.js';
 import type { SubmissionRow } from '../../models/submission.js';
@@ -15,7 +15,7 @@ export const SCORE_MEDIA_TYPE = 'application/vnd.ims.lis.v1.score+json';
 /**
  * Called by gradeSubmission in the grade's own transaction: for each LTI resource link of the exam
  * with a line item (from a launch's AGS claim) and a known LMS subject for the student, a score
- * post row. The score exists to be sent exactly when the grade does (style pattern 6).
+ * post row. The score exists to be sent exactly when the grade does: a post is a row before it is a request.
  */
 export async function enqueueLtiScores(tx: TenantTx, submission: SubmissionRow, maxScore: number | null, now = new Date()): Promise<number> {
   if (maxScore === null || submission.score === null) return 0;

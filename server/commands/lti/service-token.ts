@@ -1,7 +1,7 @@
 import type { Database } from '../../db/index.js';
 import { randomToken } from '../../ids.js';
-import { loadJose } from '../../lti/jose.js';
-import { outboundRequest } from '../../lti/outbound.js';
+import { loadJose } from './jose.js';
+import { outboundRequest } from './outbound.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import type { OutboundRules } from './platform-keys.js';
 import { signingKey, TOOL_KEY_ALG } from './tool-keys.js';

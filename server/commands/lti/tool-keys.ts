@@ -1,5 +1,5 @@
 import type { CryptoKey, JWK } from 'jose';
-import { loadJose } from '../../lti/jose.js';
+import { loadJose } from './jose.js';
 import { Op, type Transaction } from 'sequelize';
 import type { Database } from '../../db/index.js';
 import { newId, randomToken } from '../../ids.js';

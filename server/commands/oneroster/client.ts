@@ -1,5 +1,5 @@
 import type { OneRosterAuthMethod, OneRosterVersion } from '../../models/oneroster.js';
-import type { PrivateHosts } from '../../webhooks/address.js';
+import type { PrivateHosts } from '../../outbound/address.js';
 import { jsonObject, SIS_REQUEST_TIMEOUT_MS, SisError, sisRequest } from './http.js';
 
 /** Where each version's rostering service lives under the base URL (1EdTech OneRoster 1.2 and 1.1 REST bindings). */

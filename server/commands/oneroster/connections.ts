@@ -12,7 +12,7 @@ import { SisError } from './http.js';
 /** Blind context of the sealed client secret: binds the ciphertext to its column. */
 const CLIENT_SECRET = 'oneroster_connections.client_secret';
 
-/** The contract's guard (§12): 25% of a class and at least 4 people, 10% of the school. */
+/** The guard's defaults (docs/lms.md#what-the-sync-does): 25% of a class and at least 4 people, 10% of the school. */
 export const GUARD_DEFAULTS = { class_share: 0.25, class_minimum: 4, school_share: 0.1 } as const;
 
 export interface ConnectionInput {
@@ -172,7 +172,7 @@ export function removeConnection(tenant: Tenant): Promise<{ deleted: true }> {
   });
 }
 
-/** What the client needs, the secret opened; requests obey the `webhook_private_hosts` setting. */
+/** What the client needs, the secret opened; requests obey the `outbound_private_hosts` setting. */
 export async function sisSettings(db: Database, config: Config, tenant: Tenant, connection: OneRosterConnectionRow): Promise<SisSettings> {
   return {
     url: connection.url,
@@ -182,7 +182,7 @@ export async function sisSettings(db: Database, config: Config, tenant: Tenant, 
     clientSecret: tenant.fieldCrypto.decrypt(connection.client_secret_sealed, CLIENT_SECRET),
     authMethod: connection.auth_method,
     scopes: connection.scopes,
-    privateHosts: await readApplianceSetting(db, config, 'webhook_private_hosts'),
+    privateHosts: await readApplianceSetting(db, config, 'outbound_private_hosts'),
   };
 }
 

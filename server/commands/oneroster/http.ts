@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import type { PrivateHosts } from '../../webhooks/address.js';
-import { requestPinned } from '../../webhooks/pinned-request.js';
+import type { PrivateHosts } from '../../outbound/address.js';
+import { requestPinned } from '../../outbound/pinned-request.js';
 
 /** Why a request to the SIS did not give what was needed; the run records the message. */
 export class SisError extends Error {
@@ -15,7 +15,7 @@ export interface SisRequest {
   url: string;
   headers?: Record<string, string>;
   body?: string;
-  /** The `webhook_private_hosts` setting: requests to the SIS obey the webhooks' address rules. */
+  /** The `outbound_private_hosts` setting: requests to the SIS obey the webhooks' address rules. */
   privateHosts: PrivateHosts;
   timeoutMs?: number;
 }

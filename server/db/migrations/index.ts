@@ -35,6 +35,7 @@ import { onerosterCsv } from './20261207000000-oneroster-csv.js';
 import { ltiNrps } from './20261208000000-lti-nrps.js';
 import { onerosterGradebook } from './20261208010000-oneroster-gradebook.js';
 import { ltiFrameGrading } from './20261208020000-lti-frame-grading.js';
+import { outboundPrivateHosts } from './20261209000000-outbound-private-hosts.js';
 
 /** Every migration, oldest first. A new one is appended here; names are timestamped. */
 export const migrations: Migration[] = [
@@ -74,4 +75,5 @@ export const migrations: Migration[] = [
   ltiNrps,
   onerosterGradebook,
   ltiFrameGrading,
+  outboundPrivateHosts,
 ];

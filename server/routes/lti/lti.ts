@@ -56,7 +56,7 @@ export function ltiRouter(ctx: AppContext): Router {
   const router = express.Router();
   const form = express.urlencoded({ extended: false, limit: '256kb' });
   const rules = async (): Promise<OutboundRules> => ({
-    privateHosts: await readApplianceSetting(ctx.db, ctx.config, 'webhook_private_hosts'),
+    privateHosts: await readApplianceSetting(ctx.db, ctx.config, 'outbound_private_hosts'),
     timeoutMs: ctx.config.webhooks.timeoutMs,
   });
   const fields = (req: Request): Record<string, unknown> => ({ ...(req.query as Record<string, unknown>), ...((req.body as Record<string, unknown>) ?? {}) });

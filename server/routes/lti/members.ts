@@ -57,7 +57,7 @@ export const ltiMembersPortalRoutes: AnyPortalRoute[] = [
     response: membersRunSchema,
     errors: ['not_found', 'conflict', 'nrps_not_offered'],
     handler: async ({ ctx, access, params, query }) => {
-      const rules = { privateHosts: await readApplianceSetting(ctx.db, ctx.config, 'webhook_private_hosts'), timeoutMs: ctx.config.webhooks.timeoutMs };
+      const rules = { privateHosts: await readApplianceSetting(ctx.db, ctx.config, 'outbound_private_hosts'), timeoutMs: ctx.config.webhooks.timeoutMs };
       return syncContextMembers(ctx.db, access.tenant.institutionId, params.link, { trigger: 'portal', dryRun: query.dry_run, confirm: query.confirm, rules });
     },
   }),

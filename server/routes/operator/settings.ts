@@ -3,7 +3,7 @@ import { AppError } from '../../errors.js';
 import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { AppContext } from '../../context.js';
 import { addressSuggestions, isLoopbackHost, linkWarning, SERVE_NETWORK_HINT } from '../../settings/addresses.js';
-import { defaultPublicUrl, readApplianceSettings, SETTING_NAMES, writeApplianceSetting } from '../../settings/appliance-settings.js';
+import { ACCEPTED_SETTING_NAMES, defaultPublicUrl, readApplianceSettings, writeApplianceSetting } from '../../settings/appliance-settings.js';
 import { z } from '../../validation/zod.js';
 
 /** The appliance's own settings in the operator's portal (the same as `cli settings get|set`). */
@@ -26,7 +26,11 @@ const reachOf = (host: string) => ({ serves_network: !isLoopbackHost(host), netw
 const warningOf = (ctx: AppContext, publicUrl: string) => linkWarning(publicUrl, ctx.listening.host, { behindProxy: ctx.config.trustProxy !== false });
 
 export const applianceSettingsSchema = z.object({
-  settings: z.object({ public_url: resolvedSetting, webhook_private_hosts: resolvedSetting }),
+  settings: z.object({
+    public_url: resolvedSetting,
+    outbound_private_hosts: resolvedSetting,
+    webhook_private_hosts: resolvedSetting.openapi({ deprecated: true, description: 'The old name of `outbound_private_hosts`: the same value.' }),
+  }),
   /** Where the server listens now (HOST and the bound port). */
   listening: z.object({ host: z.string(), port: z.number().int() }),
   address_suggestions: z.array(suggestion),
@@ -48,7 +52,9 @@ export const setupAddressesSchema = z.object({
   ...reach,
 });
 
-const settingParams = z.strictObject({ name: z.enum(SETTING_NAMES) });
+const settingParams = z.strictObject({
+  name: z.enum(ACCEPTED_SETTING_NAMES).openapi({ description: '`webhook_private_hosts` is the old name of `outbound_private_hosts`, still accepted.' }),
+});
 const settingBody = z.strictObject({
   value: z.string().trim().min(1).max(2000).openapi({ description: 'The new value, or `default` to forget the stored one.' }),
 });
@@ -87,7 +93,7 @@ export const settingsRoutes: AnyPortalRoute[] = [
       const { host, port } = ctx.listening;
       const settings = await readApplianceSettings(ctx.db, ctx.config, port);
       return {
-        settings,
+        settings: { ...settings, webhook_private_hosts: settings.outbound_private_hosts },
         listening: { host, port },
         address_suggestions: addressSuggestions(port, host),
         ...reachOf(host),
@@ -106,8 +112,8 @@ export const settingsRoutes: AnyPortalRoute[] = [
     body: settingBody,
     response: resolvedSetting,
     handler: async ({ ctx, params, body }) => {
-      await writeApplianceSetting(ctx.db, params.name, body.value);
-      return (await readApplianceSettings(ctx.db, ctx.config, ctx.listening.port))[params.name];
+      const setting = await writeApplianceSetting(ctx.db, params.name, body.value);
+      return (await readApplianceSettings(ctx.db, ctx.config, ctx.listening.port))[setting];
     },
   }),
   definePortalRoute({

@@ -24,7 +24,7 @@ const DELIVERY_FIELDS = [
   'response_time_ms',
   'status',
 ];
-const config: Partial<Config> = { webhooks: { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } };
+const config: Partial<Config> = { outbound: { privateHosts: 'all' }, webhooks: { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 } };
 
 describe('Webhook deliveries API', () => {
   let app: TestAppliance;

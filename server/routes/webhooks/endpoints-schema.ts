@@ -8,7 +8,7 @@ const SECRET_EXAMPLE = 'whsec_q0YB8HkR3nV1w2Lx5ZpT7cJm9sDf4aEu';
 
 const url = z.string().trim().min(1).max(2048).openapi({
   description:
-    'Where deliveries are POSTed. Must be `https://` (`422 https_required`) and its host must not be, or resolve to, a loopback, private, link-local or unique-local address (`422 private_host`); the host is checked again at every delivery. Hosts and networks listed in the appliance setting `webhook_private_hosts` (or `all`) may be loopback or private, over `http://` too.',
+    'Where deliveries are POSTed. Must be `https://` (`422 https_required`) and its host must not be, or resolve to, a loopback, private, link-local or unique-local address (`422 private_host`); the host is checked again at every delivery. Hosts and networks listed in the appliance setting `outbound_private_hosts` (or `all`) may be loopback or private, over `http://` too.',
   example: 'https://lms.riverside-high.example/hooks/campusbridge',
 });
 

@@ -9,7 +9,7 @@ import { createEndpoint } from '../../commands/webhook-endpoints.js';
 import { endpointSecrets } from '../../webhooks/secrets.js';
 import type { Config } from '../../config.js';
 import type { Scope } from '../../policies/scopes.js';
-import type { Resolver } from '../../webhooks/address.js';
+import type { Resolver } from '../../outbound/address.js';
 import { makeInstitution, makeKey, makeSchool, startTestAppliance, type TestAppliance, type TestKey } from '../../../tests/helpers/appliance.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -19,7 +19,8 @@ const HOUR = 3_600_000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 const webhookConfig = (allowPrivateHosts: boolean): Partial<Config> => ({
-  webhooks: { privateHosts: allowPrivateHosts ? 'all' : null, retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 2000 },
+  outbound: { privateHosts: allowPrivateHosts ? 'all' : null },
+  webhooks: { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 2000 },
 });
 
 interface WireEndpoint {

@@ -6,7 +6,7 @@ import { PageHeader, QueryError, useApiMutation } from '../../components';
 import { operatorKey, type ApplianceSettings, type ResolvedSetting } from './operator';
 
 const settingsKey = operatorKey('settings');
-/** What "this computer" means for webhook targets: its loopback names and addresses. */
+/** What "this computer" means for the targets of outbound requests: its loopback names and addresses. */
 const THIS_COMPUTER = 'localhost, 127.0.0.1, ::1';
 
 type PrivateHostsChoice = 'off' | 'this-computer' | 'list' | 'all';
@@ -32,9 +32,9 @@ function SourceBadge({ setting, variable }: { setting: ResolvedSetting; variable
 }
 
 /** Each setting's form names its one field, `value`, by the label of its input. */
-const VALUE_LABEL = { public_url: 'Address', webhook_private_hosts: 'Hosts and networks' } as const;
+const VALUE_LABEL = { public_url: 'Address', outbound_private_hosts: 'Hosts and networks' } as const;
 
-function useSaveSetting(name: 'public_url' | 'webhook_private_hosts', success: string) {
+function useSaveSetting(name: 'public_url' | 'outbound_private_hosts', success: string) {
   return useApiMutation({
     mutationFn: (value: string) => api.put<ResolvedSetting>(`/operator/settings/${name}`, { value }),
     invalidate: [settingsKey, ['appliance']],
@@ -104,29 +104,29 @@ function AddressCard({ data }: { data: ApplianceSettings }) {
   );
 }
 
-function WebhookTargetsCard({ data }: { data: ApplianceSettings }) {
-  const current = data.settings.webhook_private_hosts;
+function PrivateTargetsCard({ data }: { data: ApplianceSettings }) {
+  const current = data.settings.outbound_private_hosts;
   const [choice, setChoice] = useState<PrivateHostsChoice>(choiceOf(current.value));
   const [hosts, setHosts] = useState(choiceOf(current.value) === 'list' ? current.value : '');
-  const save = useSaveSetting('webhook_private_hosts', 'Saved. Webhook endpoints are checked against it from now on.');
+  const save = useSaveSetting('outbound_private_hosts', 'Saved. Webhooks, LTI platforms and the SIS are checked against it from now on.');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate(choice === 'this-computer' ? THIS_COMPUTER : choice === 'list' ? hosts.trim() : choice);
   };
   return (
     <Card withBorder padding="lg">
-      <form onSubmit={submit} aria-label="Webhooks to this computer or the campus network">
+      <form onSubmit={submit} aria-label="Requests to this computer or the campus network">
         <Stack>
           <Group justify="space-between">
-            <Title order={4}>Webhooks to this computer or the campus network</Title>
-            <SourceBadge setting={current} variable="WEBHOOK_ALLOW_PRIVATE_HOSTS" />
+            <Title order={4}>Requests to this computer or the campus network</Title>
+            <SourceBadge setting={current} variable="OUTBOUND_PRIVATE_HOSTS" />
           </Group>
           <Text size="sm" c="dimmed">
-            Webhook endpoints must use https:// and a public address, so a key holder cannot make this appliance call into the school&apos;s network. An LMS on
-            this computer or on the campus network is allowed here, by name; every other private address stays refused, when an endpoint is saved and at each
-            delivery.
+            What CampusBridge calls (webhook endpoints, LTI platforms, the SIS) must use https:// and a public address, so a key holder cannot make this
+            appliance call into the school&apos;s network. An LMS or SIS on this computer or on the campus network is allowed here, by name; every other private
+            address stays refused, when an endpoint is saved and at each request.
           </Text>
-          <Radio.Group value={choice} onChange={(value) => setChoice(value as PrivateHostsChoice)} label="Allow webhooks to">
+          <Radio.Group value={choice} onChange={(value) => setChoice(value as PrivateHostsChoice)} label="Allow requests to">
             <Stack gap="xs" mt="xs">
               <Radio value="off" label="Public https:// addresses only" />
               <Radio value="this-computer" label={`This computer (${THIS_COMPUTER})`} />
@@ -136,7 +136,7 @@ function WebhookTargetsCard({ data }: { data: ApplianceSettings }) {
           </Radio.Group>
           {choice === 'list' ? (
             <Textarea
-              label={VALUE_LABEL.webhook_private_hosts}
+              label={VALUE_LABEL.outbound_private_hosts}
               error={save.fieldErrors.value}
               description="Host names, IP addresses and CIDR ranges, separated by commas: moodle.campus.lan, 10.20.0.0/16, 127.0.0.1"
               required
@@ -167,7 +167,7 @@ export function SettingsPage() {
     <>
       <PageHeader
         title="Settings"
-        description="How this appliance is reached, and what its webhooks may reach. The same as `settings get` and `settings set`."
+        description="How this appliance is reached, and what it may call on the campus network. The same as `settings get` and `settings set`."
       />
       <Stack gap="xl" maw={760}>
         {settings.error ? (
@@ -182,7 +182,7 @@ export function SettingsPage() {
           <>
             {/* Re-mounted when the saved values change, so each form starts from what the server holds. */}
             <AddressCard key={`url-${settings.data.settings.public_url.value}`} data={settings.data} />
-            <WebhookTargetsCard key={`hosts-${settings.data.settings.webhook_private_hosts.value}`} data={settings.data} />
+            <PrivateTargetsCard key={`hosts-${settings.data.settings.outbound_private_hosts.value}`} data={settings.data} />
           </>
         )}
       </Stack>

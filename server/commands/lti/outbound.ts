@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PrivateHosts, Resolver } from '../webhooks/address.js';
-import { requestPinned } from '../webhooks/pinned-request.js';
+import type { PrivateHosts, Resolver } from '../../outbound/address.js';
+import { requestPinned } from '../../outbound/pinned-request.js';
 
 /** Bytes of a platform's answer read at most (a key set with a few RSA keys is a few KB). */
 export const OUTBOUND_BODY_LIMIT = 256 * 1024;
@@ -11,7 +11,7 @@ export interface OutboundRequest {
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;
-  /** The `webhook_private_hosts` setting: the same address rules as webhooks (docs/lms.md#when-the-lms-is-in-the-cloud-and-the-appliance-on-campus). */
+  /** The `outbound_private_hosts` setting: the same address rules as webhooks (docs/lms.md#when-the-lms-is-in-the-cloud-and-the-appliance-on-campus). */
   privateHosts: PrivateHosts;
   resolver?: Resolver;
   /** Bytes of the answer read at most; OUTBOUND_BODY_LIMIT unless given (a class list page is larger than a key set). */

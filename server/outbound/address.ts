@@ -3,10 +3,14 @@ import net from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../errors.js';
 
+// The address rules of every request the appliance makes to another computer: webhook deliveries,
+// an LTI platform's key set, token and score endpoints, the SIS's OneRoster API. Only public
+// addresses, unless the `outbound_private_hosts` setting names a loopback or campus target.
+
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
 
 /**
- * Whether an address may receive webhooks: only global unicast. Loopback, private, link-local
+ * Whether the appliance may send to an address without the setting's leave: only global unicast. Loopback, private, link-local
  * (cloud metadata at 169.254.169.254 included), unique-local, carrier-grade NAT, reserved,
  * multicast, IPv6 outside 2000::/3, and the IPv6 forms that embed IPv4 (mapped, compatible, NAT64,
  * 6to4, Teredo) are refused.
@@ -34,9 +38,9 @@ export const systemResolver: Resolver = async (hostname) => {
 };
 
 /**
- * The `webhook_private_hosts` setting's value (docs/api.md#appliance-settings): `off`, `all`, or
+ * The `outbound_private_hosts` setting's value (docs/api.md#appliance-settings): `off`, `all`, or
  * host names, IP addresses and CIDR ranges separated by commas. It names the loopback or private
- * targets webhooks may reach; every other private address stays refused.
+ * targets the appliance may send to (webhooks, LTI platforms, the SIS); every other private address stays refused.
  */
 export type PrivateHosts = string;
 
@@ -47,8 +51,8 @@ export interface AddressRules {
 
 /** How to lift a refusal: named in every `private_host` and `https_required` the setting could change. */
 export const PRIVATE_HOSTS_HINT =
-  'To let webhooks reach this computer or a campus host, the appliance operator adds it to the webhook_private_hosts setting ' +
-  '(portal: Appliance → Settings; command line: settings set webhook_private_hosts <hosts>).';
+  'To let the appliance reach this computer or a campus host, the appliance operator adds it to the outbound_private_hosts setting ' +
+  '(portal: Appliance → Settings; command line: settings set outbound_private_hosts <hosts>).';
 
 const privateHost = (host: string) =>
   new AppError('private_host', `The host ${host} is, or resolves to, a loopback, private or link-local address. ${PRIVATE_HOSTS_HINT}`);
@@ -78,7 +82,7 @@ function allowanceOf(privateHosts: PrivateHosts): Allowance {
 }
 
 /**
- * Whether a non-public address of `host` may receive webhooks. `all` covers loopback, private,
+ * Whether the setting lets the appliance send to a non-public address of `host`. `all` covers loopback, private,
  * unique-local and carrier-grade NAT, but not link-local (169.254.0.0/16, where cloud metadata
  * answers, and fe80::/10): that must be listed by address or range to be reached.
  */
@@ -97,7 +101,7 @@ const acceptable = (allowance: Allowance, host: string, address: string) => isPu
  * connection must use (pinned), so a second lookup cannot swap in another (DNS rebinding).
  * Loopback and private addresses pass only as `privateHosts` allows.
  */
-export async function resolveDeliveryAddress(url: URL, options: AddressRules): Promise<ResolvedAddress> {
+export async function resolveOutboundAddress(url: URL, options: AddressRules): Promise<ResolvedAddress> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const allowance = allowanceOf(options.privateHosts);
   if (net.isIP(host)) {
@@ -145,7 +149,7 @@ export async function checkEndpointUrl(raw: string, options: AddressRules): Prom
       details: [{ path: 'url', message: 'No user:password@ in webhook URLs.' }],
     });
   }
-  const address = await resolveDeliveryAddress(url, options);
+  const address = await resolveOutboundAddress(url, options);
   if (url.protocol === 'http:' && !plainHttpAllowed(options.privateHosts, url.hostname, address)) throw httpsRequired();
   return url;
 }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { AppError } from '../errors.js';
-import { plainHttpAllowed, resolveDeliveryAddress, type PrivateHosts, type Resolver } from './address.js';
+import { plainHttpAllowed, resolveOutboundAddress, type PrivateHosts, type Resolver } from './address.js';
 
 export interface PinnedRequest {
   method: 'GET' | 'POST' | 'PUT';
@@ -11,7 +11,7 @@ export interface PinnedRequest {
   body?: string;
   /** For the whole exchange: connecting, sending and reading the answer. */
   timeoutMs: number;
-  /** The `webhook_private_hosts` setting as it is now: checked again at every request. */
+  /** The `outbound_private_hosts` setting as it is now: checked again at every request. */
   privateHosts: PrivateHosts;
   resolver?: Resolver;
   /** Bytes of the answer kept; past them the answer is cut there and reading stops. */
@@ -62,13 +62,13 @@ export async function requestPinned(request: PinnedRequest): Promise<PinnedResul
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return fail('invalid_url', `${request.url} is neither https:// nor http://.`);
   let pinned;
   try {
-    pinned = await resolveDeliveryAddress(url, { privateHosts: request.privateHosts, resolver: request.resolver });
+    pinned = await resolveOutboundAddress(url, { privateHosts: request.privateHosts, resolver: request.resolver });
   } catch (error) {
     if (error instanceof AppError && error.code === 'private_host') return fail('private_host', error.message);
     return fail('dns_error', `The host ${url.hostname} could not be resolved.`);
   }
   if (url.protocol !== 'https:' && !plainHttpAllowed(request.privateHosts, url.hostname, pinned)) {
-    return fail('https_required', `${url.host} must be reached over https:// (http:// only toward a host the webhook_private_hosts setting allows).`);
+    return fail('https_required', `${url.host} must be reached over https:// (http:// only toward a host the outbound_private_hosts setting allows).`);
   }
 
   const lookup: LookupFunction = (_hostname, options, callback) => {

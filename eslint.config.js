@@ -23,7 +23,7 @@ const SERVER_LAYERS = [
   { type: 'client', pattern: 'server/client' },
   {
     type: 'foundation',
-    pattern: ['server/crypto/**', 'server/validation/**', 'server/policies/**', 'server/{errors,ids,logger,config,paths,context}.ts'],
+    pattern: ['server/crypto/**', 'server/validation/**', 'server/policies/**', 'server/{errors,ids,logger,config,paths,context,html}.ts'],
     mode: 'full',
   },
 ];

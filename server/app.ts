@@ -11,7 +11,7 @@ import { requestLog } from './http/request-log.js';
 import { mountRoutes } from './http/mount.js';
 import { meterUnrouted } from './http/unrouted.js';
 import { portalDir } from './paths.js';
-import { createPortalRouter } from './portal/routes.js';
+import { createPortalRouter } from './routes/portal.js';
 import { guardianAcceptRouter } from './routes/guardians/accept.js';
 import { framedByPlatform, framingOf, ltiFraming } from './routes/lti/framing.js';
 import { ltiRouter } from './routes/lti/lti.js';
@@ -97,7 +97,7 @@ export function createApp(ctx: AppContext): Express {
 }
 
 /**
- * A worker process's HTTP surface (`--role worker`, docs/decisions.md#process-roles): `/healthz`
+ * A worker process's HTTP surface (`--role worker`, docs/decisions/process-roles.md): `/healthz`
  * for the service manager and nothing else, so a misrouted client learns where it is.
  */
 export function createWorkerApp(ctx: AppContext): Express {

@@ -25,7 +25,7 @@ import { generateWeeklyReports } from '../server/commands/guardian-reports.js';
 import { setAllowance } from '../server/commands/merits.js';
 import { LoginThrottle } from '../server/portal/login-throttle.js';
 import type { AnyPortalRoute as PortalRoute } from '../server/http/route.js';
-import { portalRoutes } from '../server/portal/routes.js';
+import { portalRoutes } from '../server/routes/portal.js';
 import { grants, roleScopes } from '../server/policies/scopes.js';
 import { apiRoutes } from '../server/routes/index.js';
 import { Tenant } from '../server/db/tenant.js';
@@ -416,7 +416,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
     markers = markersOf(before, [B_MARKER, B.inst.name]);
     ownIds = markersOf(await snapshotInstitution(app.ctx.db, A.inst.id, app.dataDir), []).ids;
     // Two whole schools seeded through the API and the portal, then snapshotted: on a machine
-    // whose cores are busy with other work this took over 120 s (flake hunt, issue 28). A bound
+    // whose cores are busy with other work this took over 120 s. A bound
     // only a hang reaches.
   }, 300_000);
 

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Op, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
-import { Tenant, type Page, type PageRequest, type TenantTx } from '../db/tenant.js';
+import { Tenant, type TenantTx } from '../db/tenant.js';
+import { type Page, type PageRequest } from '../db/paging.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { emit } from '../events/emit.js';
 import type { LearnerAuth } from './learner-auth.js';

@@ -1,5 +1,6 @@
 import { Op } from 'sequelize';
-import type { Page, PageRequest, Tenant } from '../db/tenant.js';
+import type { Tenant } from '../db/tenant.js';
+import type { Page, PageRequest } from '../db/paging.js';
 import type { AttemptRow } from '../models/attempt.js';
 import { assignedStudentIds } from './exam-audience.js';
 import { findExam, latestLiveSubmissions, type LiveSubmissionStatus } from './exams.js';

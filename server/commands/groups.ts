@@ -1,7 +1,8 @@
 import { sortedOrder } from '../db/sort.js';
 import type { ListSort } from '../validation/sort.js';
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
-import type { Page, PageRequest, Tenant, TenantTx } from '../db/tenant.js';
+import type { Tenant, TenantTx } from '../db/tenant.js';
+import type { Page, PageRequest } from '../db/paging.js';
 import { AppError, notFound } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { newId } from '../ids.js';

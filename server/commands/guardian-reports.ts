@@ -1,6 +1,7 @@
 import { Op, Sequelize, UniqueConstraintError, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
-import { Tenant, type Page, type PageRequest } from '../db/tenant.js';
+import { Tenant } from '../db/tenant.js';
+import { type Page, type PageRequest } from '../db/paging.js';
 import { newId } from '../ids.js';
 import { renderWeeklyReportHtml, renderWeeklyReportText } from '../mail/guardian-report.js';
 import { queueMail } from '../mail/outbox.js';

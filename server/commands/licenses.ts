@@ -2,7 +2,8 @@ import { sortedOrder } from '../db/sort.js';
 import type { ListSort } from '../validation/sort.js';
 import { Op, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
-import { Tenant, type PageRequest, type TenantTx } from '../db/tenant.js';
+import { Tenant, type TenantTx } from '../db/tenant.js';
+import { type PageRequest } from '../db/paging.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { emit } from '../events/emit.js';
 import { newId } from '../ids.js';
@@ -66,7 +67,7 @@ export function effectiveStatusWhere(status: LicenseStatus, now: Date): WhereOpt
  * `effectiveStatusWhere` for a page in creation order: `active` tests the expiry as NOT(expires_at
  * <= now), the same rows (expires_at is never null), so the planner walks the list's index
  * `(institution_id, status, created_at, id, expires_at)` and stops at the page instead of sorting every active
- * license found on the appliance-wide `(status, expires_at)` range (docs/decisions.md#list-indexes).
+ * license found on the appliance-wide `(status, expires_at)` range (docs/decisions/list-indexes.md).
  */
 function listStatusWhere(status: LicenseStatus, now: Date): WhereOptions<LicenseRow> {
   if (status !== 'active') return effectiveStatusWhere(status, now);

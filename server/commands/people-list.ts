@@ -1,7 +1,8 @@
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 import { searchPatterns } from '../db/search-text.js';
 import { compareInOrder, sortedOrder, type OrderItem } from '../db/sort.js';
-import { cutPage, type Page, type PageRequest, type Tenant } from '../db/tenant.js';
+import { type Tenant } from '../db/tenant.js';
+import { cutPage, type Page, type PageRequest } from '../db/paging.js';
 import type { PersonRecord, PersonRole, PersonRow, PersonStatus } from '../models/person.js';
 import type { ListSort } from '../validation/sort.js';
 import { normalizeEmail } from '../validation/people.js';
@@ -16,7 +17,7 @@ export interface PeopleFilter extends PageRequest {
   status?: PersonStatus;
   /** The institution's own identifier (`student_id` on the wire). */
   external_id?: string;
-  /** Part of the name, id or login e-mail, whatever its case and accents (contract §16). */
+  /** Part of the name, id or login e-mail, whatever its case and accents (docs/api.md#finding-people). */
   q?: string;
   /** Students only: members of this group. */
   group_id?: string;
@@ -59,7 +60,7 @@ function ftsQuery(indexed: readonly string[]): string {
 /**
  * The conditions `q` adds on `people`: every pattern on the stored search text
  * (server/db/search-text.ts), which PostgreSQL's trigram index serves; on SQLite, also the FTS5
- * matches, read by primary key (docs/decisions.md#people-search).
+ * matches, read by primary key (docs/decisions/people-search.md).
  */
 function searchConditions(tenant: Tenant, query: string): WhereOptions[] {
   const { like, indexed } = searchPatterns(query);
@@ -227,10 +228,10 @@ async function countPeople(tenant: Tenant, role: PersonRole, status: PersonStatu
 /**
  * One page of the institution's students or faculty, oldest first unless `sort` says otherwise,
  * as GET /v1/students and /v1/faculty filter them. Every path costs what its matches cost, not
- * what the institution holds (docs/decisions.md#list-indexes, #counted-totals, #sorted-lists):
- * the unfiltered and `status` totals come from the counts the database keeps, and each order has
- * its index; `email` and `student_id` match a few rows on their own indexes; `group_id` pages the
- * group's memberships in the students' creation order.
+ * what the institution holds (docs/decisions/list-indexes.md, docs/decisions/counted-totals.md,
+ * docs/decisions/sorted-lists.md): the unfiltered and `status` totals come from the counts the
+ * database keeps, and each order has its index; `email` and `student_id` match a few rows on their
+ * own indexes; `group_id` pages the group's memberships in the students' creation order.
  */
 export async function listPeople(tenant: Tenant, role: PersonRole, filter: PeopleFilter): Promise<Page<PersonRecord>> {
   const where: WhereOptions[] = [{ role }];

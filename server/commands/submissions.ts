@@ -1,7 +1,8 @@
 import { sortedOrder } from '../db/sort.js';
 import type { ListSort } from '../validation/sort.js';
 import { Op, type WhereOptions } from 'sequelize';
-import type { Page, PageRequest, Tenant } from '../db/tenant.js';
+import type { Tenant } from '../db/tenant.js';
+import type { Page, PageRequest } from '../db/paging.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { emit } from '../events/emit.js';
 import type { AttemptRow, ProctoringEventRow } from '../models/attempt.js';

@@ -1,5 +1,5 @@
 import type { WeeklySummary } from '../models/guardian.js';
-import { escapeHtml } from './outbox.js';
+import { escapeHtml } from '../html.js';
 
 // The weekly report as mail: a plain-text part and an HTML part that say the same, section by
 // section, in the order the portal shows them. Names, titles and group names are user input:

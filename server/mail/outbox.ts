@@ -62,13 +62,6 @@ export function openHtml(db: Sealer, row: Pick<MailOutboxRow, 'html_sealed'>): s
   return row.html_sealed ? db.fieldCrypto.decrypt(row.html_sealed, MAIL_HTML) : null;
 }
 
-const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text made safe to place in HTML content or a quoted attribute. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char]!);
-}
-
 /**
  * Writes the mail as an outbox row in the caller's transaction (so it exists exactly when the
  * change that caused it does) and, once that transaction commits, tells the mailer to send.

@@ -1,6 +1,7 @@
 import { Op } from 'sequelize';
 import type { Database } from '../../db/index.js';
-import { Tenant, type Page, type PageRequest, type TenantTx } from '../../db/tenant.js';
+import { Tenant, type TenantTx } from '../../db/tenant.js';
+import { type Page, type PageRequest } from '../../db/paging.js';
 import { notFound, validationError } from '../../errors.js';
 import { parseInput } from '../../validation/parse.js';
 import { z } from '../../validation/zod.js';

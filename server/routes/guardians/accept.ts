@@ -1,44 +1,14 @@
 import express, { type Response, type Router } from 'express';
 import { acceptGuardianInvite } from '../../commands/guardians.js';
 import type { AppContext } from '../../context.js';
-
-/** Text for HTML: every character that could open markup or an attribute is escaped. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-/** A complete page with no external assets and no script (the app's CSP allows inline styles only). */
-function page(title: string, paragraphs: string[]): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<title>${escapeHtml(title)}</title>
-<style>
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; background: #f4f5f7; color: #1f2933; }
-main { max-width: 32rem; margin: 12vh auto; padding: 2rem; background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
-h1 { font-size: 1.4rem; margin: 0 0 1rem; }
-p { margin: 0 0 .75rem; }
-</style>
-</head>
-<body>
-<main>
-<h1>${escapeHtml(title)}</h1>
-${paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join('\n')}
-</main>
-</body>
-</html>
-`;
-}
+import { textPage } from '../../html.js';
 
 function send(res: Response, status: number, html: string): void {
   // The page is the answer to a one-time link: never cached, never indexed.
   res.status(status).set({ 'Cache-Control': 'no-store', 'X-Robots-Tag': 'noindex' }).type('html').send(html);
 }
 
-const INVALID = page('This link is invalid or has expired', [
+const INVALID = textPage('This link is invalid or has expired', [
   'The confirmation link has already been used, was replaced by a newer one, or is more than 7 days old.',
   'Please ask the school to resend the invitation.',
 ]);
@@ -64,7 +34,7 @@ export function guardianAcceptRouter(ctx: AppContext): Router {
       send(
         res,
         200,
-        page('Thank you, you are confirmed', [
+        textPage('Thank you, you are confirmed', [
           `You are now confirmed as a guardian of ${accepted.student_first_name} at ${accepted.institution_name}.`,
           `You will receive a weekly report about ${accepted.student_first_name} by email.`,
           'You can close this page.',
@@ -72,7 +42,7 @@ export function guardianAcceptRouter(ctx: AppContext): Router {
       );
     } catch (err) {
       ctx.logger.error({ err, request_id: req.requestId }, 'guardian acceptance failed');
-      send(res, 500, page('Something went wrong', ['Please try the link again in a few minutes.', `Reference: ${req.requestId}`]));
+      send(res, 500, textPage('Something went wrong', ['Please try the link again in a few minutes.', `Reference: ${req.requestId}`]));
     }
   });
   return router;

@@ -403,7 +403,7 @@ describe('Guardians', () => {
       const res = await accept(await latestToken(inst));
       expect(res.status).toBe(200);
       expect(res.text).not.toContain('<img');
-      expect(res.text).toContain('&#60;img/src=x&#62;&#34;Bobby&#34;');
+      expect(res.text).toContain('&lt;img/src=x&gt;&quot;Bobby&quot;');
     });
   });
 

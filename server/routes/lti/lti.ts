@@ -9,7 +9,7 @@ import type { OutboundRules } from '../../commands/lti/platform-keys.js';
 import { toolKeySet } from '../../commands/lti/tool-keys.js';
 import type { AppContext } from '../../context.js';
 import { readApplianceSetting } from '../../settings/appliance-settings.js';
-import { escapeHtml } from '../guardians/accept.js';
+import { escapeHtml, htmlPage } from '../../html.js';
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
@@ -34,17 +34,7 @@ function sendPage(
       'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; script-src ${options.nonce ? `'nonce-${options.nonce}'` : "'none'"}; form-action ${formAction}; frame-ancestors ${frameAncestors}; base-uri 'none'`,
     })
     .removeHeader('X-Frame-Options');
-  res.type('html').send(`<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
-<style>
-body { margin: 0; font: 16px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif; background: #f4f5f7; color: #1f2933; }
-main { max-width: 40rem; margin: 4vh auto; padding: 2rem; background: #fff; border-radius: 12px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
-h1 { font-size: 1.4rem; margin: 0 0 1rem; } label { display: block; padding: .5rem; border-radius: 8px; } label:hover { background: #eef2f7; }
-button { margin-top: 1rem; font: inherit; padding: .5rem 1.25rem; border: 0; border-radius: 8px; background: #1c7ed6; color: #fff; cursor: pointer; }
-</style></head>
-<body><main>${body}</main></body></html>
-`);
+  res.type('html').send(htmlPage(title, body, 'wide'));
 }
 
 /**

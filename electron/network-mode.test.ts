@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite: the desktop shell starting and stopping an appliance; the queries under it are the API's
-// The desktop app's network switch (issue 14): "this computer only" (HOST 127.0.0.1) or "this
+// The desktop app's network switch (docs/decisions/desktop-start-up-and-network.md): "this computer only" (HOST 127.0.0.1) or "this
 // computer and the campus network" (HOST 0.0.0.0), chosen in the tray, kept in the data folder,
 // applied by restarting the embedded server. Fake Electron objects around a REAL appliance; the
 // server the test starts always binds 127.0.0.1 (the host the shell asked for is recorded), so

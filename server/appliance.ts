@@ -52,7 +52,7 @@ const REDIS_CONNECT_WAIT_MS = 3_000;
 /**
  * Starts everything in order: database and migrations, HTTP server, cron jobs. The headless
  * entry (main.ts), the desktop shell and the tests all start the appliance this way. The role
- * (docs/decisions.md#process-roles) says which part runs here: `api` serves HTTP and sends
+ * (docs/decisions/process-roles.md) says which part runs here: `api` serves HTTP and sends
  * nothing, `worker` runs jobs, webhooks and mail behind a bare /healthz, `all` does both.
  */
 export async function startAppliance(options: StartOptions): Promise<Appliance> {

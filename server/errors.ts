@@ -9,7 +9,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   forbidden: 403,
   institution_not_approved: 403,
-  /** A valid LTI launch whose roles name neither a learner nor a teacher (contract §13). */
+  /** A valid LTI launch whose roles name neither a learner nor a teacher (docs/lms.md#roles). */
   role_not_supported: 403,
   not_found: 404,
   user_not_found: 404,

@@ -13,7 +13,7 @@ const HEAP_GROWING_PERCENT = 100;
  * p99 of every list. Letting the heap double between collections makes them about four times
  * rarer, for up to 30 MB more heap while busy; idle memory is unchanged, since the heap only
  * grows under load and V8's memory reducer gives it back when idle
- * (docs/decisions.md#idle-memory). Read at each collection, so it may be set at run time.
+ * (docs/decisions/idle-memory.md). Read at each collection, so it may be set at run time.
  */
 export function tuneGarbageCollection(): void {
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);

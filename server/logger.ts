@@ -33,7 +33,7 @@ function serializeError(err: unknown) {
  * lines logged while a write is under way go out together in the next one, instead of one
  * blocking write per line (a third of `/v1/me`'s time under load went to those writes). Nothing
  * waits in the buffer longer than the write before it, and pino flushes it synchronously when
- * the process exits (docs/decisions.md#the-authenticated-hot-path).
+ * the process exits (docs/decisions/authenticated-hot-path.md).
  */
 export function createLogger(level: string, destination: DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
   return pino(
@@ -51,7 +51,7 @@ export function createLogger(level: string, destination: DestinationStream = pin
 /**
  * For lines whose fields are all named by the caller and none is in REDACT (the request line,
  * server/http/request-log.ts): the same output without the redaction pass, which costs more
- * than the rest of the line together on the hot path (docs/decisions.md#the-authenticated-hot-path).
+ * than the rest of the line together on the hot path (docs/decisions/authenticated-hot-path.md).
  */
 export function unredactedChild(logger: Logger): Logger {
   return logger.child({}, { redact: { paths: [] } });

@@ -153,7 +153,7 @@ async function serveOnLoopback(app: Express): Promise<{ http: ReturnType<typeof 
 // One appliance for everything that runs against the real server
 // ---------------------------------------------------------------------------------------------
 
-describe('API core wire rules (contract §3, §7)', () => {
+describe('API core wire rules', () => {
   let app: TestAppliance;
 
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// The account commands of contract §8 (`account list`, `account password`, `institution
+// The account commands of docs/api.md#command-line (`account list`, `account password`, `institution
 // invite-admin`) and the portal sign-in `demo seed` prints: one JSON value and exit 0, a one-line
 // error code and exit 1, bad usage exit 2; the links and passwords they make work in a real appliance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

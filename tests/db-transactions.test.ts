@@ -48,7 +48,7 @@ describe('write transactions', () => {
     expect(outcome).toMatch(/inside another one/);
   });
 
-  // The stall of issue 30: a write with no transaction ran on the connection the reads share and
+  // A stall seen with many writers at once: a write with no transaction ran on the connection the reads share and
   // waited there for the lock, holding that connection; reads piled up behind it filled the thread
   // pool, and the transaction holding the lock could not run its next statement for 15 s.
   it.skipIf(onPostgres())('queues a write made outside any transaction, so neither the reads nor the lock holder wait on it', async () => {

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// The edge before the handlers (issue 12): each case here answered 500, stored what it should
+// The edge before the handlers (docs/security.md, docs/decisions/wire-rules.md): each case here answered 500, stored what it should
 // not, or let a role do more than the portal allows, before its fix. Real appliance on
 // 127.0.0.1, real SQLite file.
 import fs from 'node:fs';

@@ -162,7 +162,7 @@ describe('electron-builder configuration', () => {
   it('is what `npm run dist` builds with, after building every bundle', () => {
     expect(packageJson.scripts.dist).toBe(`node build/scripts/build.mjs all --force && electron-builder --config ${CONFIG_FILE} --publish never`);
     expect(packageJson.scripts.desktop).toMatch(/^node build\/scripts\/build\.mjs all && electron \.$/);
-    // `exec` so npm's signals and arguments reach the server on POSIX shells; on cmd.exe the first command serves (docs/decisions.md).
+    // `exec` so npm's signals and arguments reach the server on POSIX shells; on cmd.exe the first command serves (docs/decisions/running-as-a-service.md).
     expect(packageJson.scripts.start).toBe('node build/scripts/run.mjs start-on-windows || exec node build/scripts/run.mjs start');
   });
 });

@@ -22,7 +22,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** The event types of docs/api.md#event-types, copied literally. */
-const CONTRACT_EVENT_TYPES = [
+const DOCUMENTED_EVENT_TYPES = [
   'student.created',
   'student.updated',
   'student.suspended',
@@ -198,7 +198,7 @@ describe('event store', () => {
 
     it('the polling recipe (newest created_at as since, limit=7) visits every event exactly once', async () => {
       const { inst, key } = await institutionWithKey();
-      const types = CONTRACT_EVENT_TYPES as EventType[];
+      const types = DOCUMENTED_EVENT_TYPES as EventType[];
       const frozen = Date.now();
       const clock = vi.spyOn(Date, 'now').mockReturnValue(frozen);
       try {
@@ -494,7 +494,7 @@ describe('event store', () => {
   });
 
   describe('GET /v1/events/types', () => {
-    it('lists every type of contract §5 with a non-empty description', async () => {
+    it('lists every documented type with a non-empty description', async () => {
       const { key } = await institutionWithKey();
       const res = await app.http.get('/v1/events/types').set('Authorization', key.auth);
       expect(res.status).toBe(200);
@@ -502,7 +502,7 @@ describe('event store', () => {
       const items = res.body.data.items as Array<{ type: string; description: string; area: string }>;
       const types = items.map((item) => item.type);
       expect(new Set(types).size).toBe(types.length);
-      for (const type of CONTRACT_EVENT_TYPES) expect(types, type).toContain(type);
+      for (const type of DOCUMENTED_EVENT_TYPES) expect(types, type).toContain(type);
       for (const item of items) {
         expect(Object.keys(item).sort()).toEqual(['area', 'description', 'type']);
         expect(typeof item.description).toBe('string');
@@ -550,12 +550,12 @@ describe('event patterns (server/events/patterns.ts)', () => {
     expect(isEventPattern(pattern)).toBe(false);
   });
 
-  it('every contract type is a valid exact pattern', () => {
-    for (const type of CONTRACT_EVENT_TYPES) expect(isEventPattern(type), type).toBe(true);
+  it('every documented type is a valid exact pattern', () => {
+    for (const type of DOCUMENTED_EVENT_TYPES) expect(isEventPattern(type), type).toBe(true);
   });
 
   it("'*' matches everything", () => {
-    for (const type of CONTRACT_EVENT_TYPES) expect(matchesPattern('*', type)).toBe(true);
+    for (const type of DOCUMENTED_EVENT_TYPES) expect(matchesPattern('*', type)).toBe(true);
   });
 
   it('a family matches its types and deeper ones, nothing else', () => {

@@ -1,5 +1,5 @@
 // @tier unit
-// Excel workbooks in the portal's import (issue 16): a real .xlsx, written by write-excel-file,
+// Excel workbooks in the portal's import (docs/decisions/portal-imports.md): a real .xlsx, written by write-excel-file,
 // read by read-excel-file and turned into the rows of text the CSV path gives, so the header,
 // mapping and checks are the same; .xls and other files are refused in words.
 import { readSheet } from 'read-excel-file/node';

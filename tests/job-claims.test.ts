@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Issue 18: with several worker processes, each fires every job at its cron time; one run per
+ * With several worker processes (docs/scale-out.md#jobs), each fires every job at its cron time; one run per
  * period must happen. Two database connections stand for two processes (on SQLite, two
  * connections to one file; on PostgreSQL, in the postgres project, two pools on one database).
  */

@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Periodic jobs (issue 14, contract §8): every run is recorded, a job that missed its run (the
+ * Periodic jobs (docs/decisions/jobs.md): every run is recorded, a job that missed its run (the
  * computer was off or asleep) catches up shortly after start, `jobs list` / `jobs run` and the
  * operator's portal show and run them. Real appliances on 127.0.0.1 over real SQLite files.
  */

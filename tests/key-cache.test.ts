@@ -9,7 +9,7 @@ import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type 
 /**
  * The key lookup is cached (server/http/key-cache.ts) yet exact: a change committed by any other
  * connection, the CLI's in particular, holds from the very next request
- * (docs/decisions.md#the-authenticated-hot-path). On PostgreSQL, where there is no cache, the
+ * (docs/decisions/authenticated-hot-path.md). On PostgreSQL, where there is no cache, the
  * same changes hold all the same.
  */
 describe('the cached key lookup stays exact', () => {

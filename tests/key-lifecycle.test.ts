@@ -1,10 +1,10 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * API key lifecycle (issue 19 item 3): an optional expiry, rolling a key with an overlap, and the
+ * API key lifecycle: an optional expiry, rolling a key with an overlap, and the
  * last use's time and address, over HTTP against a real appliance (127.0.0.1, port 0) and through
  * the command line on the same database. An expired or overlapped-out key answers exactly like an
- * unknown one, even while the key cache holds its row (docs/decisions.md#api-key-lifecycle).
+ * unknown one, even while the key cache holds its row (docs/decisions/api-key-lifecycle.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ACTIVE_KEYS, MAX_KEY_LIFETIME_DAYS } from '../server/commands/api-keys.js';

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite: a SQLite file migrated part way (migrateTo); the same migrations run on PostgreSQL at every start of the postgres project
-// The two migrations behind the students list's cost (issue 15), on a data folder an older
+// The two migrations behind the students list's cost (docs/decisions/list-indexes.md), on a data folder an older
 // CampusBridge left: kept person counts start from the people already there, and memberships
 // already there get their students' creation time, so a group's list keeps its order.
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// `sort` on the lists (docs/decisions.md#sorted-lists): each list's natural columns, either way,
+// `sort` on the lists (docs/decisions/sorted-lists.md): each list's natural columns, either way,
 // ties broken by creation time then id, pages that join up into the whole sorted list (the back
 // half is read backwards), filters kept, and a clear 422 for a column the list does not sort by.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

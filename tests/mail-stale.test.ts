@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// Mail that tells the truth (issue 14): mail that waited for a mail server and has gone stale (an
+// Mail that tells the truth (docs/decisions/guardians-and-mail.md): mail that waited for a mail server and has gone stale (an
 // expired, replaced, accepted or withdrawn invitation, a closed or deleted exam) is dropped with
 // its reason instead of sent, and the portal's outbox says where each message stands. Real
 // appliance, real SMTP server, both on 127.0.0.1.

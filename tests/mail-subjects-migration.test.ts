@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite: a SQLite file migrated part way (migrateTo); the same migrations run on PostgreSQL at every start of the postgres project
-// The mail-subjects migration (issue 14) on a data folder an older CampusBridge left: waiting mail
+// The mail-subjects migration (20261126030000-mail-subjects) on a data folder an older CampusBridge left: waiting mail
 // keeps waiting, about nothing; mail dropped for an expired link under the old status `expired`
 // becomes `dropped` with its reason, so the outbox can say why.
 import path from 'node:path';

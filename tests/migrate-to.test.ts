@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite: moves a SQLite file to a PostgreSQL cluster of its own
 /**
- * `cli migrate-to <postgres url>` (contract §11, issue 18): an appliance's SQLite data, lived in
+ * `cli migrate-to <postgres url>` (docs/scale-out.md#moving-up-from-one-computer): an appliance's SQLite data, lived in
  * (the demo school and more), copied to an empty PostgreSQL database; an appliance started on
  * that database with the same DATA_DIR serves the same school. This suite starts a PostgreSQL
  * cluster of its own, so it runs in the sqlite project only.

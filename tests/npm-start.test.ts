@@ -1,6 +1,6 @@
 // @tier system
 // @databases sqlite: npm start on a DATA_DIR, whose SQLite file it opens
-// `npm start` as a service manager or an operator runs it (contract §1 and §8): SIGTERM or SIGINT
+// `npm start` as a service manager or an operator runs it (docs/decisions/running-as-a-service.md): SIGTERM or SIGINT
 // sent to the npm process itself stops the server cleanly within 10 s and leaves no orphan
 // serving. npm runs the script through `sh -c`, so the server is npm's grandchild.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';

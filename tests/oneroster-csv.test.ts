@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// OneRoster CSV imports (issue 31, item 5): zips written here from the 1EdTech OneRoster 1.1 and
+// OneRoster CSV imports (docs/decisions/oneroster-csv.md): zips written here from the 1EdTech OneRoster 1.1 and
 // 1.2 CSV bindings, imported with `cli oneroster import`, and what they did read back through /v1.
 import fs from 'node:fs';
 import os from 'node:os';

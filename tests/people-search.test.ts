@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// `q` on GET /v1/students and /v1/faculty (contract §16, docs/api.md#finding-people): part of a
+// `q` on GET /v1/students and /v1/faculty (docs/api.md#finding-people): part of a
 // name, id or login e-mail, whatever its case and accents, served by a trigram index on each
 // database (FTS5 on SQLite, pg_trgm on PostgreSQL). It combines with the other filters and with
 // `sort`, follows renames, stays inside the institution, and refuses a query with nothing to

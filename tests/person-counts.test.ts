@@ -8,7 +8,7 @@ import type { Tenant } from '../server/db/tenant.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 
 // The students and faculty lists take their totals from `person_counts`, kept by triggers
-// (docs/decisions.md#counted-totals). Whatever writes people, the kept counts must equal a count
+// (docs/decisions/counted-totals.md). Whatever writes people, the kept counts must equal a count
 // of the rows, per institution, role and status.
 
 let app: TestAppliance;

@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Accounts a school can live with (issue 14): changing your own password, admins inviting admins
+ * Accounts a school can live with (docs/decisions/accounts-and-passwords.md): changing your own password, admins inviting admins
  * with the copy-link fallback, the last admin kept, and "forgot password" by mail, over HTTP
  * against a real appliance (127.0.0.1, port 0, real SQLite file, a real SMTP server on 127.0.0.1).
  */

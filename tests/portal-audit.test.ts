@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * The portal's audit log (issue 7): every change made in the portal is recorded with who, what,
+ * The portal's audit log (docs/decisions/portal-sign-in-and-roles.md): every change made in the portal is recorded with who, what,
  * which ids and from where; reads and refused changes are not; secrets never are.
  */
 import supertest from 'supertest';

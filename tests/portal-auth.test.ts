@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Portal API (issue 7), server side: first-run setup, sign-in and sessions, CSRF, roles and API
+ * Portal API, server side: first-run setup, sign-in and sessions, CSRF, roles and API
  * keys, over HTTP against a real appliance (127.0.0.1, port 0, real SQLite file). A supertest
  * agent keeps the session cookie the way a browser would.
  */

@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Portal institution data (issue 7, item 7): students, faculty, groups, licenses, exams and
+ * Portal institution data: students, faculty, groups, licenses, exams and
  * submissions, over HTTP against a real appliance (127.0.0.1, port 0, real SQLite file). What the
  * portal writes the API reads and the other way round, with the same errors and events; only
  * admins of an approved institution get in.

@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Portal developers and operator (issue 7): invitations by mail, acceptance and sign-in,
+ * Portal developers and operator: invitations by mail, acceptance and sign-in,
  * suspension with key revocation, removal, and the operator's institution management, over HTTP
  * against a real appliance (127.0.0.1, port 0, real SQLite file).
  */
@@ -348,7 +348,7 @@ describe('Portal: developers and the operator', () => {
     );
     expectError(await admin.agent.delete(devPath(`/${admin.accountId}`)).set('X-CSRF-Token', admin.csrf), 409, 'conflict');
     const { account: other } = await createAccount(app, institutionId, 'admin', { email: 'admin2@harbour.test', password: null });
-    // Admins are members like developers (issue 14): one of two active admins can be suspended, and reactivated.
+    // Admins are members like developers (docs/decisions/accounts-and-passwords.md): one of two active admins can be suspended, and reactivated.
     expectOk(
       await admin.agent
         .post(devPath(`/${other.id}/suspend`))

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite: one `IN` lookup per kind of id through the tenant finders, which the route suites prove on both databases
-// Names instead of ids in the portal's tables and audit logs (issue 16): one call per page gives
+// Names instead of ids in the portal's tables and audit logs (docs/decisions/names-not-ids.md): one call per page gives
 // the names of the page's ids, of this institution only, and only what the role may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../server/commands/alpha/curricula.js';

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// The portal calls the /v1 operations themselves (issue 13): the same declarations, mounted for
+// The portal calls the /v1 operations themselves (docs/decisions/portal-on-v1-operations.md): the same declarations, mounted for
 // portal sessions under /portal/api/institutions/{institution}, behind the portal's checks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiRoutes } from '../server/routes/index.js';

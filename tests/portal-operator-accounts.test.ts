@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * The operator and accounts (issue 14): an institution made by the operator gets its admin through
+ * The operator and accounts (docs/decisions/accounts-and-passwords.md): an institution made by the operator gets its admin through
  * an invitation from the operator's portal; the operator lists accounts and resets another's
  * password. Over HTTP against a real appliance (127.0.0.1, port 0, real SQLite file).
  */

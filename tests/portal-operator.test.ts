@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Portal operator pages (issue 7): institutions, the mail server, coupon batches, merit allowances
+ * Portal operator pages (docs/decisions/portal-settings-and-operator-pages.md): institutions, the mail server, coupon batches, merit allowances
  * and curricula, on the CLI's commands, over HTTP against a real appliance (127.0.0.1, port 0,
  * real SQLite file). The test message goes to a real SMTP server on 127.0.0.1; nothing else.
  */

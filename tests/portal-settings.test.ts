@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Portal institution settings (issue 7): the profile and integration config on the same commands
+ * Portal institution settings: the profile and integration config on the same commands
  * as /v1/institution, and the institution's mail outbox with masked recipients, over HTTP against
  * a real appliance (127.0.0.1, port 0, real SQLite file).
  */

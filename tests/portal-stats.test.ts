@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// The numbers behind the portal's charts (issue 16): exact counts per UTC day and month against
+// The numbers behind the portal's charts (docs/decisions/portal-charts.md): exact counts per UTC day and month against
 // rows made with known statuses and times, zeros for an empty institution, nothing of another
 // institution, only what the role may read, and queries that read an index range, never a table.
 import { AsyncLocalStorage } from 'node:async_hooks';

@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Portal webhooks (issue 7, item 6): endpoints, the delivery log, replay and the event catalog
+ * Portal webhooks: endpoints, the delivery log, replay and the event catalog
  * under /portal/api, as an admin and as a developer, against real receivers on 127.0.0.1 and a
  * real appliance (port 0, real SQLite file).
  */

@@ -21,7 +21,7 @@ import { pollEvents } from '../server/events/poll.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 
 // Every list's SQL, as the commands run it, must be planned on an index that matches its filter
-// and order: no full SCAN of a table, no temp B-tree (docs/decisions.md#list-indexes). SQLite
+// and order: no full SCAN of a table, no temp B-tree (docs/decisions/list-indexes.md). SQLite
 // plans without statistics here (no ANALYZE), as on a fresh appliance, so plans do not depend
 // on how many rows the test makes.
 
@@ -138,7 +138,7 @@ const cases: ListCase[] = [
     uses: /SEARCH GroupMember USING (COVERING )?INDEX group_members_institution_id_group_id_student_created_at_student_id \(institution_id=\? AND group_id=\?\)\nSEARCH student USING INDEX sqlite_autoindex_people_1 \(id=\?\)/,
   },
   { name: 'students group_id and email', run: () => listPeople(tenant, 'student', { ...page, group_id: groupId, email: studentEmail, status: 'active' }) },
-  // q (docs/decisions.md#people-search): the FTS5 trigram table first, then each match by primary key; only the matches are sorted.
+  // q (docs/decisions/people-search.md): the FTS5 trigram table first, then each match by primary key; only the matches are sorted.
   { name: 'students q', run: () => listPeople(tenant, 'student', { ...page, q: 'lovel' }), boundedSort: SEARCH_INDEX_FIRST, uses: SEARCH_INDEX_USED },
   {
     name: 'students q by name',
@@ -160,7 +160,7 @@ const cases: ListCase[] = [
   },
   { name: 'faculty q', run: () => listPeople(tenant, 'faculty', { ...page, q: 'tim' }), boundedSort: SEARCH_INDEX_FIRST, uses: SEARCH_INDEX_USED },
   { name: 'students last page', run: () => listPeople(tenant, 'student', { page: 3, limit: 2 }) },
-  // Sorted pages (docs/decisions.md#sorted-lists): read from the sort's index, either way, no temp B-tree.
+  // Sorted pages (docs/decisions/sorted-lists.md): read from the sort's index, either way, no temp B-tree.
   {
     name: 'students by name',
     run: () => listPeople(tenant, 'student', { ...page, sort: asc('full_name') }),

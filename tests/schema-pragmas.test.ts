@@ -9,7 +9,7 @@ import { tempDataDirs } from './helpers/appliance.js';
 
 /**
  * Sequelize's SQLite dialect asks `PRAGMA table_info` of every table before every SELECT; our
- * connections answer it from memory until a table changes (docs/decisions.md#the-authenticated-hot-path).
+ * connections answer it from memory until a table changes (docs/decisions/authenticated-hot-path.md).
  */
 describe('schema pragmas', () => {
   const dataDir = tempDataDirs();

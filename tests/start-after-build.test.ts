@@ -1,9 +1,9 @@
 // @tier system
 // @databases sqlite: the built server as a process on DATA_DIR, whose SQLite file it opens
-// A start that builds (the first one, and the first after an update) idles like one that does not
-// (issue 29): the build runs in a child process of its own, and its memory and esbuild's service
-// process go with it. Run on a copy of the sources with no dist/, so the build is real and the
-// repository's own bundles, which other suites use, are not touched.
+// A start that builds (the first one, and the first after an update) idles like one that does not:
+// the build runs in a child process of its own, and its memory and esbuild's service process go
+// with it. Run on a copy of the sources with no dist/, so the build is real and the repository's
+// own bundles, which other suites use, are not touched.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -1,5 +1,5 @@
 // @tier unit
-// TRUST_PROXY as a hop count (issue 29, defect 11): Express alone trusts the nearest N hops
+// TRUST_PROXY as a hop count (docs/decisions/settings.md): Express alone trusts the nearest N hops
 // whatever they are, so a client connecting directly from the internet could write its own
 // X-Forwarded-For and be believed. A hop is believed only from this computer or a private network.
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // @tier integration
 // @databases sqlite, postgres
-// Webhook debugging (issue 19, item 5; docs/webhooks.md#debugging-a-webhook-integration) on a real
+// Webhook debugging (docs/webhooks.md#debugging-a-webhook-integration) on a real
 // appliance with receivers on 127.0.0.1: the signature checker's diagnosis of real captured
 // deliveries for each failure kind, replay-since, send-an-example, and copy as curl run through a
 // real shell and curl. Signatures are made and verified here from docs/api.md#signatures' words,

@@ -125,7 +125,7 @@ function headerOf(headers: Record<string, string>, name: string): string | undef
 }
 
 /** A verifier written from docs/api.md#signatures alone, independent of the snippets. */
-function contractVerify({ secret, headers, body: raw, now }: Vector): Outcome {
+function docsVerify({ secret, headers, body: raw, now }: Vector): Outcome {
   const equal = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
   const fresh = (t: string | undefined): t is string => t !== undefined && /^\d+$/.test(t) && Math.abs(now - Number(t)) <= 300;
 
@@ -177,7 +177,7 @@ describe('signatureHeaders', () => {
     });
   });
 
-  it('has the contract shape with one secret', () => {
+  it('has the documented shape with one secret', () => {
     const headers = signatureHeaders([current], eventId, body, NOW);
     expect(headers['X-Service-Signature']).toMatch(new RegExp(`^t=${NOW},v1=[0-9a-f]{64}$`));
     expect(headers['webhook-id']).toBe(eventId);
@@ -209,9 +209,9 @@ describe('newWebhookSecret', () => {
   });
 });
 
-describe('the verifier written from the contract', () => {
+describe('the verifier written from docs/api.md alone', () => {
   it.each(CASES)('$name', ({ vector, expected }) => {
-    expect(contractVerify(vector)).toEqual(expected);
+    expect(docsVerify(vector)).toEqual(expected);
   });
 });
 

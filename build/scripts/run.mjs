@@ -10,7 +10,7 @@ const [what, ...rest] = process.argv.slice(2);
 // `npm start` is `node run.mjs start-on-windows || exec node run.mjs start`, and npm appends its
 // arguments (`npm start -- --role api`) to the end, so only the `exec` part gets them. On POSIX
 // shells this exits at once and the `exec` part starts the server with them, as npm's own child
-// (docs/decisions.md#running-as-a-service). cmd.exe has no `exec`, so there this one serves.
+// (docs/decisions/running-as-a-service.md). cmd.exe has no `exec`, so there this one serves.
 if (what === 'start-on-windows' && process.platform !== 'win32') process.exit(1);
 const entries = {
   start: { build: 'all', file: 'dist/server/main.js' },

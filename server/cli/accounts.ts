@@ -16,7 +16,7 @@ async function newPasswordFrom(cli: CliContext): Promise<string> {
   throw new CommanderError(2, 'campusbridge.noPassword', `${PASSWORD_ENV} is not set and there is no terminal to ask on`);
 }
 
-/** The `account` commands and `institution invite-admin` of docs/api.md#command-line (contract §8). */
+/** The `account` commands and `institution invite-admin` of docs/api.md#command-line. */
 export const registerAccountsCommands: RegisterCommands = (program, cli) => {
   const account = program.command('account').description('portal accounts: the operator, institution admins and developers');
   account

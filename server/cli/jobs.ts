@@ -30,7 +30,7 @@ async function jobContext(cli: CliContext): Promise<AppContext> {
   };
 }
 
-/** The `jobs` commands of docs/api.md (contract §8). */
+/** The `jobs` commands of docs/api.md#command-line. */
 export const registerJobsCommands: RegisterCommands = (program, cli) => {
   const group = program.command('jobs').description('the periodic jobs: their last and next runs, and running one now');
   group

@@ -18,7 +18,7 @@ function readPublicKey(file: string): string {
   }
 }
 
-/** The `lti` commands of docs/api.md (contract §12): the tool's side, platforms, links, key rotation. */
+/** The `lti` commands (docs/lms.md#lti-13): the tool's side, platforms, links, key rotation. */
 export const registerLtiCommands: RegisterCommands = (program, cli) => {
   const lti = program.command('lti').description('LTI 1.3: the tool side to paste into an LMS, registered platforms, resource links');
 

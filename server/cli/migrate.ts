@@ -1,7 +1,7 @@
 import { migrateTo } from '../commands/migrate-to.js';
 import type { RegisterCommands } from './context.js';
 
-/** `migrate-to <postgres url>` (contract §11): the move from SQLite to PostgreSQL, docs/scale-out.md#moving-up-from-one-computer. */
+/** `migrate-to <postgres url>`: the move from SQLite to PostgreSQL, docs/scale-out.md#moving-up-from-one-computer. */
 export const registerMigrateCommands: RegisterCommands = (program, cli) => {
   program
     .command('migrate-to <postgres_url>')

@@ -20,7 +20,7 @@ function readZip(file: string): Buffer {
   return fs.readFileSync(file);
 }
 
-/** The `oneroster` commands of contract §12: connect an institution to its SIS, and sync its roster. */
+/** The `oneroster` commands (docs/lms.md#oneroster): connect an institution to its SIS, and sync its roster. */
 export const registerOneRosterCommands: RegisterCommands = (program, cli) => {
   const group = program.command('oneroster').description("OneRoster roster sync from the institution's SIS (docs/lms.md#oneroster)");
   group

@@ -12,7 +12,7 @@ import type { CliContext, RegisterCommands } from './context.js';
 export const PASSPHRASE_ENV = 'CAMPUSBRIDGE_PASSPHRASE';
 
 /**
- * `backup`, `restore <file>` and the `recovery-kit` commands of docs/api.md (contract §8). None
+ * `backup`, `restore <file>` and the `recovery-kit` commands of docs/api.md#command-line. None
  * opens the database through connectDatabase: a backup copies it as it is, a restored database is
  * migrated by the next start (which keeps its own copy first), and the kit is the key alone.
  */

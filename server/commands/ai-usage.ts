@@ -33,7 +33,7 @@ function policyOf(exam: ExamRow): { allowed: boolean; maxInteractions: number | 
 /**
  * The attempt is the student's and open: not submitted, time not run out, exam still published.
  * Anything else, an unknown id or another student's attempt included, is the same `409 conflict`
- * (contract §9), so the answer says nothing about attempts that are not the caller's.
+ * (docs/decisions/ai-usage.md), so the answer says nothing about attempts that are not the caller's.
  */
 function assertOpen(attempt: AttemptRow | null, exam: ExamRow | null, now: Date): asserts attempt is AttemptRow {
   if (!attempt) throw new AppError('conflict', 'AI usage is recorded on one of your open attempts; this is not one.');

@@ -16,7 +16,7 @@ export const MAX_KEY_LIFETIME_DAYS = 1096;
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 export const KEY_PREFIX = 'cb_live_';
-/** Sandbox keys (docs/decisions.md#sandbox): the same length, so prefixes and last fours read alike. */
+/** Sandbox keys (docs/decisions/sandbox.md): the same length, so prefixes and last fours read alike. */
 export const SANDBOX_KEY_PREFIX = 'cb_test_';
 
 const prefixOf = (environment: KeyEnvironment) => (environment === 'sandbox' ? SANDBOX_KEY_PREFIX : KEY_PREFIX);
@@ -124,7 +124,7 @@ export interface RolledApiKey extends CreatedApiKey {
  * key's replacement expires as long after its creation), while the old key keeps working
  * for `overlap_hours` (never past an expiry it already had) and names its replacement. A key is
  * rolled once: rolling a revoked, expired or already rolled key is 409 conflict. The roll does
- * not count against MAX_ACTIVE_KEYS: the old key is on its way out (docs/decisions.md#api-key-lifecycle).
+ * not count against MAX_ACTIVE_KEYS: the old key is on its way out (docs/decisions/api-key-lifecycle.md).
  * The new key belongs to whoever rolled it (`rolledBy`), who alone was shown it: removing them from
  * the team revokes it, as it revokes the keys they created. A roll from the CLI keeps the creator.
  */

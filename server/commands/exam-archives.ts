@@ -8,7 +8,7 @@ import { openAttemptExam, SUBMIT_GRACE_MS } from './learner.js';
 
 /*
  * A coding exam's archives (starter, sample tests, encrypted hidden tests) as the people who need
- * them receive them: signed links made per request (docs/decisions.md#coding-exam-archives).
+ * them receive them: signed links made per request (docs/decisions/coding-exam-archives.md).
  */
 
 type SpecRef = string | { ref?: unknown } | undefined;

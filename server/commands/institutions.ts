@@ -99,7 +99,7 @@ export async function setInstitutionStatus(db: Database, id: string, status: Exc
   return institution;
 }
 
-/** The appliance's institutions; sandboxes are part of their live institution, never listed (docs/decisions.md#sandbox). */
+/** The appliance's institutions; sandboxes are part of their live institution, never listed (docs/decisions/sandbox.md). */
 export function listInstitutions(db: Database): Promise<InstitutionRow[]> {
   return db.models.Institution.findAll({ where: { sandbox_of: null }, order: [['created_at', 'ASC']] });
 }

@@ -4,7 +4,7 @@ import { notFound } from '../errors.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { LearnerAuth } from './learner-auth.js';
 
-/** `last_seen_at` moves at most once a minute per seat (contract §9), so a busy session costs one write a minute. */
+/** `last_seen_at` moves at most once a minute per seat (docs/api.md#learner-sessions), so a busy session costs one write a minute. */
 export const SEAT_SEEN_RESOLUTION_MS = 60_000;
 
 /**

@@ -23,7 +23,7 @@ export const MAX_SUBMISSION_FILES = 100;
 
 /**
  * How late after `expires_at` a submit (and the uploads it names) is still taken: the request
- * travels, and the device's countdown runs on its own clock. Later is `409 conflict` (contract §9).
+ * travels, and the device's countdown runs on its own clock. Later is `409 conflict` (docs/decisions/learner-exam-and-seats.md).
  */
 export const SUBMIT_GRACE_MS = 60_000;
 
@@ -243,7 +243,7 @@ export function submitAttempt(learner: LearnerAuth, attemptId: string, input: Su
       status: 'submitted',
       answers: input.answers === undefined ? null : input.answers,
       file_ids: refs,
-      // Contract §9: the usage recorded by /app/ai/usage (docs/decisions.md#ai-usage), never the body's
+      // The usage recorded by /app/ai/usage (docs/decisions/ai-usage.md), never the body's
       // `ai_usage`; re-read after the claim above, which refuses any report that would land later.
       ai_usage: await tx.attempts
         .findById(attempt.id, { attributes: ['ai_interactions', 'ai_cost_cents'] })

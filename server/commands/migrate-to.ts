@@ -42,7 +42,7 @@ interface Column {
 }
 
 /**
- * `migrate-to <postgres url>` (contract §11, issue 18): copies the SQLite database into an empty
+ * `migrate-to <postgres url>` (docs/scale-out.md#moving-up-from-one-computer): copies the SQLite database into an empty
  * PostgreSQL database. The source is migrated to the latest schema first (keeping its usual
  * pre-migration copy in backups/), the target gets the same schema from the same migrations, and
  * every table's rows are copied in foreign-key order, in one transaction: a failure leaves the

@@ -43,7 +43,7 @@ const whenAny = async <T>(ids: readonly string[], read: () => Promise<T[]>): Pro
  * The names of a page's ids, a fixed number of queries whatever the page holds: at most one per
  * kind, in two rounds (a submission's or a license's name is made of its student's, exam's or
  * holder's). Ids of this institution only (the tenant scope), of the kinds `kinds` allows; the rest
- * are left out, as are ids of records that are gone. See docs/decisions.md#names-not-ids.
+ * are left out, as are ids of records that are gone. See docs/decisions/names-not-ids.md.
  */
 export async function namesOf(tenant: Tenant, ids: readonly string[], kinds: ReadonlySet<NamedKind>): Promise<NamedRef[]> {
   const wanted = new Map<NamedKind, string[]>();

@@ -28,7 +28,7 @@ const whenAny = async <T>(ids: readonly string[], read: () => Promise<T[]>): Pro
  * Names for the operator's audit log and lists: institutions, accounts, admin invitations, coupon
  * batches and curricula, the records the operator's own pages list. Institution data (students,
  * keys, endpoints…) is not named here: the operator is not a member of every institution, so it
- * stays an id (docs/decisions.md#names-not-ids).
+ * stays an id (docs/decisions/names-not-ids.md).
  */
 export async function operatorNamesOf(db: Database, ids: readonly string[]): Promise<OperatorNamedRef[]> {
   const wanted = new Map<OperatorNamedKind, string[]>();

@@ -9,7 +9,7 @@ import { MAIL_BODY } from '../models/mail.js';
 import { normalizeEmail } from '../validation/people.js';
 import { hashNewPassword, replacePassword } from './accounts.js';
 
-/** A "forgot password" link works for one hour, once (docs/decisions.md#accounts-and-passwords). */
+/** A "forgot password" link works for one hour, once (docs/decisions/accounts-and-passwords.md). */
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
 /** One mail a minute per account at most, so the form cannot be used to flood someone's inbox. */
 const RESEND_INTERVAL_MS = 60 * 1000;

@@ -188,7 +188,7 @@ async function creationTimes(tx: TenantTx, role: PersonRole, count: number): Pro
 /**
  * People, their licenses and the `<role>.created` events, in the caller's transaction; the
  * caller has checked their `external_id`s are free. A constant number of statements whatever
- * the batch's size (docs/decisions.md#batched-writes).
+ * the batch's size (docs/decisions/batched-writes.md).
  */
 export async function createPeople(tx: TenantTx, role: PersonRole, inputs: readonly NewPerson[]): Promise<PersonRow[]> {
   if (inputs.length === 0) return [];

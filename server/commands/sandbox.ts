@@ -11,7 +11,7 @@ import { uniqueEmailDomain } from './institutions.js';
 /**
  * An institution's sandbox is a second institution row with `sandbox_of` = the live one: every
  * tenant scope isolates it as it isolates any other institution, so no list needs a filter of its
- * own (docs/decisions.md#sandbox). It is made on first need, approved, with the live one's name and
+ * own (docs/decisions/sandbox.md). It is made on first need, approved, with the live one's name and
  * a copy of its integration config; nothing else is copied.
  */
 

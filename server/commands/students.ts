@@ -26,7 +26,7 @@ type BulkResult = { index: number; id: string; login_email: string } | { index: 
  * only on checks made before anything is written (validation, a `student_id` taken by an existing
  * student or by an earlier item of the call), so a failed item leaves nothing behind; anything
  * unexpected rolls the whole call back. The accepted items are written together, a constant
- * number of statements for the call (docs/decisions.md#batched-writes).
+ * number of statements for the call (docs/decisions/batched-writes.md).
  */
 export async function bulkCreateStudents(tenant: Tenant, items: readonly unknown[]) {
   const results = await tenant.inTransaction(async (tx) => {

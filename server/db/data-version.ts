@@ -6,7 +6,7 @@ import sqlite3 from 'sqlite3';
  * connection commits to the file, this process's (Sequelize's, one per transaction) and other
  * processes' (the CLI) alike. A value read after a request arrived that equals the value read
  * before a row was fetched proves the row unchanged since: how the key cache stays exact
- * (docs/decisions.md#the-authenticated-hot-path).
+ * (docs/decisions/authenticated-hot-path.md).
  */
 class DataVersionWatch {
   private readonly connection: sqlite3.Database;

@@ -11,7 +11,7 @@ const readers = new WeakMap<ModelStatic<Model>, (row: Record<string, unknown>) =
 /**
  * Turns a row read with `raw: true` into the model's attribute values: the same dates, JSON and
  * booleans a model instance holds, without building the instance. A page of 50 people costs
- * about half as much this way (docs/decisions.md#lean-list-reads). The drivers differ: SQLite
+ * about half as much this way (docs/decisions/lean-list-reads.md). The drivers differ: SQLite
  * answers strings and numbers, PostgreSQL already-parsed values, which pass through unchanged.
  */
 export function plainRowReader<M extends Model>(model: ModelStatic<M>): (row: Record<string, unknown>) => Attributes<M> {

@@ -1,5 +1,5 @@
 /**
- * What `q` on GET /v1/students and /v1/faculty searches (contract §16, docs/api.md#finding-people):
+ * What `q` on GET /v1/students and /v1/faculty searches (docs/api.md#finding-people):
  * a person's name, their student or faculty id and the part of their login e-mail before the `@`,
  * folded so that case and accents do not matter ("SØR" and "sor" both find "Sørensen"). The folded
  * text is stored on the person (`people.search_text`) and indexed by trigrams on both databases

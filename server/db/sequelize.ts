@@ -18,7 +18,7 @@ const SCHEMA_CHANGE = /\b(CREATE|ALTER|DROP)\s+TABLE\b/i;
  * answer only changes with the schema, which only this process's migrations change (they run
  * before the server listens, and the CLI runs the same ones), so one database's connections
  * remember it until a CREATE, ALTER or DROP TABLE goes through any of them.
- * See docs/decisions.md#the-authenticated-hot-path.
+ * See docs/decisions/authenticated-hot-path.md.
  */
 function dialectModuleFor() {
   const columnsByTable = new Map<string, Rows>();
@@ -184,7 +184,7 @@ const TRANSACTIONS = 'transactions';
  * transaction itself. This process's top-level transactions already run one at a time (the write
  * queue above), so they share one connection, kept open; savepoints ride on their parent's as
  * before. A connection Sequelize gives up on (a failed COMMIT or ROLLBACK) is closed and the next
- * transaction opens a fresh one. See docs/decisions.md#webhook-throughput.
+ * transaction opens a fresh one. See docs/decisions/webhook-throughput.md.
  */
 function reuseTransactionConnection(sequelize: Sequelize): void {
   const manager = sequelize.connectionManager as unknown as SqliteConnectionManager;

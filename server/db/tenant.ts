@@ -99,7 +99,7 @@ export class ScopedRepo<M extends TenantOwned> {
    * found instead of choosing the index. Without statistics, SQLite's planner prefers an index
    * that starts with institution_id to a list of more than a few ids; PostgreSQL's, asked for a
    * page in an order its (institution_id, …) indexes hold, walks the institution in that order and
-   * filters every row. Either reads the whole institution (docs/decisions.md#people-search). The
+   * filters every row. Either reads the whole institution (docs/decisions/people-search.md). The
    * column is written inside an expression that changes nothing (`+institution_id` on SQLite,
    * `institution_id || ''` on PostgreSQL, where `+` does not apply to text), which no index serves.
    */
@@ -136,7 +136,7 @@ export class ScopedRepo<M extends TenantOwned> {
   /**
    * One page in `options.order`. The count is a plain `count(*)` (rows of one table are unique;
    * only a join could repeat them). A page in the back half is read from the end in the reversed
-   * order, so the last page costs what the first does (docs/decisions.md#list-indexes).
+   * order, so the last page costs what the first does (docs/decisions/list-indexes.md).
    */
   async page(options: Find<M>, request: PageRequest): Promise<Page<M>> {
     const total = await this.count({ where: options.where, include: options.include, distinct: options.include !== undefined });
@@ -145,7 +145,7 @@ export class ScopedRepo<M extends TenantOwned> {
 
   /**
    * `findAll` for rows that are only presented: their attribute values, not model instances
-   * (no `update`, no associations), at about half the cost (docs/decisions.md#lean-list-reads).
+   * (no `update`, no associations), at about half the cost (docs/decisions/lean-list-reads.md).
    */
   async findAllPlain(options: Omit<Find<M>, 'include' | 'raw'> = {}): Promise<Array<Attributes<M>>> {
     const rows = (await this.model.findAll({ ...options, raw: true, where: this.scoped(options.where), transaction: this.transaction })) as unknown as Array<

@@ -19,7 +19,7 @@ export interface NewEvent {
  * Payloads carry ids and outcomes only, never documents or personal data.
  * The webhook deliveries of every subscribed endpoint are written here too: an event exists with
  * its deliveries or not at all, and they go out after the commit (or from the sweep, after a crash).
- * A batch is three statements whatever its size (docs/decisions.md#batched-writes).
+ * A batch is three statements whatever its size (docs/decisions/batched-writes.md).
  */
 export async function emitAll(tx: TenantTx, events: readonly NewEvent[]): Promise<EventRow[]> {
   if (events.length === 0) return [];

@@ -9,7 +9,7 @@ import { keyCacheFor } from './key-cache.js';
 import { missingScopes, type Scope } from '../policies/scopes.js';
 import { hashToken } from '../crypto/tokens.js';
 
-/** Live keys `cb_live_…`, sandbox keys `cb_test_…` (docs/decisions.md#sandbox). */
+/** Live keys `cb_live_…`, sandbox keys `cb_test_…` (docs/decisions/sandbox.md). */
 export const API_KEY_PATTERN = /^cb_(?:live|test)_[A-Za-z0-9]{32}$/;
 
 export interface KeyAuth {

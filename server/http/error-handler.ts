@@ -19,7 +19,7 @@ const unreadableBody = (reason: string) =>
  * (answered `500 internal_error`). Client errors raised by the libraries before a handler runs
  * keep their 4xx: the body's content is `422 validation_error` (as malformed JSON is in
  * docs/api.md#order-of-checks), an encoding or charset we do not decode `415 unsupported_media_type`, and a request
- * line no route can read (a bad `%` escape) `400 bad_request`. See docs/decisions.md.
+ * line no route can read (a bad `%` escape) `400 bad_request`. See docs/decisions/wire-rules.md.
  */
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;

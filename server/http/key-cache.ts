@@ -9,7 +9,7 @@ export interface KeyWithInstitution {
   key: ApiKeyRow;
   /** The key's own institution: the live one, for sandbox keys too (its status is theirs). */
   institution: InstitutionRow | undefined;
-  /** For a sandbox key, the sandbox it acts on (docs/decisions.md#sandbox); otherwise undefined. */
+  /** For a sandbox key, the sandbox it acts on (docs/decisions/sandbox.md); otherwise undefined. */
   sandbox?: InstitutionRow;
 }
 
@@ -27,7 +27,7 @@ const MAX_ENTRIES = 10_000;
  * equals the value read before the entry was fetched. Any commit by another connection (a
  * revocation or suspension by the CLI, a rate limit changed in the portal, any write of this
  * process) changes it, so the next request reads the rows again: exact, not eventually right.
- * Unknown hashes are never remembered. See docs/decisions.md#the-authenticated-hot-path.
+ * Unknown hashes are never remembered. See docs/decisions/authenticated-hot-path.md.
  */
 export class KeyCache {
   private readonly entries = new Map<string, Entry>();

@@ -34,7 +34,7 @@ export class RedisRateLimitStore implements RateLimitStore {
 
   /**
    * A store on `url`. ioredis is loaded here rather than at start: an appliance whose counters live
-   * in memory (the default) never needs it (docs/decisions.md#idle-memory).
+   * in memory (the default) never needs it (docs/decisions/idle-memory.md).
    */
   static async open(url: string, logger: Logger): Promise<RedisRateLimitStore> {
     const { Redis: RedisClient } = await import('ioredis');

@@ -11,7 +11,7 @@ const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * `debug`, so the default log holds every change and every failure without a line per poll
  * (`LOG_LEVEL=debug` shows them all). A line per read cost a third or more of a read's
  * throughput, and a district's polling would flood the system journal
- * (docs/decisions.md#the-authenticated-hot-path).
+ * (docs/decisions/authenticated-hot-path.md).
  */
 export function requestLog(logger: Logger) {
   // The line below names every field and none is secret, so it skips the redaction pass.

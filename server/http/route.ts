@@ -136,7 +136,7 @@ type PortalAccess<P, Q, B, R extends z.ZodType> =
   | {
       access: 'member';
       roles: readonly MembershipRole[];
-      /** Also answers for the institution's sandbox id in `{id}` (membership of its live institution; docs/decisions.md#sandbox). */
+      /** Also answers for the institution's sandbox id in `{id}` (membership of its live institution; docs/decisions/sandbox.md). */
       sandbox?: true;
       handler: (input: MemberHandlerInput<P, Q, B>) => Output<R>;
     };

@@ -2,7 +2,7 @@ import cron from 'node-cron';
 
 const UTC = 'Etc/UTC';
 
-/** The next `count` times a node-cron expression fires after now, in UTC (docs/decisions.md#jobs). */
+/** The next `count` times a node-cron expression fires after now, in UTC (docs/decisions/jobs.md). */
 export function nextRuns(expression: string, count: number): Date[] {
   // A task that is never started: node-cron's own parser answers, nothing is scheduled.
   const task = cron.createTask(expression, () => undefined, { timezone: UTC });

@@ -8,7 +8,7 @@ import { periodMs } from './schedule-times.js';
 import { describeJobs } from './status.js';
 
 export interface SchedulerOptions {
-  /** How long after start-up (and after a wake) missed runs are caught up; the contract says within a minute. */
+  /** How long after start-up (and after a wake) missed runs are caught up: within a minute (docs/install.md#running-as-a-service). */
   catchUpDelayMs?: number;
   /** Whether a job that never finished a run counts as missed (false on a database this start created). */
   neverRunIsMissed?: boolean;
@@ -39,7 +39,7 @@ const WAKE_GAP_MS = 2 * 60_000;
 
 /**
  * Schedules every job with node-cron (UTC, no overlap), records each run, and catches up missed
- * runs shortly after start-up and after the computer wakes from sleep (docs/decisions.md#jobs).
+ * runs shortly after start-up and after the computer wakes from sleep (docs/decisions/jobs.md).
  */
 export function startScheduler(ctx: AppContext, jobs: readonly Job[], options: SchedulerOptions = {}): Scheduler {
   const now = options.now ?? Date.now;

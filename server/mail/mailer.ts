@@ -88,7 +88,7 @@ export function describeMailError(error: unknown): string {
 
 /**
  * A sandbox's mail (guardian reports, invitations of its test people) stays queued in its outbox
- * and is never sent: its addresses may be real people's (docs/decisions.md#sandbox).
+ * and is never sent: its addresses may be real people's (docs/decisions/sandbox.md).
  */
 const NOT_SANDBOX_MAIL: WhereOptions = {
   [Op.or]: [{ institution_id: null }, { institution_id: { [Op.notIn]: literal('(SELECT id FROM institutions WHERE sandbox_of IS NOT NULL)') } }],

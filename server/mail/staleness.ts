@@ -6,7 +6,7 @@ import type { MailAboutKind, MailDropReason, MailOutboxRow } from '../models/mai
 
 // Mail that waited (for a mail server, or behind a failing one) may no longer be true when it is
 // finally picked up: the invitation was accepted or replaced, the exam closed. What "stale" means
-// for each kind of subject is written down in docs/decisions.md#guardians-and-mail.
+// for each kind of subject is written down in docs/decisions/guardians-and-mail.md.
 
 /** What a queued message is about: `queueMail`'s optional `about`. */
 export interface MailAbout {
@@ -73,7 +73,7 @@ const SUBJECTS: Record<MailAboutKind, SubjectKind> = {
   },
   /**
    * An exam notice: only while the exam exists and is not closed. A due date that has passed does
-   * not make it stale: due dates are not enforced, only closing stops work (docs/decisions.md).
+   * not make it stale: due dates are not enforced, only closing stops work (docs/decisions/sso-and-the-learner-side.md).
    */
   exam: {
     version: async () => null,

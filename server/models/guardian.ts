@@ -59,7 +59,7 @@ export interface WeeklySummary {
   alpha: ReportAlpha;
 }
 
-/** As stored: reports made before issue 17 lack the sections it added. */
+/** As stored: reports made before submissions, upcoming exams and Alpha were added lack those sections. */
 export type StoredWeeklySummary = Omit<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha'> &
   Partial<Pick<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha'>>;
 

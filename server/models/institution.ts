@@ -17,7 +17,7 @@ export interface InstitutionRow extends Model<InferAttributes<InstitutionRow>, I
   config: IntegrationConfig;
   /** Domain of generated login emails (`<slug>.campusbridge.local`), fixed at creation. */
   email_domain: string | null;
-  /** Set on a sandbox: the live institution it belongs to (docs/decisions.md#sandbox). Null on a live institution. */
+  /** Set on a sandbox: the live institution it belongs to (docs/decisions/sandbox.md). Null on a live institution. */
   sandbox_of: CreationOptional<string | null>;
   created_at: CreationOptional<Date>;
   updated_at: CreationOptional<Date>;

@@ -12,7 +12,7 @@ export type MailStatus = (typeof MAIL_STATUSES)[number];
 /**
  * What a waiting message can be about, so the sender can tell whether it still holds: a portal
  * invitation (`invitations`), a guardian's invitation or a verified guardian (`guardian_links`),
- * an exam (`exams`). See server/mail/staleness.ts and docs/decisions.md#guardians-and-mail.
+ * an exam (`exams`). See server/mail/staleness.ts and docs/decisions/guardians-and-mail.md.
  */
 export const MAIL_ABOUT_KINDS = ['invitation', 'guardian_invitation', 'guardian_link', 'exam'] as const;
 export type MailAboutKind = (typeof MAIL_ABOUT_KINDS)[number];

@@ -2,7 +2,7 @@ import { DataTypes, type CreationOptional, type InferAttributes, type InferCreat
 
 export type RecordingSource = 'camera' | 'screen';
 
-/** A proctoring recording of an attempt, received in chunks (docs/decisions.md#proctoring-recordings). */
+/** A proctoring recording of an attempt, received in chunks (docs/decisions/proctoring-recordings.md). */
 export interface AttemptRecordingRow extends Model<InferAttributes<AttemptRecordingRow>, InferCreationAttributes<AttemptRecordingRow>> {
   /** `rec_…` */
   id: string;

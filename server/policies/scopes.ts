@@ -35,7 +35,7 @@ export type Scope = keyof typeof SCOPES;
  * Scopes only an institution's admins may put on a key: what the portal keeps from developers
  * (licenses; the institution's own settings) and what spends the institution's money (merit
  * credits from its allowance, coupon batches). A developer making a key cannot reach through
- * `/v1` what their role cannot reach in the portal. See docs/decisions.md.
+ * `/v1` what their role cannot reach in the portal. See docs/decisions/keys-and-accounts.md.
  */
 export const ADMIN_ONLY_SCOPES: readonly Scope[] = ['licenses:read', 'licenses:write', 'institution:write', 'merits:write', 'coupons:write'];
 

@@ -50,7 +50,7 @@ export function presentCallingKey(auth: { key: ApiKeyRow; institution: Pick<Inst
     key_id: auth.key.id,
     name: auth.key.name,
     environment: auth.key.environment,
-    // A sandbox key's institution is its sandbox, with the sandbox's own id (docs/decisions.md#sandbox).
+    // A sandbox key's institution is its sandbox, with the sandbox's own id (docs/decisions/sandbox.md).
     institution: { id: auth.institution.id, name: auth.institution.name },
     scopes: auth.key.scopes,
     rate_limit_per_min: auth.key.rate_limit_per_min,

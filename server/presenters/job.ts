@@ -1,7 +1,7 @@
 import type { JobStatus } from '../context.js';
 import { iso } from './common.js';
 
-/** A job as `jobs list` prints it (docs/api.md, contract §8): schedule, newest run, next time. */
+/** A job as `jobs list` prints it (docs/api.md#command-line): schedule, newest run, next time. */
 export function presentJob(job: JobStatus) {
   return {
     name: job.name,

@@ -19,7 +19,7 @@ export const personalEmail = z
   .nullable()
   .openapi({ description: 'Guardian-facing personal email. Accepted, used for mail, never returned.', example: 'ada.family@example.org' });
 
-/** `q` on the people lists (contract §16; server/db/search-text.ts says how it matches). */
+/** `q` on the people lists (docs/api.md#finding-people; server/db/search-text.ts says how it matches). */
 export const peopleSearch = (idName: string) =>
   z
     .string()

@@ -10,7 +10,7 @@ export interface ListSort<C extends string = string> {
 
 /**
  * The `sort` query of a list: `column` ascending or `-column` descending, among the list's natural
- * columns (docs/decisions.md#sorted-lists). Absent, the list keeps its usual order, so callers
+ * columns (docs/decisions/sorted-lists.md). Absent, the list keeps its usual order, so callers
  * that never send it see no change.
  */
 export function sortQuery<const C extends string>(columns: readonly [C, ...C[]], usual: string) {

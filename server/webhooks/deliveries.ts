@@ -10,7 +10,7 @@ import type { DeliveryStatus, EndpointStatus, WebhookDeliveryRow, WebhookEndpoin
 import { RESPONSE_BODY_LIMIT, type SendResult } from './sender.js';
 
 /**
- * The delivery state machine (docs/api.md#webhooks-and-events, docs/decisions.md#webhooks), kept
+ * The delivery state machine (docs/api.md#webhooks-and-events, docs/decisions/webhooks.md), kept
  * in the table: a delivery is a row before it is a request, and every step is a conditional
  * write, so a crash at any point leaves a row the next run can pick up.
  *
@@ -39,7 +39,7 @@ export interface WebhookPayload {
   type: string;
   created_at: string;
   institution_id: string;
-  /** `sandbox` for events of an institution's sandbox (docs/decisions.md#sandbox); absent on deliveries stored before it existed, which were live. */
+  /** `sandbox` for events of an institution's sandbox (docs/decisions/sandbox.md); absent on deliveries stored before it existed, which were live. */
   environment?: 'live' | 'sandbox';
   data: Record<string, unknown>;
 }
@@ -314,7 +314,7 @@ export interface FinishedSend {
 
 /**
  * Stores attempts (webhook_attempts rows) and moves their deliveries and endpoints on, in the
- * caller's write transaction, a batch at a time (docs/decisions.md#webhook-throughput). Only the holder of a
+ * caller's write transaction, a batch at a time (docs/decisions/webhook-throughput.md). Only the holder of a
  * claim moves the state: if the claim was released and taken again meanwhile, its late result is
  * history, not state. Several results for one endpoint are applied in the order given, so its
  * failure counter and disabling come out as if they had been recorded one by one.

@@ -45,7 +45,7 @@ export interface EngineOptions {
 }
 
 /**
- * The webhook dispatcher. Everything it knows is in the table (style pattern 6): after an event's
+ * The webhook dispatcher. Everything it knows is in the table: after an event's
  * transaction commits it is kicked and claims what is due; the sweep job finds retries whose time
  * has come, deliveries that waited for a paused endpoint or a suspended institution, and claims a
  * crashed process left behind. Memory holds only what is in flight right now.
@@ -156,7 +156,7 @@ export function startWebhookEngine(ctx: AppContext, options: EngineOptions = {})
 
   /**
    * One step of the pump, in one write transaction: records what finished since the last step
-   * and claims what the free slots can take (docs/decisions.md#webhook-throughput). Whatever
+   * and claims what the free slots can take (docs/decisions/webhook-throughput.md). Whatever
    * finishes while a step runs goes into the next, so the batches grow with the load. After stop,
    * only recording goes on. Answers whether there was anything to do.
    */

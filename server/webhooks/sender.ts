@@ -69,7 +69,7 @@ function poolFor(url: URL, address: string): http.Agent {
 /**
  * One POST to a receiver, through `requestPinned`: the host is resolved and checked at every
  * delivery and the connection made to exactly that address. Connections are kept alive per
- * receiver address and reused (docs/decisions.md#webhook-throughput). Only a 2xx counts; a
+ * receiver address and reused (docs/decisions/webhook-throughput.md). Only a 2xx counts; a
  * redirect is a failure and is never followed.
  */
 export async function postWebhook(request: SendRequest): Promise<SendResult> {

@@ -1,4 +1,4 @@
-// The benchmark's table: every figure of issue 15 with its goal, the measured value and whether
+// The benchmark's table: every figure of docs/performance.md with its goal, the measured value and whether
 // it is met, in Markdown so it can go into docs/performance.md as printed.
 const LIST_FILTERS = ['none', 'email', 'group_id', 'student_id', 'status', 'last page', 'q'];
 /** Filters whose matches grow with the institution (a family name is one student in 160): their cost may grow with it too. */

@@ -2,7 +2,7 @@
 // [--keep] [--app=<dir>]`: starts the real bundle (this checkout's, or the build in `--app`) on a
 // temp data folder on 127.0.0.1, on SQLite (the file in that folder) or on a throwaway PostgreSQL
 // cluster (postgres.mjs), loads it (students through the API within a time budget, the rest and the events by
-// direct SQL), drives it from this process and prints the figures of issue 15 against their
+// direct SQL), drives it from this process and prints the figures of docs/performance.md against their
 // goals. Never part of `npm test`.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * Accounts in Chromium (issue 14): inviting a second admin with no mail server (copy the link),
+ * Accounts in Chromium (docs/decisions/accounts-and-passwords.md): inviting a second admin with no mail server (copy the link),
  * joining with it, changing the password, the operator inviting a new institution's admin, and
  * pages you may not open saying why inside the navigation.
  */

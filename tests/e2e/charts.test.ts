@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * The portal's pictures (issue 16) in Chromium: with the demo institution's data every chart is
+ * The portal's charts (docs/decisions/portal-charts.md) in Chromium: with the demo institution's data every chart is
  * drawn, with a caption and a table that give its numbers in words; on an empty institution each
  * says it has nothing to show. At a laptop's width and a phone's, without pushing the page sideways.
  */

@@ -2,7 +2,7 @@
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
  * The API explorer (`/v1/docs`) in Chromium: before anyone authorizes a key and presses "Try it
- * out", the page says that its requests act on live data (issue 16).
+ * out", the page says that its requests act on live data.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * Weekly guardian reports in Chromium (issue 17): the institution admin opens a student of the
+ * Weekly guardian reports in Chromium: the institution admin opens a student of the
  * demo institution, finds the "Guardian reports" section and reads a report's contents in its
  * dialog: the week's submissions with scores, what is due next, Alpha minutes and mastery. The
  * report is made from the demo's activity plus a graded submission and an exam due in 3 days.

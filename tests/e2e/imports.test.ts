@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * Importing people from a CSV file in Chromium (issue 16): a file of 1,000 students with a header,
+ * Importing people from a CSV file in Chromium (docs/decisions/portal-imports.md): a file of 1,000 students with a header,
  * quoted names holding the separator, a byte-order mark and 3 bad rows. The preview names the 3
  * problems in words before anything is written; the import goes in chunks to 100%; the result
  * file lists 997 created (with their login e-mails) and 3 rejected (with the reasons); the

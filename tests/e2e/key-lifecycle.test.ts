@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * The key lifecycle in Chromium (issue 19 item 3): a key made with an expiry day, rolled with a
+ * The key lifecycle in Chromium (docs/decisions/api-key-lifecycle.md): a key made with an expiry day, rolled with a
  * chosen overlap; the new key is shown once, both keys answer /v1/me, and the list shows both
  * with the old one's end and its replacement; the last use's address; an expired key shown as
  * expired. Real appliance on 127.0.0.1. Screenshots go to tests/artifacts/key-lifecycle/.

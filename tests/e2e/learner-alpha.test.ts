@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * Alpha practice on the learner page in Chromium (issue 17): a student opens their launch link,
+ * Alpha practice on the learner page in Chromium (docs/decisions/alpha-practice.md): a student opens their launch link,
  * sees the curricula they are enrolled in with mastery per concept, practises a concept, and sees
  * the recorded answer move their mastery and points, here and in the school's API. At phone width
  * (390 px) nothing runs off the side, and axe finds nothing serious.

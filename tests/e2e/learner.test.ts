@@ -3,7 +3,7 @@
 /**
  * The learner page in Chromium: the LMS mints a launch link, the student's browser opens it, sees
  * the exams assigned to them, and the page loads none of the admin portal's code. Then the exam a
- * student takes (issue 17): the teacher's Markdown instructions rendered safely, a coding exam's
+ * student takes (docs/decisions/learner-exam-and-seats.md): the teacher's Markdown instructions rendered safely, a coding exam's
  * toolchain and commands, the time left surviving a reload, and the student's devices, one of
  * which they release. Last, a proctored coding exam taken end to end: archives downloaded and
  * checked, Chromium's fake camera and screen recorded and uploaded, AI help within the policy.

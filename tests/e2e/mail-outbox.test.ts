@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * Mail that tells the truth, in Chromium (issue 14): the institution's outbox says in words where
+ * Mail that tells the truth, in Chromium (docs/decisions/portal-settings-and-operator-pages.md): the institution's outbox says in words where
  * each message stands (waiting for a mail server, waiting for its next try and why the last one
  * failed, sent, or not sent and why), and the operator's mail server page sends a test message and
  * says what happened. Real appliance and SMTP server on 127.0.0.1. Screenshots go to

@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * Names, not ids, in Chromium (issue 16), on the demo institution's data: deliveries, a delivery,
+ * Names, not ids, in Chromium (docs/decisions/names-not-ids.md), on the demo institution's data: deliveries, a delivery,
  * the institution's and the operator's audit logs, a group and a submission show names where ids
  * were, keep the id in the title attribute, and ask for names once per page, not once per row.
  * A submission's long answers read whole as text, and a refused form names the field's label.

@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * The portal end to end in Chromium (issue 7): setup wizard → sign in → a key with two scopes →
+ * The portal end to end in Chromium: setup wizard → sign in → a key with two scopes →
  * /v1/me with it → a webhook endpoint → its delivery in the log → replay → invite a developer →
  * sign in as them → they cannot manage licenses. Real appliance, real SMTP and webhook receiver,
  * all on 127.0.0.1. Screenshots go to tests/artifacts/portal-e2e/.

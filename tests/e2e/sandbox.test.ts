@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * The portal's sandbox view in Chromium (issue 19): the admin switches to the sandbox, sees its
+ * The portal's sandbox view in Chromium (docs/decisions/sandbox.md): the admin switches to the sandbox, sees its
  * banner, adds a student there, finds that student absent from live, resets the sandbox and finds
  * it empty; the keys page makes a sandbox key (`cb_test_…`) and lists each key's environment.
  * Screenshots go to tests/artifacts/sandbox/.

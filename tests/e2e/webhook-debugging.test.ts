@@ -1,7 +1,7 @@
 // @tier browser
 // @databases sqlite: the portal in Chromium; what its pages call is proven on both databases by the integration suites
 /**
- * Webhook debugging in the portal (issue 19, item 5) in Chromium, against a receiver on 127.0.0.1:
+ * Webhook debugging in the portal (docs/decisions/webhook-debugging.md) in Chromium, against a receiver on 127.0.0.1:
  * copy as curl on a delivery, the signature checker telling "re-serialized body" for a pasted
  * pretty-printed body, replay-since with its count confirmed first, and send an example.
  */

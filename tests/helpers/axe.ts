@@ -1,5 +1,5 @@
 // axe-core in the browser tests: @axe-core/playwright needs Node 22, so the page gets axe.min.js
-// injected and `axe.run()` is called in it (docs/decisions.md#accessibility-checks).
+// injected and `axe.run()` is called in it (docs/decisions/accessibility-checks.md).
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';

@@ -1,6 +1,6 @@
 // `npm run soak:writers [-- --database=sqlite|postgres] [--seconds=60] [--writers=16]`: many
-// writers on one institution at once (issue 30), against the real bundle on 127.0.0.1. On SQLite
-// one server; on PostgreSQL a throwaway cluster, Redis, two `--role api` processes (requests
+// writers on one institution at once (docs/performance.md#many-writers-at-once), against the real
+// bundle on 127.0.0.1. On SQLite one server; on PostgreSQL a throwaway cluster, Redis, two `--role api` processes (requests
 // alternate) and a worker. The webhook sweep runs every second (WEBHOOK_SWEEP_SECONDS=1), the
 // setting that once stalled SQLite for 15 s at a time, and one endpoint receives every event.
 // Each writer mixes PATCH /students/{id} on five students, POST /students, POST /students/bulk of
@@ -29,7 +29,7 @@ if (!['sqlite', 'postgres'].includes(options.database)) throw new Error(`--datab
 const onPostgres = options.database === 'postgres';
 const seconds = Number(options.seconds);
 const writers = Number(options.writers);
-/** The bar of issue 30: no answer of 500 or more, none slower than this. */
+/** The bar: no answer of 500 or more, none slower than this. */
 const SLOWEST_MS = 2_000;
 /** Keys in turn: one key allows 6000 requests a minute. */
 const KEYS = 4;

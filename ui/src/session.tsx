@@ -11,7 +11,7 @@ export type MembershipRole = PortalSession['memberships'][number]['role'];
 export type InstitutionStatus = PortalSession['memberships'][number]['institution']['status'];
 
 export interface CurrentInstitution {
-  /** The id the page's requests use: the sandbox's in the sandbox view (docs/decisions.md#sandbox). */
+  /** The id the page's requests use: the sandbox's in the sandbox view (docs/decisions/sandbox.md). */
   id: string;
   name: string;
   status: InstitutionStatus;

@@ -62,7 +62,7 @@ const inChunks = async <T, R>(items: readonly T[], read: (chunk: T[]) => Promise
 };
 
 /**
- * The group a link's class list keeps (docs/decisions.md#nrps): the one an earlier sync chose, if
+ * The group a link's class list keeps (docs/decisions/nrps.md): the one an earlier sync chose, if
  * it still exists; else the exam's only assigned group that no other link and no OneRoster class
  * keeps (the SIS's class is the SIS's: the course gets a group of its own beside it); else, among
  * several, the one named as the context; else a new group named after the context, owned by the

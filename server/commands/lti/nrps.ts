@@ -11,7 +11,7 @@ import { NrpsError, readContextMembers } from './nrps-read.js';
 import type { OutboundRules } from './platform-keys.js';
 
 // LTI Names and Role Provisioning Services 2.0 (docs/lms.md#names-and-role-provisioning-class-lists-from-the-lms,
-// docs/decisions.md#nrps): the context's class list fills the linked exam's group, at an
+// docs/decisions/nrps.md): the context's class list fills the linked exam's group, at an
 // instructor's launch and on demand, with the OneRoster sync's plan, dry run and guard.
 
 export interface MembersSyncOptions {

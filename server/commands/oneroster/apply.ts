@@ -56,7 +56,7 @@ export async function createPlannedPeople(
  * (`createPlannedPeople`, in transactions of their own), with the events the same changes made
  * through the API emit (student.suspended, faculty.updated, group.created, group.updated…), so
  * webhooks fire as they would. Writes are batched: a constant number of statements per kind of
- * change, plus one per changed person or group (docs/decisions.md#batched-writes).
+ * change, plus one per changed person or group (docs/decisions/batched-writes.md).
  */
 export async function applyPlan(tx: TenantTx, connection: OneRosterConnectionRow, plan: SyncPlan, created: CreatedPeople): Promise<void> {
   const events: NewEvent[] = [];

@@ -9,7 +9,7 @@ import type { Roster, SisClass, SisEnrollment, SisUser } from './client.js';
  * file per kind of record, each `bulk` (everything the SIS has) or `delta` (what changed, with
  * `status` and `dateLastModified`). The users, classes and enrollments become the same `Roster`
  * the REST sync fetches (client.ts), so one plan, guard and run history serve both
- * (docs/decisions.md#oneroster-csv). orgs, academicSessions and courses are checked for
+ * (docs/decisions/oneroster-csv.md). orgs, academicSessions and courses are checked for
  * readability and otherwise not used, as the REST sync does not read them either.
  */
 

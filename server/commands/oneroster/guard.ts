@@ -10,7 +10,7 @@ export interface GuardVerdict {
 const percent = (share: number) => `${Math.round(share * 1000) / 10}%`;
 
 /**
- * The guard (contract §12): a sync that would suspend more than the connection's share of a
+ * The guard (docs/lms.md#what-the-sync-does): a sync that would suspend more than the connection's share of a
  * class (and at least its minimum of people) or of the school's active students is held back.
  * A class is a group as it is now: its members who would be suspended, out of all its members.
  */

@@ -21,7 +21,7 @@ export interface SyncOptions {
   trigger: OneRosterRunTrigger;
 }
 
-/** What `oneroster sync` prints (contract §12) and the portal shows: the run with its counts. */
+/** What `oneroster sync` prints and the portal shows: the run with its counts. */
 export interface SyncResult extends PlanCounts {
   run_id: string;
   kind: OneRosterSyncKind;
@@ -69,7 +69,7 @@ const CUT_SHORT = 'Cut short: the process running this sync stopped before it fi
 const FULL_SYNC_EVERY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * One sync of the institution's roster (docs/decisions.md#oneroster). The run is recorded first;
+ * One sync of the institution's roster (docs/decisions/oneroster.md). The run is recorded first;
  * the roster is fetched (every page) before anything is written, so a SIS failing part way
  * changes nothing; then the plan is made and guarded. It is applied in bounded transactions: new
  * people PEOPLE_PER_TRANSACTION at a time, each with its links to the SIS, then every other change
@@ -101,7 +101,7 @@ export interface CsvImportOptions {
 }
 
 /**
- * A OneRoster CSV zip imported (contract §13, docs/lms.md#oneroster-csv): read whole first (an
+ * A OneRoster CSV zip imported (docs/lms.md#oneroster-csv-a-sis-without-a-rest-api): read whole first (an
  * unreadable row is a 422 naming its file and line, and nothing is recorded or changed), then the
  * same run, plan, guard and bounded transactions as a REST sync, on the institution's connection
  * (one made for CSV imports when it has none). Bulk files are a full sync (what they leave out is

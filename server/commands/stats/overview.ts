@@ -22,7 +22,7 @@ export interface Overview {
   new_students: DayCount[] | null;
 }
 
-/** Students and faculty of every status, from the counts the database keeps (docs/decisions.md#counted-totals). */
+/** Students and faculty of every status, from the counts the database keeps (docs/decisions/counted-totals.md). */
 async function peopleCounts(tenant: Tenant): Promise<{ student: number; faculty: number }> {
   const rows = await tenant.personCounts.findAll({ attributes: ['role', 'total'], raw: true });
   const totals = { student: 0, faculty: 0 };
@@ -39,7 +39,7 @@ async function newStudentsByDay(tenant: Tenant, buckets: Buckets): Promise<DayCo
 /**
  * The portal's overview: how many students, faculty, groups and active licenses the institution
  * has now, and per UTC day of the last `days` (today so far included) its finished webhook
- * deliveries and its new students. Every figure is a count in the database (docs/decisions.md#portal-charts).
+ * deliveries and its new students. Every figure is a count in the database (docs/decisions/portal-charts.md).
  */
 export async function overviewStats(tenant: Tenant, parts: ReadonlySet<OverviewPart>, days: number, now = new Date()): Promise<Overview> {
   const buckets = lastDays(days, now);

@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Developer invitations (portal, issue 7). Only the SHA-256 of an invitation's token is stored;
+ * Developer invitations, made in the portal. Only the SHA-256 of an invitation's token is stored;
  * a resend replaces it, so the earlier link stops working.
  */
 export const invitations: Migration = {

@@ -1,7 +1,7 @@
 import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
-/** The portal's audit log (issue 7): one row per change made in the portal. */
+/** The portal's audit log: one row per change made in the portal. */
 export const portalAudit: Migration = {
   name: '20261121000000-portal-audit',
   async up({ queryInterface: qi, transaction }) {

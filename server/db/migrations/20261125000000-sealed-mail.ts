@@ -3,7 +3,7 @@ import { MAIL_BODY } from '../../models/mail.js';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 12: mail bodies hold live links (invitations), so they are no longer kept in clear. The
+ * Mail bodies hold live links (invitations), so they are no longer kept in clear. The
  * body is sealed with the master key until the message is sent, then erased; `expires_at` lets
  * a message whose link has expired be dropped instead of sent.
  */

@@ -2,8 +2,8 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 14: accounts a school can live with. "Forgot password" links: only the SHA-256 of a
- * link's token is stored; a link is single-use and short-lived (docs/decisions.md#accounts-and-passwords).
+ * "Forgot password" links for portal accounts: only the SHA-256 of a
+ * link's token is stored; a link is single-use and short-lived (docs/decisions/accounts-and-passwords.md).
  */
 export const accountLife: Migration = {
   name: '20261126020000-accounts',

@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 14: mail that tells the truth. A queued message says what it is about (`about_kind`,
+ * Mail that tells the truth: a queued message says what it is about (`about_kind`,
  * `about_id`, and the version of it the message was written for), so the sender drops mail that
  * has gone stale instead of sending it; `dropped_reason` says why. Existing rows are about
  * nothing (null), and mail dropped for an expired link (`expired`) becomes `dropped`.

@@ -1,8 +1,8 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 15: every list is read from an index that matches its filter and its order, so a page
- * costs the same at 1,000 rows as at 100,000 (docs/decisions.md#list-indexes). Each index is the
+ * Every list is read from an index that matches its filter and its order, so a page
+ * costs the same at 1,000 rows as at 100,000 (docs/decisions/list-indexes.md). Each index is the
  * list's equality filters, then its ORDER BY columns with the `id` tie-breaker; the plans are
  * asserted in tests/query-plans.test.ts. Plain column indexes: PostgreSQL reads them alike.
  */

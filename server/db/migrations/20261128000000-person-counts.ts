@@ -1,11 +1,11 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 15: the `total` of GET /v1/students and /v1/faculty without counting the institution's
- * people at each request (a `count(*)` over 100,000 index entries costs more than the rest of the
+ * The `total` of GET /v1/students and /v1/faculty, without counting the institution's people at
+ * each request (a `count(*)` over 100,000 index entries costs more than the rest of the
  * request). The database keeps one row per (institution, role, status) up to date with triggers,
  * so the count is exact whatever writes a person: the API, the CLI, a restore or an operator's
- * SQL (docs/decisions.md#counted-totals). SQLite and PostgreSQL write triggers differently, so
+ * SQL (docs/decisions/counted-totals.md). SQLite and PostgreSQL write triggers differently, so
  * each has its own; the table and the counts are the same.
  */
 const TABLE = [

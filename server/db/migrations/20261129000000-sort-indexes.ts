@@ -1,11 +1,12 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 16: lists sort by their natural columns (`sort=full_name`, `-expires_at`, …), and a sorted
- * page must cost what the usual one does (docs/decisions.md#sorted-lists). Each index is the
+ * Lists sort by their natural columns (`sort=full_name`, `-expires_at`, …), and a sorted
+ * page must cost what the usual one does (docs/decisions/sorted-lists.md). Each index is the
  * list's equality filters, then the sort column and the tie-breakers the order adds (creation
  * time, id), so the page is read from it in either direction and stops after `limit` rows.
- * Orders by creation time (ascending or descending) use the indexes of issue 15.
+ * Orders by creation time (ascending or descending) use the list indexes of
+ * 20261127000000-list-indexes.
  */
 const SORT_INDEXES: Array<[table: string, columns: string[]]> = [
   ['people', ['institution_id', 'role', 'full_name', 'created_at', 'id']],

@@ -1,9 +1,9 @@
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 16: the portal's license chart counts active licenses of each type expiring in each
+ * The portal's license chart counts active licenses of each type expiring in each
  * month. With the status, the type and the expiry in one index, each count is one range of the
- * index alone, never the table (docs/decisions.md#portal-charts). The other charts' counts have
+ * index alone, never the table (docs/decisions/portal-charts.md). The other charts' counts have
  * theirs already (people by role and creation, deliveries by status and creation, an endpoint's
  * deliveries by creation).
  */

@@ -2,9 +2,9 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 17: AI usage is recorded per attempt by `POST /app/ai/usage` (checked against the exam's
+ * AI usage is recorded per attempt by `POST /app/ai/usage` (checked against the exam's
  * `ai_policy` and paid from the wallet in one transaction), and a submission's `ai_usage` is that
- * record, never the app's own claim (docs/decisions.md#ai-usage). Attempts made before start at
+ * record, never the app's own claim (docs/decisions/ai-usage.md). Attempts made before start at
  * zero: nothing was ever checked for them. Each spend row's `ref` is its attempt, so one attempt
  * has several spend rows with the same ref: the unique (institution, kind, ref) index, which makes
  * credits idempotent, becomes one per kind that needs it (credit, coupon).

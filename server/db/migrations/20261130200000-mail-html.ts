@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 17: weekly guardian reports go out as HTML with a plain-text part. The HTML is sealed
+ * Weekly guardian reports go out as HTML with a plain-text part. The HTML is sealed
  * like the text (`html_sealed`, null for text-only mail and once sent or dropped). Existing rows
  * are text-only.
  */

@@ -9,8 +9,8 @@ const ref = (table: string, onDelete: 'CASCADE' | 'SET NULL' = 'CASCADE', allowN
 });
 
 /**
- * Issue 17 item 4: proctoring recordings captured by the learner page, received in numbered
- * chunks appended to one file per recording (docs/decisions.md#proctoring-recordings). A chunk
+ * Proctoring recordings captured by the learner page, received in numbered
+ * chunks appended to one file per recording (docs/decisions/proctoring-recordings.md). A chunk
  * row is written only once its bytes are on disk, so `start_byte + size` of the last row is how
  * much of the file is real; anything past it is a cut-off append, cut away by the next one.
  */

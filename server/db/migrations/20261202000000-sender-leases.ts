@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 18: several worker processes send webhooks. A claim names the process that made it, and
+ * Several worker processes may send webhooks. A claim names the process that made it, and
  * each sending process renews a lease every second while it lives; a claim is returned to due
  * only when its process's lease has lapsed, never while a slow but living process still holds it
  * (docs/scale-out.md#webhooks-across-processes).

@@ -2,10 +2,10 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 19: sandbox keys. An institution's sandbox is a second institution row pointing at its
+ * Sandbox keys: an institution's sandbox is a second institution row pointing at its
  * live one (`sandbox_of`, at most one each), so every tenant scope isolates it without a filter
  * of its own; a key says which of the two it opens (`environment`). Deleting a live institution
- * deletes its sandbox (docs/decisions.md#sandbox).
+ * deletes its sandbox (docs/decisions/sandbox.md).
  */
 export const sandbox: Migration = {
   name: '20261203010000-sandbox',

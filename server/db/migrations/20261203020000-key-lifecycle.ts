@@ -2,9 +2,9 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 19 item 3, the key lifecycle: an optional expiry (a key past it answers like an unknown
+ * The key lifecycle: an optional expiry (a key past it answers like an unknown
  * one), the address of the last use beside its time, and the link between a rolled key and the
- * key that replaced it (docs/decisions.md#api-key-lifecycle). Plain id columns without foreign
+ * key that replaced it (docs/decisions/api-key-lifecycle.md). Plain id columns without foreign
  * keys: keys are never deleted one by one, only with their institution.
  */
 export const keyLifecycle: Migration = {

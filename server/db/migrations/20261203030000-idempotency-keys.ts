@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 19: `Idempotency-Key` on the POSTs of /v1. One row per caller and key: the request's
+ * `Idempotency-Key` on the POSTs of /v1. One row per caller and key: the request's
  * fingerprint, and once it has finished, its answer (sealed, since answers can hold secrets),
  * kept 24 hours (docs/api.md#idempotent-requests).
  */

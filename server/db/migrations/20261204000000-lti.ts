@@ -9,7 +9,7 @@ const ref = (table: string, onDelete: 'CASCADE' | 'SET NULL' = 'CASCADE', allowN
 });
 
 /**
- * Issue 20: the appliance as an LTI 1.3 tool (docs/lms.md#lti-13, docs/decisions.md#lti-13).
+ * The appliance as an LTI 1.3 tool (docs/lms.md#lti-13, docs/decisions/lti.md).
  * Platforms an institution registered; the tool's signing keys (appliance-wide, sealed); resource
  * links tied to exams; LMS subjects tied to people; login states (server-side, single-use, so no
  * third-party cookie is needed); and AGS score posts, a durable queue like webhook deliveries.

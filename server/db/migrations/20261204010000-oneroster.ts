@@ -4,7 +4,7 @@ import type { Migration } from '../migrate.js';
 const ref = (table: string) => ({ type: DataTypes.STRING(40), allowNull: false, references: { model: table, key: 'id' }, onDelete: 'CASCADE' });
 
 /**
- * Issue 20: OneRoster roster sync (docs/decisions.md#oneroster). One connection per institution
+ * OneRoster roster sync (docs/decisions/oneroster.md). One connection per institution
  * to its SIS (the client secret sealed with the master key); the links between the SIS's
  * `sourcedId`s and the people and groups a sync made or matched; and every run with its outcome.
  */

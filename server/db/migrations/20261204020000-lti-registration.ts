@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 20, provisioning at launch (docs/lms.md#provisioning-at-launch): a platform may create the
+ * Provisioning at launch (docs/lms.md#provisioning-at-launch): a platform may create the
  * student (Learner) or faculty member (Instructor) an LTI launch names when no one matches. Off
  * unless the school turns it on for that platform.
  */

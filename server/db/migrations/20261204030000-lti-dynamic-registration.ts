@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 20, LTI Dynamic Registration (docs/lms.md#dynamic-registration): the single-use
+ * LTI Dynamic Registration (docs/lms.md#dynamic-registration): the single-use
  * registration URLs an admin makes for an LMS, stored by their token's SHA-256, an hour each.
  */
 export const ltiDynamicRegistration: Migration = {

@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 29: a running OneRoster sync writes `heartbeat_at` while it works, so a run left `running`
+ * A running OneRoster sync writes `heartbeat_at` while it works, so a run left `running`
  * by a process that stopped (a crash, a power cut) stops blocking the next sync within minutes,
  * whichever process notices, rather than after half an hour.
  */

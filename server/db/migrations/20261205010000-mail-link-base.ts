@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 29: the address a mail's links were made with (public_url when it was queued), so mail
+ * The address a mail's links were made with (public_url when it was queued), so mail
  * that waits (no mail server yet, a retry) goes out with the address set since.
  */
 export const mailLinkBase: Migration = {

@@ -3,11 +3,11 @@ import type { Migration } from '../migrate.js';
 import { searchTextOf, type Searchable } from '../search-text.js';
 
 /**
- * Issue 29 (contract §16): `q` on GET /v1/students and /v1/faculty finds part of a name, id or
+ * `q` on GET /v1/students and /v1/faculty finds part of a name, id or
  * login e-mail, whatever its case and accents. Each person gets `search_text` (server/db/search-text.ts:
  * the three folded, in JavaScript, since neither database folds "Ø" to "o"), filled here for the
  * people already stored, and an index that serves a match of any part of it
- * (docs/decisions.md#people-search):
+ * (docs/decisions/people-search.md):
  *
  * - PostgreSQL: a GIN trigram index (`pg_trgm`, part of PostgreSQL's standard contrib) on the
  *   column; `search_text LIKE '%sorens%'` is planned on it.

@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 31: where a OneRoster connection's roster comes from: the SIS's REST API (`rest`), or the
+ * Where a OneRoster connection's roster comes from: the SIS's REST API (`rest`), or the
  * CSV zips the school imports (`csv`, a connection made by the first import, with no URL or
  * credentials: those columns hold empty strings).
  */

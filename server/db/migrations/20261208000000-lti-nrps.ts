@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 31: LTI Names and Role Provisioning Services 2.0 (docs/lms.md#names-and-role-provisioning-class-lists-from-the-lms).
+ * LTI Names and Role Provisioning Services 2.0 (docs/lms.md#names-and-role-provisioning-class-lists-from-the-lms).
  * - `lti_resource_links.memberships_url`, `.context_title`: the context's memberships URL and title
  *   from an instructor's launch; `.members_group_id`: the group the class list keeps (no foreign
  *   key: a group deleted since is noticed by the next sync, which chooses or makes another).

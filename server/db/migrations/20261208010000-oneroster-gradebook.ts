@@ -4,7 +4,8 @@ import type { Migration } from '../migrate.js';
 const ref = (table: string) => ({ type: DataTypes.STRING(40), allowNull: false, references: { model: table, key: 'id' }, onDelete: 'CASCADE' as const });
 
 /**
- * Issue 31: OneRoster 1.2 Gradebook write-back (docs/lms.md, docs/decisions.md#oneroster-gradebook).
+ * OneRoster 1.2 Gradebook write-back (docs/lms.md#gradebook-write-back-grades-to-the-sis,
+ * docs/decisions/oneroster-gradebook.md).
  * The connection's opt-in (off by default); each exam's line item per SIS class, with when the SIS
  * took it; and the result posts, a durable queue like the AGS score posts, with their attempts.
  */

@@ -2,7 +2,7 @@ import { DataTypes } from 'sequelize';
 import type { Migration } from '../migrate.js';
 
 /**
- * Issue 31: the LMS frame and the teacher's grading session.
+ * The LMS frame and the teacher's grading session (docs/decisions/lti-frame-and-grading-sessions.md).
  * - `lti_platforms.frame_origins`: origins besides the issuer's and the sign-in URL's that may
  *   frame the tool's pages (Canvas frames from the school's own host, not from its issuer's);
  *   null is none.

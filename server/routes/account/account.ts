@@ -20,7 +20,7 @@ export const sessionSchema = z.object({
     z.object({
       institution: z.object({ id: z.string(), name: z.string(), status: z.enum(['pending', 'approved', 'suspended']) }),
       role: z.enum(['admin', 'developer']),
-      /** The institution's sandbox (docs/decisions.md#sandbox), null until first opened: the portal's sandbox view uses this id. */
+      /** The institution's sandbox (docs/decisions/sandbox.md), null until first opened: the portal's sandbox view uses this id. */
       sandbox_id: z.string().nullable(),
     }),
   ),

@@ -23,7 +23,7 @@ interface LedgerRow {
   ref: string | null;
 }
 
-/** Contract §9: AI usage recorded per attempt, checked against the exam's policy and paid from the wallet. */
+/** AI usage recorded per attempt (docs/decisions/ai-usage.md), checked against the exam's policy and paid from the wallet. */
 describe('POST /v1/app/ai/usage and the submission’s ai_usage', () => {
   let app: TestAppliance;
   beforeAll(async () => {
@@ -171,7 +171,7 @@ describe('POST /v1/app/ai/usage and the submission’s ai_usage', () => {
     expect(detail.status, JSON.stringify(detail.body)).toBe(200);
     expect(detail.body.data.ai_usage).toEqual({ interactions: 7, cost_cents: 42 });
 
-    // A claim of usage that was never recorded (the case of issue 17) is ignored too.
+    // A claim of usage that was never recorded (what submits carried before usage was recorded) is ignored too.
     const d = await classWith({ allowed: false, max_interactions: 0 });
     const claimed = await app.http
       .post(`/v1/app/attempts/${d.attemptId}/submit`)

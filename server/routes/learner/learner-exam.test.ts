@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Issue 17: the exam a student takes (instructions, code_spec without the hidden tests' IV, the
+ * The exam a student takes (instructions, code_spec without the hidden tests' IV, the
  * open attempt's clock, the submit's grace minute) and the student's own device seats.
  */
 import { createHash } from 'node:crypto';

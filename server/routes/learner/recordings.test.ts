@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 /**
- * Issue 17 item 4: proctoring recordings sent by the learner page in numbered chunks, resumable and
+ * Proctoring recordings sent by the learner page in numbered chunks, resumable and
  * idempotent, finished into one stored file that the submission lists only for keys holding
  * `submissions:write`; unfinished ones are finished by the job once the attempt is over.
  */

@@ -17,7 +17,7 @@ const STUDENTS_ONLY = "Students only: a faculty member's session is `403 forbidd
 const OWN_ATTEMPT = "The student's own attempt (else `404 not_found`).";
 const MB = 1024 * 1024;
 
-/** Proctoring recordings captured by the learner page, received in numbered chunks (docs/decisions.md#proctoring-recordings). */
+/** Proctoring recordings captured by the learner page, received in numbered chunks (docs/decisions/proctoring-recordings.md). */
 export const recordingLearnerRoutes: ApiRoute[] = [
   defineLearnerRoute({
     method: 'post',

@@ -726,7 +726,7 @@ describe('Licenses', () => {
 describe('expire-licenses job', () => {
   // Its own appliance: the job sweeps every institution, so counts must not see other suites' rows.
   // Off its every-minute schedule: a scheduled run at the turn of a minute would expire licenses
-  // between a test's setup and its runNow (found by the busy-machine flake hunt, issue 28).
+  // between a test's setup and its runNow (seen on a busy machine).
   let app: TestAppliance;
   beforeAll(async () => {
     app = await startTestAppliance({ config: { jobsOnSchedule: false } });

@@ -29,7 +29,7 @@ function scheduler(ctx: AppContext): JobControl {
   return ctx.jobs;
 }
 
-/** The operator's view of the periodic jobs (docs/api.md, contract §8): last and next runs, and "Run now". */
+/** The operator's view of the periodic jobs (docs/api.md#command-line): last and next runs, and "Run now". */
 export const operatorJobRoutes: AnyPortalRoute[] = [
   definePortalRoute({
     method: 'get',

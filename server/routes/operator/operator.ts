@@ -95,7 +95,7 @@ function presentOperatorBatch(batch: CouponBatchRow, institution: InstitutionRow
 
 /** Every institution's batches, pending ones first (the operator's queue), then newest first. */
 async function listAllBatches(db: Database, filter: z.output<typeof batchesQuery>) {
-  // A sandbox's requests are not the operator's to decide: they stay pending (docs/decisions.md#sandbox).
+  // A sandbox's requests are not the operator's to decide: they stay pending (docs/decisions/sandbox.md).
   const notSandbox = { institution_id: { [Op.notIn]: literal('(SELECT id FROM institutions WHERE sandbox_of IS NOT NULL)') } };
   const where = filter.status ? { status: filter.status, ...notSandbox } : notSandbox;
   const { count, rows } = await db.models.CouponBatch.findAndCountAll({

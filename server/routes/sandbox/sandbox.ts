@@ -5,7 +5,7 @@ import type { InstitutionRow } from '../../models/institution.js';
 import { z } from '../../validation/zod.js';
 
 /**
- * The portal's way into an institution's sandbox (docs/decisions.md#sandbox): its id, which the
+ * The portal's way into an institution's sandbox (docs/decisions/sandbox.md): its id, which the
  * portal then puts in `/portal/api/institutions/{institution}/…` in place of the live id, and its
  * reset. Both are called with the live institution's id; changes are audited like every portal change.
  */

@@ -20,7 +20,7 @@ const PART_SCOPE: Record<OverviewPart, Scope> = {
 };
 
 /**
- * The numbers behind the portal's charts (docs/decisions.md#portal-charts): counted in the
+ * The numbers behind the portal's charts (docs/decisions/portal-charts.md): counted in the
  * database, per UTC day or month, portal-only (integrators have the lists themselves). Each
  * answers only what the caller's role may read, by the same scopes as the /v1 reads.
  */

@@ -1,5 +1,5 @@
 /**
- * A refused form in words, with the form's own labels (docs/decisions.md#names-not-ids). The API
+ * A refused form in words, with the form's own labels (docs/decisions/names-not-ids.md). The API
  * answers `422 validation_error` with `details: [{path, message}]`, `path` an API field
  * (`personal_email`, `events.2`) and `message` often zod's own ("Invalid email address"). A form
  * shows each problem under its field and in a sentence a person reads: "Personal email: that is

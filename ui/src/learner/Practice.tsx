@@ -164,7 +164,7 @@ interface PracticeConceptProps {
 
 /**
  * One concept's practice. The appliance holds no exercises (a concept is a name), so the student
- * works one where they learn and records how it went: see docs/decisions.md#alpha-practice-on-the-learner-page.
+ * works one where they learn and records how it went: see docs/decisions/alpha-practice.md.
  */
 function PracticeConcept({ session, practising, onRecorded, onBack, onRefused }: PracticeConceptProps) {
   const { curriculum } = practising;

@@ -13,7 +13,7 @@ import {
 export const CHUNK_MS = 5_000;
 /** Chunks waiting to be sent may hold this much; past it the recorder stops rather than fill the memory. */
 const MAX_PENDING_BYTES = 64 * 1024 * 1024;
-/** Keeps a 3-hour exam's recording under the appliance's 1 GiB per recording (docs/decisions.md#proctoring-recordings). */
+/** Keeps a 3-hour exam's recording under the appliance's 1 GiB per recording (docs/decisions/proctoring-recordings.md). */
 const VIDEO_BITS_PER_SECOND = 600_000;
 /** A chunk that keeps failing for network reasons is tried this many times (about 4 minutes in all). */
 const MAX_TRIES = 10;

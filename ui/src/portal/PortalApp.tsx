@@ -30,7 +30,7 @@ import { SignedInGate } from './SignedInGate';
 /**
  * Text on light and subtle badges and buttons in a darker tone than Mantine's: shade 6 (even
  * shade 9) on the pale tint of shade 1 is 3 to 4.3:1. These are each hue's shade 9 darkened until
- * it reaches 5:1 on its tint, above WCAG AA's 4.5:1 (docs/decisions.md#accessibility-checks).
+ * it reaches 5:1 on its tint, above WCAG AA's 4.5:1 (docs/decisions/accessibility-checks.md).
  */
 const DARK_TEXT: Record<string, string> = {
   teal: '#066548',
@@ -56,7 +56,7 @@ const variantColorResolver: VariantColorsResolver = (input) => {
 };
 
 // Shade 8 of indigo and gray 7 for dimmed text: Mantine's defaults (shade 6, gray 6) fall short
-// of WCAG AA's 4.5:1 on white for links, primary buttons and hints (docs/decisions.md#accessibility-checks).
+// of WCAG AA's 4.5:1 on white for links, primary buttons and hints (docs/decisions/accessibility-checks.md).
 const theme = createTheme({
   primaryColor: 'indigo',
   primaryShade: { light: 8, dark: 8 },

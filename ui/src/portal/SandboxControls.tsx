@@ -10,7 +10,7 @@ import { ConfirmModal, notifyError, useApiMutation } from '../components';
 import { sessionQueryKey, useInstitution, type CurrentInstitution } from '../session';
 
 /**
- * The portal's sandbox view (docs/decisions.md#sandbox): the same pages at `/i/<sandbox id>/…`,
+ * The portal's sandbox view (docs/decisions/sandbox.md): the same pages at `/i/<sandbox id>/…`,
  * whose requests then name the sandbox, with an orange banner on every page so nobody mistakes
  * it for live data. Keys, the team and the audit log are the live institution's only.
  */

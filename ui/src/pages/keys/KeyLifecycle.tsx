@@ -5,7 +5,7 @@ import { formatDate, formatRelative, FormModal, SecretOnce, useApiMutation } fro
 import { useInstitution } from '../../session';
 import { keysQueryKey, ROLL_OVERLAP, type ApiKey, type RolledApiKey } from './keys';
 
-/** A key's expiry, lifecycle and last use in the keys page (docs/decisions.md#api-key-lifecycle). */
+/** A key's expiry, lifecycle and last use in the keys page (docs/decisions/api-key-lifecycle.md). */
 
 /** `<input type="date">` gives a day; a key with that expiry works through the whole day, local time: to its last millisecond. */
 export const expiryOfDay = (day: string): string | null => (day ? new Date(`${day}T23:59:59.999`).toISOString() : null);

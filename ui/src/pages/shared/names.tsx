@@ -69,7 +69,7 @@ const idList = (ids: ReadonlyArray<string | null | undefined>) => [...new Set(id
 
 /**
  * The names of the ids a page shows (people, groups, exams, endpoints, keys…), in one request for
- * the whole page, not one per row (docs/decisions.md#names-not-ids). Kept with the students'
+ * the whole page, not one per row (docs/decisions/names-not-ids.md). Kept with the students'
  * queries, so a change to people (the names that change most) refreshes them.
  */
 export function useNames(institutionId: string, ids: ReadonlyArray<string | null | undefined>): Map<string, NamedRef> {

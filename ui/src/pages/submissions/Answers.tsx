@@ -109,7 +109,7 @@ function AnswerParts({ parts, files, depth }: { parts: Array<[string, unknown]>;
 }
 
 /**
- * A submission's answers as text (docs/decisions.md#names-not-ids): each question by its label,
+ * A submission's answers as text (docs/decisions/names-not-ids.md): each question by its label,
  * prose wrapped with its line breaks kept, programs in a monospaced block that wraps, files (by
  * their refs) as links; nothing is cut off, however long.
  */

@@ -1,0 +1,37 @@
+import { Button, Card, Group, Stack, Text } from '@mantine/core';
+import { useState } from 'react';
+import { api } from '../../api/client';
+import { formatDateSeconds, useApiMutation } from '../../components';
+import { useInstitution } from '../../session';
+import { CopyValue } from './CopyFields';
+
+/** Dynamic Registration: a single-use URL (an hour) the admin pastes into the LMS, which then registers itself. */
+export function DynamicRegistration() {
+  const institution = useInstitution();
+  const [made, setMade] = useState<{ url: string; expires_at: string } | null>(null);
+  const create = useApiMutation({
+    mutationFn: () => api.post<{ url: string; expires_at: string }>(`/institutions/${institution.id}/lti/registrations`, {}),
+    onSuccess: (data) => setMade(data),
+  });
+  return (
+    <Card withBorder padding="lg">
+      <Stack gap="sm">
+        <Text size="sm">
+          If your LMS offers LTI Dynamic Registration (Moodle 4: Manage tools → Tool URL → Add LTI Advantage; Canvas: Developer Keys → LTI Registration), paste
+          this URL there: the LMS and CampusBridge exchange everything above, and the platform appears in the list. It works once, within an hour.
+        </Text>
+        {made ? <CopyValue label="Registration URL" value={made.url} /> : null}
+        {made ? (
+          <Text size="xs" c="dimmed">
+            Valid until {formatDateSeconds(made.expires_at)}, once.
+          </Text>
+        ) : null}
+        <Group>
+          <Button variant={made ? 'default' : 'filled'} loading={create.isPending} onClick={() => create.mutate()}>
+            {made ? 'Make another registration URL' : 'Make a registration URL'}
+          </Button>
+        </Group>
+      </Stack>
+    </Card>
+  );
+}

@@ -1,34 +1,32 @@
 // Lint for the whole repository, run by `npm test`: typescript-eslint's recommended rules, and
-// the server's layering as an import-boundary rule (docs/architecture.md#layers). Formatting is
-// prettier's (`npm run format:check`), so no stylistic rule lives here.
+// the server's layering as an import-boundary rule (docs/architecture.md#layers; the layers
+// themselves are in build/layers.mjs). Formatting is prettier's (`npm run format:check`), so no
+// stylistic rule lives here.
 import js from '@eslint/js';
 import boundaries from 'eslint-plugin-boundaries';
 import tseslint from 'typescript-eslint';
+import { GROUPS, LAYERS } from './build/layers.mjs';
 
 /**
- * The server's layers, from the edge down. A layer may import the layers listed for it and the
- * foundation; nothing imports upwards. `http`, `routes` and `portal` are the edge: only they (and
- * the process entry points) know about requests.
+ * Elements for eslint-plugin-boundaries, one per layer and kind of path. Files named for a layer come
+ * first: the first element that matches a file classifies it, so `server/settings/values.ts` is
+ * foundation although `server/settings/` is a services layer.
  */
-const SERVER_LAYERS = [
-  { type: 'entry', pattern: 'server/{app,appliance,main,cli}.ts', mode: 'full' },
-  { type: 'cli', pattern: 'server/cli' },
-  { type: 'edge', pattern: ['server/http', 'server/routes', 'server/portal'] },
-  { type: 'jobs', pattern: 'server/jobs' },
-  { type: 'presenters', pattern: 'server/presenters' },
-  { type: 'commands', pattern: 'server/commands' },
-  { type: 'services', pattern: ['server/webhooks', 'server/mail', 'server/events', 'server/files', 'server/outbound'] },
-  { type: 'data', pattern: ['server/db', 'server/models'] },
-  // The typed client (server/client/) is for integrators' programs: it may import only itself.
-  { type: 'client', pattern: 'server/client' },
-  {
-    type: 'foundation',
-    pattern: ['server/crypto/**', 'server/validation/**', 'server/policies/**', 'server/{errors,ids,logger,config,paths,context,html}.ts'],
-    mode: 'full',
-  },
-];
+const elementsOf = (layers) => {
+  const named = (layer, folders) => layer.paths.filter((path) => path.endsWith('/') === folders).map((path) => (folders ? `${path}**` : path));
+  return [false, true].flatMap((folders) =>
+    layers.filter((layer) => named(layer, folders).length > 0).map((layer) => ({ type: layer.layer, pattern: named(layer, folders), mode: 'full' })),
+  );
+};
 
-const allow = (from, to) => ({ from: { element: { type: from } }, allow: { to: { element: { types: { anyOf: to } } } } });
+/** Each layer may import what its `imports` name (a group stands for its layers), and its `typeImports` by `import type` only. */
+const policiesOf = (layers) => {
+  const types = (names) => ({ types: { anyOf: names.flatMap((name) => GROUPS[name] ?? [name]) } });
+  return layers.flatMap(({ layer, imports, typeImports = [] }) => [
+    { from: { element: { type: layer } }, allow: { to: { element: types(imports) } } },
+    ...(typeImports.length > 0 ? [{ from: { element: { type: layer } }, allow: { to: { element: types(typeImports) }, dependency: { kind: 'type' } } }] : []),
+  ]);
+};
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'tests/artifacts/**', 'ui/dist/**', 'build/icons/**', 'server/client/generated/**'] },
@@ -44,36 +42,20 @@ export default tseslint.config(
     },
   },
   {
-    files: ['server/**/*.ts'],
+    files: ['server/**/*.ts', 'ui/src/**/*.{ts,tsx}'],
     ignores: ['server/**/*.test.ts'],
     plugins: { boundaries },
     settings: {
-      'boundaries/elements': SERVER_LAYERS,
+      'boundaries/elements': elementsOf(LAYERS),
       'import/resolver': { typescript: { project: 'tsconfig.json' } },
-      // `mode: 'full'` classifies single files (errors.ts, context.ts); v7's `partialMatch: false`, its
-      // suggested replacement, does not match them, so the deprecation notice is turned off.
+      // `mode: 'full'` matches a pattern against the whole path, as single files (errors.ts, context.ts)
+      // need; v7's `partialMatch: false`, its suggested replacement, does not match them, so the
+      // deprecation notice is turned off.
       'boundaries/legacy-warnings': false,
     },
     rules: {
-      'boundaries/dependencies': [
-        'error',
-        {
-          default: 'disallow',
-          policies: [
-            allow('entry', ['entry', 'cli', 'edge', 'jobs', 'presenters', 'commands', 'services', 'data', 'foundation']),
-            allow('cli', ['cli', 'jobs', 'commands', 'presenters', 'services', 'data', 'foundation']),
-            allow('edge', ['edge', 'presenters', 'commands', 'services', 'data', 'foundation']),
-            allow('jobs', ['jobs', 'commands', 'services', 'data', 'foundation']),
-            // Presenters turn what commands return into JSON, so they may name the commands' result types.
-            allow('presenters', ['presenters', 'commands', 'services', 'data', 'foundation']),
-            allow('commands', ['commands', 'services', 'data', 'foundation']),
-            allow('services', ['services', 'data', 'foundation']),
-            allow('data', ['data', 'foundation']),
-            allow('foundation', ['foundation', 'data']),
-            allow('client', ['client']),
-          ],
-        },
-      ],
+      'boundaries/dependencies': ['error', { default: 'disallow', policies: policiesOf(LAYERS) }],
+      'boundaries/no-unknown-files': 'error',
     },
   },
   {

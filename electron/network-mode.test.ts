@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startAppliance, type Appliance, type StartOptions } from '../server/appliance.js';
 import { createLogger } from '../server/logger.js';
 import { networkModeOf, PREFERENCES_FILE, readPreferences } from './preferences.js';
-import { runShell, type RunningShell } from './shell.js';
+import { runShell } from './shell.js';
+import type { RunningShell } from './shell-types.js';
 import { fakeElectron, type FakeElectron } from './test-support/fake-electron.js';
 import { CAMPUS_NETWORK_LABEL } from './tray.js';
 

@@ -1,7 +1,7 @@
 // @tier unit
 import { describe, expect, it } from 'vitest';
 import { decideNavigation, decidePermission, installNavigationGuards, portalWebPreferences } from './security.js';
-import { FakeWebContents } from './test-support/fake-electron.js';
+import { FakeWebContents } from './test-support/fake-window.js';
 
 const PORTAL = 'http://127.0.0.1:4780';
 

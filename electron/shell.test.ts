@@ -15,7 +15,8 @@ import { createLogger } from '../server/logger.js';
 import { makeInstitution, makeKey, type TestKey } from '../tests/helpers/appliance.js';
 import { COPY_API_BASE_URL_CHANNEL, versionFromArguments } from './bridge.js';
 import type { LoginItem } from './login-item.js';
-import { launchShell, runShell, type RunningShell, type ShellOptions } from './shell.js';
+import { launchShell, runShell } from './shell.js';
+import type { RunningShell, ShellOptions } from './shell-types.js';
 import { fakeElectron, FakeInstanceLock, FakeSafeStorage, type FakeElectron } from './test-support/fake-electron.js';
 
 const cleanups: Array<() => unknown> = [];

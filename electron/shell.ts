@@ -3,61 +3,17 @@ import { startAppliance, type Appliance } from '../server/appliance.js';
 import { loadConfig, type Config } from '../server/config.js';
 import { masterKeyFile } from '../server/crypto/master-key.js';
 import { createLogger, type Logger } from '../server/logger.js';
-import { localOrigin, ReadyTimeoutError, startOnFreePort, withTimeout, type PortFallback, type StartFunction } from './appliance-start.js';
+import { localOrigin, ReadyTimeoutError, startOnFreePort, withTimeout, type PortFallback } from './appliance-start.js';
 import { COPY_API_BASE_URL_CHANNEL } from './bridge.js';
-import type { ElectronApi, ShellTray, ShellWindow } from './electron-api.js';
-import { loginItemFor, startedAtLogin, type LoginItem } from './login-item.js';
+import type { ElectronApi } from './electron-api.js';
+import { loginItemFor, startedAtLogin } from './login-item.js';
 import { pickMasterKeyStore } from './master-key-store.js';
 import { createPortalWindow } from './portal-window.js';
 import { hostFor, networkModeOf, readPreferences, writePreferences, type NetworkMode } from './preferences.js';
 import { decideNavigation } from './security.js';
 import { describeStartFailure, portFallbackNotice } from './start-messages.js';
 import { createTray } from './tray.js';
-
-export interface ShellOptions {
-  env: NodeJS.ProcessEnv;
-  platform: NodeJS.Platform;
-  argv: readonly string[];
-  execPath: string;
-  /** The bundled preload script (dist/electron/preload.cjs). */
-  preloadPath: string;
-  trayIconPath: string;
-  /** How long the server may take to be ready (migrations included) before the app gives up. */
-  readyTimeoutMs?: number;
-  /** How long quitting waits for the server to stop before exiting anyway. */
-  stopTimeoutMs?: number;
-  /** Ports after the configured one to try before taking any free port. */
-  nextPorts?: number;
-  start?: StartFunction;
-  logger?: Logger;
-  loginItem?: LoginItem;
-}
-
-export interface RunningShell {
-  /** The embedded server; a new one after the network mode changed. */
-  readonly appliance: Appliance;
-  /** Where this computer reaches the portal, e.g. `http://127.0.0.1:4780`. */
-  readonly origin: string;
-  /** `<origin>/v1`, what the local LMS is configured with. */
-  readonly apiBaseUrl: string;
-  /** Set when the configured port was taken and another one is in use. */
-  fallback: PortFallback | null;
-  window: ShellWindow;
-  tray: ShellTray;
-  openPortal(): void;
-  networkMode(): NetworkMode;
-  /** Stores the mode in the data folder and restarts the server on its address; settles once the portal is back. */
-  setNetworkMode(mode: NetworkMode): Promise<void>;
-  /** Settles once a quit has stopped the server and exited the app; null until a quit is asked for. */
-  quitting(): Promise<void> | null;
-}
-
-export type ShellOutcome =
-  | { status: 'second-instance' }
-  | { status: 'failed'; error: Error }
-  /** A quit arrived during start-up; the server is being stopped. */
-  | { status: 'quitting' }
-  | { status: 'running'; shell: RunningShell };
+import type { RunningShell, ShellOptions, ShellOutcome } from './shell-types.js';
 
 const READY_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 15_000;

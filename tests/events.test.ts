@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { EventType } from '../server/events/catalog.js';
 import { emit } from '../server/events/emit.js';
-import { isEventPattern, matchesPattern } from '../server/events/patterns.js';
+import { isEventPattern, matchesPattern } from '../server/webhooks/patterns.js';
 import type { EventRow } from '../server/models/event.js';
 import {
   makeInstitution,
@@ -516,7 +516,7 @@ describe('event store', () => {
   });
 });
 
-describe('event patterns (server/events/patterns.ts)', () => {
+describe('event patterns (server/webhooks/patterns.ts)', () => {
   it.each(['*', 'exam.*', 'coupon_batch.*', 'alpha.points.*', 'exam.graded', 'submission.resubmission_requested', 'alpha.enrollment.created', 'a1.b2'])(
     'isEventPattern(%j) is true',
     (pattern) => {

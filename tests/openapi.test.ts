@@ -118,8 +118,8 @@ describe('OpenAPI document and explorer', () => {
         const op = doc.paths[route.path]?.[route.method];
         expect(op, `${route.method.toUpperCase()} ${route.path}`).toBeDefined();
         expect(op!.operationId).toBe(route.operationId);
-        expect(op!['x-auth']).toBe(route.auth ?? 'key');
-        expect(op!['x-required-scope']).toBe(route.auth === 'session' || route.auth === 'none' ? undefined : route.scope);
+        expect(op!['x-auth']).toBe({ key: 'key', learner: 'session', anyone: 'none' }[route.caller]);
+        expect(op!['x-required-scope']).toBe(route.caller === 'key' ? route.scope : undefined);
         expect(op!.tags).toEqual([route.tag]);
       }
     });
@@ -337,7 +337,7 @@ describe('the portal API document (GET /portal/api/openapi.json)', () => {
   });
   afterAll(() => app.close());
 
-  it('is a valid OpenAPI 3.1 document, without a session, listing every portal operation', async () => {
+  it('is a valid OpenAPI 3.1 document, without a session, listing every portal operation and every institution operation it serves', async () => {
     const res = await app.http.get('/portal/api/openapi.json');
     expect(res.status).toBe(200);
     const portalDoc = res.body as {
@@ -351,8 +351,19 @@ describe('the portal API document (GET /portal/api/openapi.json)', () => {
     const routes = portalRoutes(new LoginThrottle());
     expect(routes.length).toBeGreaterThan(30);
     for (const route of routes) expect(portalDoc.paths[route.path]?.[route.method], `${route.method} ${route.path}`).toBeDefined();
-    // The institution operations are the API's own, not declared again here.
-    expect(portalDoc.paths['/institutions/{id}/students']).toBeUndefined();
+    // Every /v1 key operation but `/me` is served to members under /institutions/{institution}, and documented there.
+    const served = apiRoutes.filter((route) => route.caller === 'key' && !route.keyOnly);
+    expect(served.length).toBeGreaterThan(60);
+    for (const route of served) {
+      const operation = portalDoc.paths[`/institutions/{institution}${route.path}`]?.[route.method];
+      expect(operation, `${route.method} /institutions/{institution}${route.path}`).toBeDefined();
+      expect(operation?.security).toEqual([{ portalSession: [] }]);
+      expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['200', '401', '403', '404']));
+    }
+    expect(portalDoc.paths['/institutions/{institution}/me']).toBeUndefined();
+    // Nothing else: every documented path is a portal route or a served institution operation.
+    const documented = new Set([...routes.map((route) => route.path), ...served.map((route) => `/institutions/{institution}${route.path}`)]);
+    expect(Object.keys(portalDoc.paths).filter((path) => !documented.has(path))).toEqual([]);
     expect(portalDoc.info.description).toContain('/v1/openapi.json');
   });
 
@@ -380,8 +391,8 @@ describe('the portal API document (GET /portal/api/openapi.json)', () => {
 
   it('keeps each kind of operation under its own mount', () => {
     const router = express.Router();
-    const [portalOnly] = portalRoutes(new LoginThrottle());
-    const [keyOperation] = apiRoutes;
+    const portalOnly = portalRoutes(new LoginThrottle()).find((route) => route.caller !== 'anyone');
+    const keyOperation = apiRoutes.find((route) => route.caller === 'key');
     expect(() => mountRoutes(router, app.ctx, [portalOnly!], '/v1')).toThrow(/cannot be mounted under \/v1/);
     expect(() => mountRoutes(router, app.ctx, [keyOperation!], '/portal/api')).toThrow(/cannot be mounted under \/portal\/api/);
     expect(() => buildOpenApiDocument([portalOnly!], 'api')).toThrow(/does not belong/);

@@ -16,7 +16,7 @@ import { makeInstitution, startTestAppliance, type TestAppliance } from './helpe
 import { expectError, institutionApi, ok, setUpPortal, signedInMember, type FirstRun, type SignedIn } from './helpers/portal.js';
 import { waitFor } from './helpers/wait.js';
 
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };
 const DEV = { email: 'dev@harbour.test', password: 'developer password 1' };
 /** Retries here are a second apart; receivers and the log are polled this long for their effect. */
@@ -90,7 +90,7 @@ describe('Portal: webhooks', () => {
   let studentId: string;
 
   beforeAll(async () => {
-    app = await startTestAppliance({ config: { webhooks: WEBHOOKS } });
+    app = await startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } });
     good = await startReceiver(200, 'thanks');
     failing = await startReceiver(500, 'broken');
 

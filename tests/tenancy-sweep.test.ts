@@ -791,7 +791,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
   // The portal
   // -------------------------------------------------------------------------------------------
 
-  const routes = () => portalRoutes(new LoginThrottle()).filter((route) => route.access === 'member' && route.path.startsWith('/institutions/{id}'));
+  const routes = () => portalRoutes(new LoginThrottle()).filter((route) => route.caller === 'member' && route.path.startsWith('/institutions/{id}'));
   /**
    * The /v1 institution operations as the portal mounts them for sessions, in the shape of its own
    * routes: `/institutions/{id}` then the operation's path; the role may call it when its scopes grant
@@ -799,14 +799,14 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
    */
   const mountedRoutes = (): PortalRoute[] =>
     apiRoutes.flatMap((route) =>
-      route.auth === 'session' || route.auth === 'none' || route.keyOnly
+      route.caller !== 'key' || route.keyOnly
         ? []
         : [
             {
               method: route.method,
               path: `/institutions/{id}${route.path.replace('{id}', '{resourceId}')}`,
               summary: route.summary,
-              access: 'member',
+              caller: 'member',
               roles: route.scope === 'any' || grants(roleScopes('developer'), route.scope) ? ['admin', 'developer'] : ['admin'],
               handler: async () => null,
             } as unknown as PortalRoute,
@@ -908,7 +908,7 @@ describe('tenancy sweep generated from the OpenAPI document', () => {
 
   it('portal: A’s developer gets 403 forbidden on every admin-only route of A', async () => {
     const before = findings.length;
-    const adminOnly = [...routes(), ...mountedRoutes()].filter((route) => route.access === 'member' && !route.roles.includes('developer'));
+    const adminOnly = [...routes(), ...mountedRoutes()].filter((route) => route.caller === 'member' && !route.roles.includes('developer'));
     expect(adminOnly.length).toBeGreaterThan(15);
     for (const route of adminOnly) {
       const call = portalCall(route, A.inst.id, A.developer!);

@@ -21,7 +21,7 @@ import { makeSchool, startTestAppliance, type TestAppliance, type TestSchool } f
 import { institutionApi, portalRequests, signedInMember, type SignedIn } from './helpers/portal.js';
 import { waitFor } from './helpers/wait.js';
 
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 
@@ -137,7 +137,7 @@ afterEach(async () => {
 });
 
 beforeAll(async () => {
-  app = await startTestAppliance({ config: { webhooks: WEBHOOKS } });
+  app = await startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } });
   school = await makeSchool(app);
   admin = await signedInMember(app, school.inst.id, 'admin');
 });

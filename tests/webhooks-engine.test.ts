@@ -25,7 +25,7 @@ import { clientFor, collect } from './helpers/client.js';
 import { waitFor } from './helpers/wait.js';
 import { PER_ENDPOINT_IN_FLIGHT } from '../server/webhooks/engine.js';
 
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const DAY_MS = 24 * 60 * 60 * 1000;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -139,7 +139,7 @@ function verifyStandardSignature(headers: http.IncomingHttpHeaders, body: string
 describe('webhook engine', () => {
   let app: TestAppliance;
   beforeAll(async () => {
-    app = await startTestAppliance({ config: { webhooks: WEBHOOKS } });
+    app = await startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } });
   });
   afterAll(async () => {
     await app?.close();
@@ -213,7 +213,7 @@ describe('webhook engine', () => {
     // On an appliance whose sweep comes round once an hour, a delivery that arrives was sent
     // because its event committed, not because a sweep found it.
     const everySecond = app;
-    app = await startTestAppliance({ config: { webhooks: { ...WEBHOOKS, sweepSeconds: 3600 } } });
+    app = await startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: { ...WEBHOOKS, sweepSeconds: 3600 } } });
     try {
       await deliversAfterCommit();
     } finally {
@@ -687,7 +687,7 @@ describe('webhook engine at stop', () => {
     const receiver = await startReceiver((_request, res) => {
       setTimeout(() => res.writeHead(200).end('late but fine'), 600);
     });
-    const app = await startTestAppliance({ dataDir, config: { webhooks: WEBHOOKS } });
+    const app = await startTestAppliance({ dataDir, config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } });
     try {
       const inst = await makeInstitution(app);
       const key = await makeKey(app, inst, { scopes: ['all'] });

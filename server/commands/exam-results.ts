@@ -3,7 +3,8 @@ import type { Tenant } from '../db/tenant.js';
 import type { Page, PageRequest } from '../db/paging.js';
 import type { AttemptRow } from '../models/attempt.js';
 import { assignedStudentIds } from './exam-audience.js';
-import { findExam, latestLiveSubmissions, type LiveSubmissionStatus } from './exams.js';
+import { findExam, type LiveSubmissionStatus } from './exams.js';
+import { latestLiveSubmissions } from './exam-lists.js';
 
 /** GET /exams/{id}/attempts: oldest first. */
 export async function listExamAttempts(tenant: Tenant, examId: string, request: PageRequest): Promise<Page<AttemptRow>> {

@@ -1,6 +1,7 @@
 import { Op, type Attributes, type Model, type ModelStatic, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
-import { Tenant, type ScopedRepo, type TenantTx } from '../db/tenant.js';
+import type { ScopedRepo } from '../db/scoped-repo.js';
+import { Tenant, type TenantTx } from '../db/tenant.js';
 
 // A durable outbound queue: rows before requests, like webhook deliveries. Shared by the AGS score
 // posts to LMS line items (lti/scores.ts) and the OneRoster gradebook posts to the SIS

@@ -1,9 +1,8 @@
 import { Op, type WhereOptions } from 'sequelize';
 import type { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
-import type { EventRecord } from '../models/event.js';
-import { patternWhere } from './patterns.js';
-import { RETENTION_DAYS, retentionCutoff } from './retention.js';
+import { RETENTION_DAYS, retentionCutoff, type EventRecord } from '../models/event.js';
+import { patternWhere } from '../webhooks/patterns.js';
 
 export interface PollRequest {
   since?: Date;

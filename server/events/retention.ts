@@ -1,10 +1,6 @@
 import { Op } from 'sequelize';
 import type { Database } from '../db/index.js';
-
-export const RETENTION_DAYS = 30;
-const DAY_MS = 24 * 60 * 60 * 1000;
-
-export const retentionCutoff = (now: number) => new Date(now - RETENTION_DAYS * DAY_MS);
+import { retentionCutoff } from '../models/event.js';
 
 /** Deletes events older than the retention window, for every institution. Returns how many went. */
 export async function pruneEvents(db: Database, now = Date.now()): Promise<number> {

@@ -8,7 +8,7 @@ import { authenticateKey, requireScope } from './auth.js';
 import { idempotency } from './idempotency.js';
 import { auditPortalChange, authenticatePortalCaller, authenticatePortalRoute, PORTAL_OPERATIONS_PREFIX } from './portal-caller.js';
 import { rateLimit } from './rate-limit.js';
-import { RawResponse, type AnyPortalRoute, type AnyRoute, type ApiRoute, type InstitutionCaller } from './route.js';
+import { PORTAL_CALLERS, RawResponse, type AnyPortalRoute, type AnyRoute, type ApiRoute, type InstitutionCaller } from './route.js';
 import { authenticateSession } from './session-auth.js';
 import { receiveUpload, type UploadedFile } from './upload.js';
 
@@ -24,30 +24,38 @@ const jsonType = ['application/json', 'application/*+json'];
 /** The API takes bulk bodies; the portal's own forms are small. */
 const jsonBody = { api: express.json({ limit: '2mb', type: jsonType }), portal: express.json({ limit: '100kb', type: jsonType }) };
 
+/** Whether a caller kind may be served under a mount: key and learner operations only under `/v1`, the portal's callers only under `/portal/api`. */
+function servedUnder(route: AnyRoute, mount: RouteMount): boolean {
+  if (route.caller === 'anyone') return true;
+  return PORTAL_CALLERS.includes(route.caller) === (mount === '/portal/api');
+}
+
 /**
  * Mounts every route with the same middleware order, so none can skip a step:
  * auth (401) → institution state (403) → rate limit (429) → scope or role (403) → body → Idempotency-Key (POST) → validation → handler → envelope.
- * Key, learner and public routes belong under `/v1`; portal routes under `/portal/api`.
+ * The chain is built from the declaration's caller kind and the mount: API keys and learner
+ * sessions get the rate limit and, on POST, `Idempotency-Key`; the portal's mount gets its
+ * session, CSRF and audit checks, for credential-free operations (sign-in) too.
  */
 export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[], mount: RouteMount): void {
   const authenticate = { key: authenticateKey(ctx.db), session: authenticateSession(ctx.db) };
   const limit = rateLimit(ctx.rateLimitStore);
+  const portal = mount === '/portal/api';
   for (const route of routes) {
-    if ((route.auth === 'portal') !== (mount === '/portal/api')) throw new Error(`${route.method} ${route.path} cannot be mounted under ${mount}`);
+    if (!servedUnder(route, mount)) throw new Error(`${route.method} ${route.path} cannot be mounted under ${mount}`);
     const chain: RequestHandler[] = [
       (req, _res, next) => {
         req.routePattern = `${mount}${route.path}`;
         next();
       },
     ];
-    if (route.auth === 'portal') chain.push(authenticatePortalRoute(ctx, route));
-    else if (route.auth === 'session') chain.push(authenticate.session, limit);
-    else if (route.auth !== 'none') chain.push(authenticate.key, limit, requireScope(route.scope));
+    if (route.caller === 'key') chain.push(authenticate.key, limit, requireScope(route.scope));
+    else if (route.caller === 'learner') chain.push(authenticate.session, limit);
+    else if (portal) chain.push(authenticatePortalRoute(ctx, route));
     if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
-    else if (route.method !== 'get' && route.method !== 'delete') chain.push(route.auth === 'portal' ? jsonBody.portal : jsonBody.api);
-    if (route.method === 'post' && mount === '/v1' && (route.auth === 'session' || route.auth === undefined || route.auth === 'key'))
-      chain.push(idempotency(ctx.db));
-    chain.push(handle(ctx, route));
+    else if (route.method !== 'get' && route.method !== 'delete') chain.push(portal ? jsonBody.portal : jsonBody.api);
+    if (route.method === 'post' && (route.caller === 'key' || route.caller === 'learner')) chain.push(idempotency(ctx.db));
+    chain.push(handle(ctx, route, mount));
     router[route.method](expressPath(route.path), ...chain);
   }
 }
@@ -59,7 +67,7 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
  */
 export function mountPortalOperations(router: Router, ctx: AppContext, routes: readonly ApiRoute[]): void {
   for (const route of routes) {
-    if (route.auth === 'session' || route.auth === 'none' || route.keyOnly) continue;
+    if (route.caller !== 'key' || route.keyOnly) continue;
     const chain: RequestHandler[] = [
       (req, _res, next) => {
         req.routePattern = `/portal/api/institutions/{institution}${route.path}`;
@@ -69,7 +77,7 @@ export function mountPortalOperations(router: Router, ctx: AppContext, routes: r
     ];
     if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
     else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody.api);
-    chain.push(handle(ctx, route));
+    chain.push(handle(ctx, route, '/portal/api'));
     router[route.method](`${PORTAL_OPERATIONS_PREFIX}${expressPath(route.path)}`, ...chain);
   }
 }
@@ -93,10 +101,10 @@ function checkBeforeUpload(ctx: AppContext, route: AnyRoute): RequestHandler {
     const params = route.params ? parseInput(route.params, ownParams(req)) : {};
     const query = parseInput(route.query ?? strictEmpty, { ...req.query });
     const common = { params, query, requestId: req.requestId, ctx };
-    if (route.auth === 'session') {
+    if (route.caller === 'learner') {
       if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
       await route.upload?.before({ ...common, tenant: req.learner.tenant, learner: req.learner });
-    } else if (route.auth === undefined || route.auth === 'key') {
+    } else if (route.caller === 'key') {
       const caller = institutionCaller(req);
       await route.upload?.before({ ...common, tenant: caller.tenant, auth: caller });
     }
@@ -113,18 +121,18 @@ function checkBeforeUpload(ctx: AppContext, route: AnyRoute): RequestHandler {
   };
 }
 
-/** A portal-only operation's handler, with what its access rule's checks found. */
+/** A portal-only or credential-free operation's handler, with what its caller's checks found. */
 function callPortalRoute(route: AnyPortalRoute, common: CommonInput, req: Request, res: Response) {
   const input = { ...common, req, res };
-  if (route.access === 'none') return route.handler(input);
+  if (route.caller === 'anyone') return route.handler(input);
   const auth = req.portalSession;
   if (!auth) throw new AppError('unauthorized', 'Sign in to the portal.');
-  if (route.access !== 'member') return route.handler({ ...input, auth });
+  if (route.caller !== 'member') return route.handler({ ...input, auth });
   if (!req.portalAccess) throw new Error(`${route.path} was mounted without its membership check`);
   return route.handler({ ...input, auth, access: req.portalAccess });
 }
 
-function handle(ctx: AppContext, route: AnyRoute) {
+function handle(ctx: AppContext, route: AnyRoute, mount: RouteMount) {
   return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
     const file = req.uploadedFile;
     try {
@@ -134,19 +142,21 @@ function handle(ctx: AppContext, route: AnyRoute) {
       const common: CommonInput = { params, query, body, file, requestId: req.requestId, ctx };
 
       let data: unknown;
-      if (route.auth === 'portal') {
-        data = await callPortalRoute(route, common, req, res);
-        const institutionId = route.auditInstitution?.({ params, result: data }) ?? null;
-        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data, institutionId);
-      } else if (route.auth === 'session') {
+      if (route.caller === 'learner') {
         if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
         data = await route.handler({ ...common, tenant: req.learner.tenant, learner: req.learner });
-      } else if (route.auth === 'none') {
-        data = await route.handler(common);
-      } else {
+      } else if (route.caller === 'key') {
         const caller = institutionCaller(req);
         data = await route.handler({ ...common, tenant: caller.tenant, auth: caller });
         await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data);
+      } else if (mount === '/portal/api') {
+        data = await callPortalRoute(route, common, req, res);
+        const institutionId = route.auditInstitution?.({ params, result: data }) ?? null;
+        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data, institutionId);
+      } else if (route.caller === 'anyone') {
+        data = await route.handler({ ...common, req, res });
+      } else {
+        throw new Error(`${route.path} was mounted under ${mount} without its caller's checks`);
       }
 
       if (data instanceof RawResponse) {

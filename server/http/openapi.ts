@@ -1,7 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import express, { type RequestHandler, type Router } from 'express';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import type { AnyPortalRoute, AnyRoute } from './route.js';
+import type { AnyPortalRoute, AnyRoute, ApiRoute, KeyRoute } from './route.js';
 import { z } from '../validation/zod.js';
 
 export const API_VERSION_LABEL = '2026-09-14';
@@ -25,18 +25,34 @@ const COMMON_ERRORS: Record<'key' | 'session' | 'none' | 'portal' | 'portal-memb
 };
 
 /** Which list of common errors an operation draws from. */
-function errorKind(route: AnyRoute): keyof typeof COMMON_ERRORS {
-  if (route.auth !== 'portal') return route.auth ?? 'key';
-  if (route.access === 'none') return 'none';
-  return route.access === 'member' ? 'portal-member' : 'portal';
+function errorKind(route: AnyRoute, kind: OpenApiDocumentKind): keyof typeof COMMON_ERRORS {
+  switch (route.caller) {
+    case 'key':
+      // In the portal's document, the member's checks: no key, but a membership (404) and a role (403).
+      return kind === 'portal' ? 'portal-member' : 'key';
+    case 'learner':
+      return 'session';
+    case 'anyone':
+      return 'none';
+    case 'member':
+      return 'portal-member';
+    default:
+      return 'portal';
+  }
+}
+
+/** The document's `x-auth` for an operation: `key`, `session` (learner), `none`, or `portal` for everything the portal's document lists. */
+function xAuth(route: AnyRoute, kind: OpenApiDocumentKind): string {
+  if (kind === 'portal') return 'portal';
+  return route.caller === 'learner' ? 'session' : route.caller === 'anyone' ? 'none' : 'key';
 }
 
 /** Who may call a portal operation, in words. */
 function portalAccessNote(route: AnyPortalRoute): string {
-  switch (route.access) {
-    case 'none':
+  switch (route.caller) {
+    case 'anyone':
       return 'No session needed.';
-    case 'session':
+    case 'signed-in':
       return 'Any signed-in account.';
     case 'operator':
       return 'The appliance operator.';
@@ -72,9 +88,9 @@ function errorSchema(codes: ErrorCode[]) {
   });
 }
 
-function errorResponses(route: AnyRoute, extra: readonly ErrorCode[] = []) {
+function errorResponses(route: AnyRoute, kind: OpenApiDocumentKind, extra: readonly ErrorCode[] = []) {
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of [...COMMON_ERRORS[errorKind(route)], ...(route.errors ?? []), ...extra]) {
+  for (const code of [...COMMON_ERRORS[errorKind(route, kind)], ...(route.errors ?? []), ...extra]) {
     const status = ERROR_STATUS[code];
     const codes = byStatus.get(status) ?? [];
     if (!codes.includes(code)) codes.push(code);
@@ -147,11 +163,26 @@ const DOCUMENT_INFO: Record<OpenApiDocumentKind, { title: string; description: s
   portal: {
     title: 'CampusBridge portal API',
     description:
-      "The portal's own operations (sign-in, keys, developers, outbox, audit, operator). Every institution operation of the API " +
-      '(`/v1/openapi.json`) is also served here, for portal sessions, under `/institutions/{institution}` followed by its /v1 path.',
+      "The portal's own operations (sign-in, keys, developers, outbox, audit, operator), and every institution operation of the API " +
+      '(`/v1/openapi.json`) as the portal serves it to its members: under `/institutions/{institution}` followed by its /v1 path, ' +
+      "for a member whose role grants the operation's scope.",
     server: '/portal/api',
   },
 };
+
+/**
+ * The institution operations of /v1 as the portal mounts them for its members (mountPortalOperations):
+ * `/institutions/{institution}` before the path, the portal's session instead of a key. `/me`, which
+ * describes a key, is not among them.
+ */
+export function institutionOperations(routes: readonly ApiRoute[]): KeyRoute[] {
+  return routes.flatMap((route) => {
+    if (route.caller !== 'key' || route.keyOnly) return [];
+    const institution = z.string().openapi({ description: 'The institution (`inst_…`) the member acts on.' });
+    const params = route.params ? (route.params as z.ZodObject<z.ZodRawShape>).extend({ institution }) : z.object({ institution });
+    return [{ ...route, path: `/institutions/{institution}${route.path}` as const, params, operationId: `institution_${route.operationId}` }];
+  });
+}
 
 /** The OpenAPI 3.1 document, generated from the same route definitions that validate requests. */
 export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiDocumentKind = 'api') {
@@ -168,7 +199,6 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiD
       : null;
 
   for (const route of routes) {
-    if ((route.auth === 'portal') !== (kind === 'portal')) throw new Error(`${route.method} ${route.path} does not belong in the ${kind} document`);
     const access = accessOf(route, schemes, portalCookie);
     const body = route.upload
       ? {
@@ -187,7 +217,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiD
         ? { body: { required: !route.body.safeParse({}).success, content: { 'application/json': { schema: route.body } } } }
         : {};
     // Only operations behind the per-caller rate limiter promise its headers.
-    const idempotent = kind === 'api' && route.method === 'post' && (route.auth === undefined || route.auth === 'key' || route.auth === 'session');
+    const idempotent = kind === 'api' && route.method === 'post' && (route.caller === 'key' || route.caller === 'learner');
     const baseHeaders = access.rateLimited ? rateLimitHeaders : requestIdHeader;
     const headers = idempotent ? baseHeaders.extend(replayedHeader.shape) : baseHeaders;
     const success = route.produces
@@ -206,7 +236,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiD
       tags: [route.tag],
       security: access.security,
       ...(access.scope ? { 'x-required-scope': access.scope } : {}),
-      'x-auth': route.auth ?? 'key',
+      'x-auth': xAuth(route, kind),
       request: {
         ...(route.params ? { params: route.params } : {}),
         ...(route.query ? { query: route.query } : {}),
@@ -214,7 +244,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], kind: OpenApiD
         ...body,
       },
       // An Idempotency-Key reused for another request, or while its first request runs: 409 conflict.
-      responses: { 200: success, ...errorResponses(route, idempotent ? ['conflict'] : []) },
+      responses: { 200: success, ...errorResponses(route, kind, idempotent ? ['conflict'] : []) },
     });
   }
 
@@ -246,14 +276,24 @@ function registerApiSchemes(registry: OpenAPIRegistry) {
 /** The operation's security requirement and the sentence that says who may call it. */
 function accessOf(route: AnyRoute, schemes: { bearer: SecurityScheme; session: SecurityScheme } | null, portalCookie: SecurityScheme | null) {
   const none = { security: [], note: 'No credentials.', scope: undefined, rateLimited: false };
-  if (route.auth === 'portal') {
-    if (!portalCookie) throw new Error('portal operations need the portal document');
-    if (route.access === 'none') return { ...none, note: portalAccessNote(route) };
+  if (route.caller !== 'key' && route.caller !== 'learner' && portalCookie) {
+    if (route.caller === 'anyone') return { ...none, note: portalAccessNote(route) };
     return { security: [{ [portalCookie.name]: [] }], note: portalAccessNote(route), scope: undefined, rateLimited: false };
   }
-  if (!schemes) throw new Error('API operations need the API document');
-  if (route.auth === 'none') return none;
-  if (route.auth === 'session') {
+  if (route.caller === 'key' && portalCookie) {
+    const needs = route.scope === 'any' ? 'any role' : `a role whose scopes grant \`${route.scope}\``;
+    return {
+      security: [{ [portalCookie.name]: [] }],
+      note: `An active member of the institution in the path with ${needs}. The same operation as /v1${route.path.replace('/institutions/{institution}', '')}.`,
+      scope: route.scope,
+      rateLimited: false,
+    };
+  }
+  if (!schemes) throw new Error(`${route.method} ${route.path} (caller ${route.caller}) does not belong in the portal document`);
+  if (route.caller === 'anyone') return none;
+  if (route.caller !== 'key' && route.caller !== 'learner')
+    throw new Error(`${route.method} ${route.path} (caller ${route.caller}) does not belong in the API document`);
+  if (route.caller === 'learner') {
     return { security: [{ [schemes.session.name]: [] }], note: 'Learner session (from the launch-token exchange).', scope: undefined, rateLimited: true };
   }
   return {

@@ -52,8 +52,8 @@ export function authenticatePortalCaller(ctx: AppContext, scope: Scope | 'any'):
   };
 }
 
-/** A portal-only operation's rule: who may call it (see PortalRouteDefinition). */
-export type PortalAccessRule = { access: 'none' | 'session' | 'operator' } | { access: 'member'; roles: readonly MembershipRole[]; sandbox?: true };
+/** A portal operation's rule: who may call it (its declaration's caller kind, server/http/route.ts). */
+export type PortalAccessRule = { caller: 'anyone' | 'signed-in' | 'operator' } | { caller: 'member'; roles: readonly MembershipRole[]; sandbox?: true };
 
 /**
  * The checks of a portal-only operation, in the same order: session (401) → CSRF on writes (403)
@@ -64,12 +64,12 @@ export function authenticatePortalRoute(ctx: AppContext, rule: PortalAccessRule)
   return async (req: Request, res: Response, next: NextFunction) => {
     // Answers carry session data (a CSRF token, keys): never cached.
     res.set('Cache-Control', 'no-store');
-    if (rule.access === 'none') return next();
+    if (rule.caller === 'anyone') return next();
     const portal = await findSession(ctx.db, req);
     if (!portal) throw signInAgain();
     requireCsrf(req, portal);
-    if (rule.access === 'operator') requireOperator(portal);
-    if (rule.access === 'member') {
+    if (rule.caller === 'operator') requireOperator(portal);
+    if (rule.caller === 'member') {
       const id = String(req.params.id ?? '');
       req.portalAccess = rule.sandbox ? await requireMemberOrSandbox(ctx.db, portal, id, rule.roles) : await requireMember(ctx.db, portal, id, rule.roles);
     }

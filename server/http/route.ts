@@ -81,35 +81,66 @@ export interface UploadOptions<I> {
 
 type BeforeUpload<I> = Omit<I, 'body' | 'file'>;
 
-/** An integration operation, called with an API key. */
-export interface RouteDefinition<
+/**
+ * Who calls an operation, the one vocabulary every declaration uses:
+ * - `key`: an integration with an API key holding `scope` (and, mounted for the portal, a member
+ *   of the institution whose role grants that scope);
+ * - `learner`: a student or teacher with a session token from the launch exchange (`/app/*`);
+ * - `anyone`: no credentials (the launch-token exchange, signed file links, portal setup and sign-in);
+ * - `signed-in`: any signed-in portal account; `operator`: the appliance operator;
+ * - `member`: an active member of the institution in `{id}` with one of `roles`.
+ */
+export type CallerKind = 'key' | 'learner' | 'anyone' | 'signed-in' | 'operator' | 'member';
+
+/** The callers only the portal serves (its session cookie and, on writes, the CSRF header). */
+export const PORTAL_CALLERS: readonly CallerKind[] = ['signed-in', 'operator', 'member'];
+
+/** A portal upload: the portal's checks (session, CSRF, membership) run before a byte of it is read. */
+type PortalUpload = { maxBytes: number; before?: never };
+
+interface PortalExtras<P extends z.ZodType, R extends z.ZodType> {
+  /**
+   * For operator actions on one institution (approving it, its batch, its allowance): which one,
+   * so the audit entry also appears in that institution's log. Member routes need none.
+   */
+  auditInstitution?: (call: { params: z.output<P>; result: z.input<R> }) => string | null;
+}
+
+/** What each kind of caller adds to the declaration: its checks, its upload rule and its handler's input. */
+type CallerFields<C extends CallerKind, P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = C extends 'key'
+  ? {
+      /** `any` = any valid key, or any member of the institution in the portal (`/me`, `/scopes`). */
+      scope: Scope | 'any';
+      /** Describes the calling key itself (`/me`): not mounted for portal sessions. */
+      keyOnly?: true;
+      upload?: UploadOptions<BeforeUpload<HandlerInput<z.output<P>, z.output<Q>, never>>>;
+      handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
+    }
+  : C extends 'learner'
+    ? {
+        upload?: UploadOptions<BeforeUpload<LearnerHandlerInput<z.output<P>, z.output<Q>, never>>>;
+        handler: (input: LearnerHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
+      }
+    : C extends 'anyone'
+      ? PortalExtras<P, R> & { upload?: never; handler: (input: PortalHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R> }
+      : C extends 'member'
+        ? PortalExtras<P, R> & {
+            roles: readonly MembershipRole[];
+            /** Also answers for the institution's sandbox id in `{id}` (membership of its live institution; docs/decisions/sandbox.md). */
+            sandbox?: true;
+            upload?: PortalUpload;
+            handler: (input: MemberHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
+          }
+        : PortalExtras<P, R> & { upload?: PortalUpload; handler: (input: SignedInHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R> };
+
+/** One operation's declaration: where it is, what it takes and answers, who may call it, and its handler. */
+export type RouteDeclaration<
+  C extends CallerKind = CallerKind,
   P extends z.ZodType = Empty,
   Q extends z.ZodType = Empty,
   B extends z.ZodType = Empty,
   R extends z.ZodType = z.ZodType,
-> extends RouteBase<P, Q, B, R> {
-  auth?: 'key';
-  /** `any` = any valid key, or any member of the institution in the portal (`/me`, `/scopes`). */
-  scope: Scope | 'any';
-  /** Describes the calling key itself (`/me`): not mounted for portal sessions. */
-  keyOnly?: true;
-  upload?: UploadOptions<BeforeUpload<HandlerInput<z.output<P>, z.output<Q>, never>>>;
-  handler: (input: HandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
-}
-
-/** A learner-side operation (`/app/*`), called with a session token from the launch exchange. */
-export interface LearnerRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> extends RouteBase<P, Q, B, R> {
-  auth: 'session';
-  upload?: UploadOptions<BeforeUpload<LearnerHandlerInput<z.output<P>, z.output<Q>, never>>>;
-  handler: (input: LearnerHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
-}
-
-/** An operation without credentials (the launch-token exchange, signed file links). */
-export interface PublicRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> extends RouteBase<P, Q, B, R> {
-  auth: 'none';
-  upload?: never;
-  handler: (input: PublicHandlerInput<z.output<P>, z.output<Q>, z.output<B>>) => Output<R>;
-}
+> = C extends CallerKind ? { caller: C } & RouteBase<P, Q, B, R> & CallerFields<C, P, Q, B, R> : never;
 
 /** A portal operation's input: also the request and response, for the few that set the session cookie. */
 export interface PortalHandlerInput<P, Q, B> extends CommonInput<P, Q, B> {
@@ -126,62 +157,24 @@ export interface MemberHandlerInput<P, Q, B> extends SignedInHandlerInput<P, Q, 
   access: InstitutionAccess;
 }
 
-/**
- * Who may call a portal operation: `none` (setup, sign-in), `session` (any signed-in account),
- * `operator`, or `member` (an active member of the institution in `{id}` with one of `roles`).
- */
-type PortalAccess<P, Q, B, R extends z.ZodType> =
-  | { access: 'none'; handler: (input: PortalHandlerInput<P, Q, B>) => Output<R> }
-  | { access: 'session' | 'operator'; handler: (input: SignedInHandlerInput<P, Q, B>) => Output<R> }
-  | {
-      access: 'member';
-      roles: readonly MembershipRole[];
-      /** Also answers for the institution's sandbox id in `{id}` (membership of its live institution; docs/decisions/sandbox.md). */
-      sandbox?: true;
-      handler: (input: MemberHandlerInput<P, Q, B>) => Output<R>;
-    };
-
-/** An operation only the portal has (`/portal/api/*`), called with the session cookie and, on writes, the CSRF header. */
-export type PortalRouteDefinition<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType, R extends z.ZodType> = RouteBase<P, Q, B, R> & {
-  auth: 'portal';
-  /** A multipart upload with one `file` field; the portal's access checks (session, CSRF, membership) run before a byte of it is read. */
-  upload?: { maxBytes: number; before?: never };
-  /**
-   * For operator actions on one institution (approving it, its batch, its allowance): which one,
-   * so the audit entry also appears in that institution's log. Member routes need none.
-   */
-  auditInstitution?: (call: { params: z.output<P>; result: z.input<R> }) => string | null;
-} & PortalAccess<z.output<P>, z.output<Q>, z.output<B>, R>;
-
 /* eslint-disable @typescript-eslint/no-explicit-any */
-/** What `/v1` serves: key, learner and public operations. */
-export type ApiRoute = RouteDefinition<any, any, any, any> | LearnerRouteDefinition<any, any, any, any> | PublicRouteDefinition<any, any, any, any>;
-export type AnyRoute = ApiRoute | PortalRouteDefinition<any, any, any, any>;
-export type AnyPortalRoute = PortalRouteDefinition<any, any, any, any>;
+/** A declaration of any kind of caller. */
+export type AnyRoute = RouteDeclaration<CallerKind, any, any, any, any>;
+/** What `/v1` serves: key, learner and credential-free operations. */
+export type ApiRoute = RouteDeclaration<'key' | 'learner' | 'anyone', any, any, any, any>;
+/** What `/portal/api` serves of its own: portal callers and credential-free operations (setup, sign-in). */
+export type AnyPortalRoute = RouteDeclaration<'anyone' | 'signed-in' | 'operator' | 'member', any, any, any, any>;
+/** An integration operation (called with an API key). */
+export type KeyRoute = RouteDeclaration<'key', any, any, any, any>;
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-export function defineRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
-  route: RouteDefinition<P, Q, B, R>,
-): RouteDefinition<P, Q, B, R> {
+/** Declares an operation; the registry it is listed in (server/routes/index.ts, server/routes/portal.ts) says where it is mounted. */
+export function defineRoute<
+  C extends CallerKind,
+  P extends z.ZodType = Empty,
+  Q extends z.ZodType = Empty,
+  B extends z.ZodType = Empty,
+  R extends z.ZodType = z.ZodType,
+>(route: RouteDeclaration<C, P, Q, B, R>): RouteDeclaration<C, P, Q, B, R> {
   return route;
 }
-
-export function defineLearnerRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
-  route: Omit<LearnerRouteDefinition<P, Q, B, R>, 'auth'>,
-): LearnerRouteDefinition<P, Q, B, R> {
-  return { ...route, auth: 'session' };
-}
-
-export function definePublicRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
-  route: Omit<PublicRouteDefinition<P, Q, B, R>, 'auth'>,
-): PublicRouteDefinition<P, Q, B, R> {
-  return { ...route, auth: 'none' };
-}
-
-export function definePortalRoute<P extends z.ZodType = Empty, Q extends z.ZodType = Empty, B extends z.ZodType = Empty, R extends z.ZodType = z.ZodType>(
-  route: DistributiveOmit<PortalRouteDefinition<P, Q, B, R>, 'auth'>,
-): PortalRouteDefinition<P, Q, B, R> {
-  return { ...route, auth: 'portal' } as PortalRouteDefinition<P, Q, B, R>;
-}
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -8,7 +8,7 @@ export type BadgeCode = 'first_activity' | 'streak_3' | 'streak_7' | 'mastery_0_
 
 /**
  * A curriculum. Not tenant-owned: `institution_id` null means shared by every institution, so it is
- * read through `Tenant.alphaCurricula` (VisibleCurricula in db/tenant.ts), never through a ScopedRepo.
+ * read through `Tenant.alphaCurricula` (VisibleCurricula in db/visible-curricula.ts), never through a ScopedRepo.
  */
 export interface AlphaCurriculumRow extends Model<InferAttributes<AlphaCurriculumRow>, InferCreationAttributes<AlphaCurriculumRow>> {
   id: string;

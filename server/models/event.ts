@@ -8,6 +8,13 @@ export interface EventRow extends Model<InferAttributes<EventRow>, InferCreation
   created_at: Date;
 }
 
+/** How long an event is kept (the daily prune-events job); its webhook deliveries are kept as long. */
+export const RETENTION_DAYS = 30;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The creation time before which events and deliveries are pruned. */
+export const retentionCutoff = (now: number) => new Date(now - RETENTION_DAYS * DAY_MS);
+
 /** An event's stored values, as the poll reads them (no model instance). */
 export type EventRecord = InferAttributes<EventRow>;
 

@@ -22,17 +22,10 @@ import { defineInvitation } from './invitation.js';
 import { defineJobRun } from './job-run.js';
 import { defineLaunchToken, defineLearnerSession } from './learner.js';
 import { defineLicense } from './license.js';
-import {
-  defineLtiLoginState,
-  defineLtiNrpsRun,
-  defineLtiPlatform,
-  defineLtiRegistration,
-  defineLtiResourceLink,
-  defineLtiScoreAttempt,
-  defineLtiScorePost,
-  defineLtiSubject,
-  defineLtiToolKey,
-} from './lti.js';
+import { defineLtiLoginState, defineLtiResourceLink, defineLtiSubject } from './lti-launch.js';
+import { defineLtiNrpsRun } from './lti-nrps.js';
+import { defineLtiPlatform, defineLtiRegistration, defineLtiToolKey } from './lti.js';
+import { defineLtiScoreAttempt, defineLtiScorePost } from './lti-score.js';
 import { defineAppSetting, defineMailOutbox } from './mail.js';
 import { defineMembership } from './membership.js';
 import { defineMeritAllowance, defineMeritLedgerEntry, defineMeritWallet } from './merit.js';

@@ -1,6 +1,7 @@
 import { platformFrameOrigins } from '../commands/lti/frame.js';
 import type { ScorePostWithAttempts } from '../commands/lti/scores.js';
-import type { LtiPlatformRow, LtiResourceLinkRow } from '../models/lti.js';
+import type { LtiPlatformRow } from '../models/lti.js';
+import type { LtiResourceLinkRow } from '../models/lti-launch.js';
 
 /** A registered platform: every field but the pasted key itself (only whether there is one). */
 export function presentPlatform(row: LtiPlatformRow) {

@@ -1,7 +1,7 @@
 import express, { type Router } from 'express';
 import type { AppContext } from '../context.js';
 import { mountPortalOperations, mountRoutes } from '../http/mount.js';
-import { lazyOpenApiDocument } from '../http/openapi.js';
+import { institutionOperations, lazyOpenApiDocument } from '../http/openapi.js';
 import type { AnyPortalRoute } from '../http/route.js';
 import { accountRoutes } from './account/account.js';
 import { auditRoutes } from './audit/audit.js';
@@ -60,7 +60,7 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
 export function createPortalRouter(ctx: AppContext): Router {
   const router = express.Router();
   const routes = portalRoutes(new LoginThrottle());
-  const openApiDocument = lazyOpenApiDocument(routes, 'portal');
+  const openApiDocument = lazyOpenApiDocument([...routes, ...institutionOperations(apiRoutes)], 'portal');
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });

@@ -1,4 +1,3 @@
-import { MAX_QUERY_LENGTH, searchPatterns } from '../db/search-text.js';
 import { z } from './zod.js';
 
 /** Emails compare case-insensitively and without surrounding spaces; they are stored so. */
@@ -18,20 +17,6 @@ export const personalEmail = z
   .max(320)
   .nullable()
   .openapi({ description: 'Guardian-facing personal email. Accepted, used for mail, never returned.', example: 'ada.family@example.org' });
-
-/** `q` on the people lists (docs/api.md#finding-people; server/db/search-text.ts says how it matches). */
-export const peopleSearch = (idName: string) =>
-  z
-    .string()
-    .max(MAX_QUERY_LENGTH)
-    .refine((query) => searchPatterns(query).indexed.length > 0, { message: `Type at least 2 letters or digits of a name, ${idName} or login e-mail.` })
-    .optional()
-    .openapi({
-      description:
-        `Part of the full name, the ${idName} or the login e-mail, whatever its case and accents ("sorens" and "SØR" both find "Ingrid Sørensen"). ` +
-        'Each word must match: a word of 3 characters or more anywhere, a shorter one at the start of a word. Combines with the other filters and with `sort`.',
-      example: 'sorens',
-    });
 
 export const studentStatus = z.enum(['active', 'suspended']);
 

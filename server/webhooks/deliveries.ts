@@ -2,11 +2,10 @@ import { rowLockedTransaction } from '../db/postgres.js';
 import { Op, QueryTypes, Sequelize, type Transaction, type WhereOptions } from 'sequelize';
 import type { Database } from '../db/index.js';
 import type { Tenant, TenantTx } from '../db/tenant.js';
-import { matchesPattern } from '../events/patterns.js';
-import { retentionCutoff } from '../events/retention.js';
 import { newId } from '../ids.js';
-import type { EventRow } from '../models/event.js';
+import { retentionCutoff, type EventRow } from '../models/event.js';
 import type { DeliveryStatus, EndpointStatus, WebhookDeliveryRow, WebhookEndpointRow } from '../models/webhook.js';
+import { matchesPattern } from './patterns.js';
 import { RESPONSE_BODY_LIMIT, type SendResult } from './sender.js';
 
 /**

@@ -19,7 +19,7 @@ import { waitFor } from '../helpers/wait.js';
 const OPERATOR = { email: 'it@lakeside.test', password: 'lakeside operator pw' };
 const DEVELOPER = { email: 'dev@lakeside.test', password: 'developer password 1' };
 const INSTITUTION = 'Lakeside School';
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -56,7 +56,7 @@ describe.skipIf(!chromiumAvailable())('Portal in Chromium', () => {
 
   beforeAll(async () => {
     [app, smtp, receiver, browser] = await Promise.all([
-      startTestAppliance({ config: { webhooks: WEBHOOKS } }),
+      startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } }),
       startSmtpServer(),
       startReceiver(),
       launchChromium(),

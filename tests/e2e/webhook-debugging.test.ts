@@ -16,7 +16,7 @@ import { setUpPortal, type FirstRun } from '../helpers/portal.js';
 import { waitFor } from '../helpers/wait.js';
 
 const ADMIN = { email: 'admin@webhook-debugging.test', password: 'webhook debugging pw' };
-const WEBHOOKS = { privateHosts: 'all', retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
+const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const HOUR = 3_600_000;
 
 interface Received {
@@ -37,7 +37,7 @@ describe.skipIf(!chromiumAvailable())('Webhook debugging in the portal', () => {
   const shot = screenshotter('webhook-debugging');
 
   beforeAll(async () => {
-    [app, browser] = await Promise.all([startTestAppliance({ config: { webhooks: WEBHOOKS } }), launchChromium()]);
+    [app, browser] = await Promise.all([startTestAppliance({ config: { outbound: { privateHosts: 'all' }, webhooks: WEBHOOKS } }), launchChromium()]);
     first = await setUpPortal(app, { institution: 'Debugging School', admin_email: ADMIN.email, admin_password: ADMIN.password });
     key = await makeKey(app, first.institution);
     receiver = http.createServer((req, res) => {

@@ -40,7 +40,7 @@ export function classRows(recorder) {
 
 /**
  * The deliveries one receiver got against the events it was subscribed to: an event the LMS saw
- * whose type matches one of the endpoint's patterns (server/events/patterns.ts) must arrive with
+ * whose type matches one of the endpoint's patterns (server/webhooks/patterns.ts) must arrive with
  * a 2xx once. Lost: never answered 2xx. Duplicated: answered 2xx more than once.
  */
 /**

@@ -6,7 +6,7 @@ import { randomToken } from '../../ids.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
 import { CLAIM, deepLinkReturnUrl, LTI_VERSION } from './claims.js';
-import { toolUrls } from './launch.js';
+import { toolUrls } from './launch-login.js';
 import { signingKey, toolKeySet, TOOL_KEY_ALG } from './tool-keys.js';
 
 /** The picker's context (who asked, where to return) is a JWT signed by the tool's own key, valid 15 minutes. */

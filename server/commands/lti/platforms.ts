@@ -4,7 +4,8 @@ import { Tenant } from '../../db/tenant.js';
 import { AppError, notFound, validationError, type ValidationDetail } from '../../errors.js';
 import { newId } from '../../ids.js';
 import { loadJose } from './jose.js';
-import type { LtiPlatformRow, LtiResourceLinkRow } from '../../models/lti.js';
+import type { LtiPlatformRow } from '../../models/lti.js';
+import type { LtiResourceLinkRow } from '../../models/lti-launch.js';
 
 export interface PlatformInput {
   name?: string | undefined;

@@ -7,7 +7,7 @@ import { newId, randomToken } from '../../ids.js';
 import { outboundRequest } from './outbound.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import { AGS_SCORE_SCOPE, NRPS_SCOPE } from './claims.js';
-import { toolUrls } from './launch.js';
+import { toolUrls } from './launch-login.js';
 import type { OutboundRules } from './platform-keys.js';
 import { addPlatform } from './platforms.js';
 

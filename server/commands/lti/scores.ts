@@ -4,7 +4,7 @@ import type { Tenant, TenantTx } from '../../db/tenant.js';
 import { newId } from '../../ids.js';
 import { outboundRequest } from './outbound.js';
 import { freshPost, replayPost, RESPONSE_BODY_KEPT, sendDuePosts, type OutboundQueue, type SendOutcome } from '../outbound-posts.js';
-import type { LtiScoreAttemptRow, LtiScorePostRow } from '../../models/lti.js';
+import type { LtiScoreAttemptRow, LtiScorePostRow } from '../../models/lti-score.js';
 import type { SubmissionRow } from '../../models/submission.js';
 import { AGS_SCORE_SCOPE } from './claims.js';
 import type { OutboundRules } from './platform-keys.js';

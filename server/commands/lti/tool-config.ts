@@ -2,7 +2,7 @@ import type { JWK } from 'jose';
 import type { Database } from '../../db/index.js';
 import type { Tenant } from '../../db/tenant.js';
 import { AGS_SCORE_SCOPE, NRPS_SCOPE } from './claims.js';
-import { toolUrls } from './launch.js';
+import { toolUrls } from './launch-login.js';
 import { toolPublicKey } from './tool-keys.js';
 
 export interface ToolConfig {

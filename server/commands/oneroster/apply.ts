@@ -5,7 +5,7 @@ import { newId } from '../../ids.js';
 import type { OneRosterConnectionRow } from '../../models/oneroster.js';
 import type { PersonRole } from '../../models/person.js';
 import { createPeople, personalEmailColumns } from '../people.js';
-import type { PersonRef, SyncPlan } from './plan.js';
+import type { PersonRef, SyncPlan } from './plan-steps.js';
 
 /** Licenses of people a sync creates: a school year, as for a student made without `license_days`. */
 const LICENSE_DAYS = 365;

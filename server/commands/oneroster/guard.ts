@@ -1,6 +1,6 @@
 import type { TenantTx } from '../../db/tenant.js';
 import type { OneRosterConnectionRow } from '../../models/oneroster.js';
-import type { SyncPlan } from './plan.js';
+import type { SyncPlan } from './plan-steps.js';
 
 export interface GuardVerdict {
   held: boolean;

@@ -5,6 +5,7 @@ import type { PersonRole, PersonStatus } from '../../models/person.js';
 import type { OneRosterConnectionRow, OneRosterSyncKind } from '../../models/oneroster.js';
 import { personalEmailIndex } from '../people.js';
 import type { Roster, SisUser } from './client.js';
+import type { GroupChange, PersonRef, PersonUpdate, SyncPlan } from './plan-steps.js';
 
 /** A person as the plan reads them. */
 interface KnownPerson {
@@ -16,108 +17,6 @@ interface KnownPerson {
   personal_email_index: string | null;
   status: PersonStatus;
   created_at: Date;
-}
-
-/** Who a plan step is about: a person already here, or one the sync is about to create (by sourcedId). */
-export type PersonRef = { id: string } | { sourcedId: string };
-
-export interface PersonCreate {
-  sourcedId: string;
-  role: PersonRole;
-  full_name: string;
-  external_id: string | null;
-  email: string | null;
-}
-
-export interface PersonUpdate {
-  id: string;
-  role: PersonRole;
-  sourcedId: string;
-  /** Only the fields that change. */
-  full_name?: string;
-  external_id?: string;
-  /** Set with a new name or id: what `q` finds the person by (server/db/search-text.ts). */
-  search_text?: string;
-  email?: string;
-  /** Set when the status changes: `suspended` (tobedeleted, disabled or gone) or `active` again. */
-  status?: PersonStatus;
-}
-
-export interface GroupCreate {
-  sourcedId: string;
-  name: string;
-  description: string;
-  teacher: PersonRef;
-}
-
-export interface GroupChange {
-  id: string;
-  sourcedId: string;
-  name?: string;
-  description?: string;
-  teacher?: PersonRef;
-  /** The class is tobedeleted or gone: the group keeps its exams, its members are removed. */
-  retire?: boolean;
-}
-
-export interface MembershipChange {
-  group: PersonRef | { groupSourcedId: string };
-  student: PersonRef;
-  add: boolean;
-}
-
-/** What a sync would do, step by step; `apply` carries it out, a dry run only counts it. */
-export interface SyncPlan {
-  kind: OneRosterSyncKind;
-  createPeople: PersonCreate[];
-  updatePeople: PersonUpdate[];
-  createGroups: GroupCreate[];
-  changeGroups: GroupChange[];
-  /** Membership changes per group: group id (existing) or `new:<sourcedId>`. */
-  memberships: Map<string, { add: PersonRef[]; remove: string[] }>;
-  /** Link activity to record: sourcedId → active, per kind (new links come from the creations and matches). */
-  links: { user: Map<string, { target: PersonRef; active: boolean }>; class: Map<string, { target: string | null; active: boolean }> };
-  skipped: number;
-  /** The newest `dateLastModified` in what was fetched. */
-  watermark: string | null;
-}
-
-export interface PlanCounts {
-  created: { students: number; faculty: number; groups: number };
-  updated: { students: number; faculty: number; groups: number };
-  suspended: { students: number; faculty: number; groups: number };
-  reactivated: { students: number; faculty: number };
-  memberships: { added: number; removed: number };
-  skipped: number;
-}
-
-export function countPlan(plan: SyncPlan): PlanCounts {
-  const by = (role: PersonRole) => (role === 'student' ? 'students' : 'faculty');
-  const counts: PlanCounts = {
-    created: { students: 0, faculty: 0, groups: plan.createGroups.length },
-    updated: { students: 0, faculty: 0, groups: 0 },
-    suspended: { students: 0, faculty: 0, groups: 0 },
-    reactivated: { students: 0, faculty: 0 },
-    memberships: { added: 0, removed: 0 },
-    skipped: plan.skipped,
-  };
-  for (const person of plan.createPeople) counts.created[by(person.role)]++;
-  for (const update of plan.updatePeople) {
-    if (update.status === 'suspended') counts.suspended[by(update.role)]++;
-    else if (update.status === 'active') counts.reactivated[by(update.role)]++;
-    if (update.full_name !== undefined || update.external_id !== undefined || update.email !== undefined || update.status === 'active') {
-      counts.updated[by(update.role)]++;
-    }
-  }
-  for (const change of plan.changeGroups) {
-    if (change.retire) counts.suspended.groups++;
-    else counts.updated.groups++;
-  }
-  for (const change of plan.memberships.values()) {
-    counts.memberships.added += change.add.length;
-    counts.memberships.removed += change.remove.length;
-  }
-  return counts;
 }
 
 const fullName = (user: SisUser) => `${user.givenName} ${user.familyName}`.trim().slice(0, 200) || (user.identifier ?? user.sourcedId).slice(0, 200);

@@ -10,7 +10,8 @@ import { readOneRosterZip } from './csv.js';
 import { SisError } from './http.js';
 import { applyPlan, createPlannedPeople, PEOPLE_PER_TRANSACTION, type CreatedPeople } from './apply.js';
 import { guardPlan } from './guard.js';
-import { countPlan, planSync, type PlanCounts } from './plan.js';
+import { countPlan, type PlanCounts } from './plan-counts.js';
+import { planSync } from './plan.js';
 
 export interface SyncOptions {
   dryRun?: boolean;

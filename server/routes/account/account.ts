@@ -8,7 +8,7 @@ import { randomToken } from '../../ids.js';
 import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { membershipsOf } from '../../portal/policies.js';
 import { sandboxIdsOf } from '../../commands/sandbox.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { endSession, startSession, type PortalAuth } from '../../portal/session.js';
 import { z } from '../../validation/zod.js';
 
@@ -92,23 +92,23 @@ async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, re
 
 export function accountRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
   return [
-    definePortalRoute({
+    defineRoute({
       method: 'get',
       path: '/setup',
       operationId: 'getSetupState',
       tag: 'Account',
       summary: 'Whether the first-run wizard is needed',
-      access: 'none',
+      caller: 'anyone',
       response: setupStatusSchema,
       handler: async ({ ctx }) => ({ needed: !(await isSetUp(ctx.db)) }),
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/setup',
       operationId: 'completeSetup',
       tag: 'Account',
       summary: 'First run: the operator, the first institution and its admin (as `cli setup`); signs the admin in',
-      access: 'none',
+      caller: 'anyone',
       body: setupInput,
       response: sessionSchema,
       handler: async ({ ctx, req, res, body }) => {
@@ -116,37 +116,37 @@ export function accountRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
         return presentSession(ctx.db, await startSession(ctx.db, req, res, admin));
       },
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/login',
       operationId: 'signIn',
       tag: 'Account',
       summary: 'Sign in with email and password',
-      access: 'none',
+      caller: 'anyone',
       body: loginBody,
       response: sessionSchema,
       handler: async ({ ctx, req, res, body }) => presentSession(ctx.db, await signIn(ctx, throttle, req, res, body.email, body.password)),
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/logout',
       operationId: 'signOut',
       tag: 'Account',
       summary: 'Sign out',
-      access: 'session',
+      caller: 'signed-in',
       response: z.object({ signed_out: z.literal(true) }),
       handler: async ({ ctx, req, res }) => {
         await endSession(ctx.db, req, res);
         return { signed_out: true as const };
       },
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'get',
       path: '/session',
       operationId: 'getSession',
       tag: 'Account',
       summary: 'The signed-in account, its memberships and the CSRF token',
-      access: 'session',
+      caller: 'signed-in',
       response: sessionSchema,
       handler: ({ ctx, auth }) => presentSession(ctx.db, auth),
     }),

@@ -2,7 +2,7 @@ import { changeOwnPassword, newPasswordSchema } from '../../commands/accounts.js
 import { AppError } from '../../errors.js';
 import { LoginThrottle } from '../../portal/login-throttle.js';
 import { completePasswordReset, passwordResetAvailable, requestPasswordReset } from '../../commands/password-resets.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
 
 /** Passwords: the signed-in account changes its own; "forgot password" by mail (docs/api.md#portal-roles). */
@@ -36,13 +36,13 @@ function isWrongCurrentPassword(error: unknown): boolean {
  * requests, counted like failed sign-ins (5 per email and address, 30 per address, then a wait).
  */
 export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThrottle = new LoginThrottle()): AnyPortalRoute[] => [
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/account/password',
     operationId: 'changeOwnPassword',
     tag: 'Account',
     summary: 'Change your own password (the current one is asked); your other sessions end',
-    access: 'session',
+    caller: 'signed-in',
     body: changeBody,
     response: passwordChangedSchema,
     errors: ['rate_limited'],
@@ -67,23 +67,23 @@ export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThro
       }
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/password-reset',
     operationId: 'getPasswordResetState',
     tag: 'Account',
     summary: 'Whether "forgot password" works here (it needs a mail server)',
-    access: 'none',
+    caller: 'anyone',
     response: passwordResetStateSchema,
     handler: async ({ ctx }) => ({ available: await passwordResetAvailable(ctx.db) }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/password-reset',
     operationId: 'requestPasswordReset',
     tag: 'Account',
     summary: 'Mail a link to set a new password (valid one hour, once); the answer is the same for every email',
-    access: 'none',
+    caller: 'anyone',
     body: requestBody,
     response: passwordResetRequestedSchema,
     errors: ['conflict', 'rate_limited'],
@@ -101,13 +101,13 @@ export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThro
       return { requested: true as const };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/password-reset/complete',
     operationId: 'completePasswordReset',
     tag: 'Account',
     summary: 'Set a new password with a mailed link; every session of the account ends',
-    access: 'none',
+    caller: 'anyone',
     body: completeBody,
     response: passwordResetDoneSchema,
     handler: async ({ ctx, body }) => completePasswordReset(ctx.db, body),

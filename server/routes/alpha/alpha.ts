@@ -13,32 +13,24 @@ import {
   presentPointsSummary,
   presentStudentDrillDown,
 } from '../../presenters/alpha.js';
+import { alphaStudentParams, awardBody, awardSchema, drillDownSchema, masteryList, masteryQuery, pointsQuery, pointsSummarySchema } from './schema-students.js';
 import {
-  alphaStudentParams,
-  awardBody,
-  awardSchema,
   createEnrollmentsBody,
-  curriculumPage,
-  drillDownSchema,
   enrollmentPage,
   enrollmentParams,
   enrollmentSchema,
   enrollmentsCreatedSchema,
-  leaderboardQuery,
-  leaderboardSchema,
-  listCurriculaQuery,
   listEnrollmentsQuery,
-  masteryList,
-  masteryQuery,
-  pointsQuery,
-  pointsSummarySchema,
   updateEnrollmentBody,
-} from './schema.js';
+} from './schema-enrollments.js';
+import { curriculumPage, listCurriculaQuery } from './schema-curricula.js';
+import { leaderboardQuery, leaderboardSchema } from './schema-leaderboard.js';
 
 const TAG = 'Alpha Learning';
 
 export const alphaRoutes: ApiRoute[] = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/alpha/curricula',
     operationId: 'listAlphaCurricula',
@@ -54,6 +46,7 @@ export const alphaRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/alpha/enrollments',
     operationId: 'listAlphaEnrollments',
@@ -69,6 +62,7 @@ export const alphaRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/alpha/enrollments',
     operationId: 'createAlphaEnrollments',
@@ -88,6 +82,7 @@ export const alphaRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'patch',
     path: '/alpha/enrollments/{id}',
     operationId: 'updateAlphaEnrollment',
@@ -104,6 +99,7 @@ export const alphaRoutes: ApiRoute[] = [
     handler: async ({ tenant, params, body }) => presentEnrollment(await updateEnrollment(tenant, params.id, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/alpha/students/{id}',
     operationId: 'getAlphaStudent',
@@ -117,6 +113,7 @@ export const alphaRoutes: ApiRoute[] = [
     handler: async ({ tenant, params }) => presentStudentDrillDown(await getStudentDrillDown(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/alpha/students/{id}/mastery',
     operationId: 'getAlphaStudentMastery',
@@ -130,6 +127,7 @@ export const alphaRoutes: ApiRoute[] = [
     handler: async ({ tenant, params, query }) => ({ items: (await getStudentMastery(tenant, params.id, query.curriculum_id)).map(presentConceptMastery) }),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/alpha/students/{id}/points',
     operationId: 'getAlphaStudentPoints',
@@ -143,6 +141,7 @@ export const alphaRoutes: ApiRoute[] = [
     handler: async ({ tenant, params, query }) => presentPointsSummary(await getStudentPoints(tenant, params.id, query.limit)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/alpha/students/{id}/points',
     operationId: 'awardAlphaPoints',
@@ -163,6 +162,7 @@ export const alphaRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/alpha/leaderboard',
     operationId: 'getAlphaLeaderboard',

@@ -4,7 +4,7 @@ import { sortedOrder, type OrderItem } from '../../db/sort.js';
 import { pageOf, pageQuery } from '../../validation/schemas.js';
 import { sortQuery, type ListSort } from '../../validation/sort.js';
 import { z } from '../../validation/zod.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 
 export const auditEntrySchema = z.object({
   id: z.string(),
@@ -51,13 +51,13 @@ const NEWEST: OrderItem[] = [
 const auditOrder = (sort: ListSort<'occurred_at'> | undefined) => sortedOrder(sort, { occurred_at: 'created_at' }, NEWEST);
 
 export const auditRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/audit-log',
     operationId: 'listInstitutionAuditLog',
     tag: 'Audit',
     summary: 'Changes made in the portal for this institution, newest first',
-    access: 'member',
+    caller: 'member',
     roles: ['admin'],
     params: institutionAuditQuery,
     query: auditQuery,
@@ -67,13 +67,13 @@ export const auditRoutes: AnyPortalRoute[] = [
       return { ...page, items: page.items.map(presentAuditEntry) };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/audit-log',
     operationId: 'listApplianceAuditLog',
     tag: 'Audit',
     summary: 'Changes made in the portal across the appliance, newest first',
-    access: 'operator',
+    caller: 'operator',
     query: operatorAuditQuery,
     response: pageOf(auditEntrySchema),
     handler: async ({ ctx, query }) => {

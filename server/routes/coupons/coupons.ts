@@ -5,6 +5,7 @@ import { batchDetailSchema, batchPage, batchParams, batchSchema, createBatchBody
 
 export const couponRoutes: ApiRoute[] = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/coupons/batches',
     operationId: 'listCouponBatches',
@@ -20,6 +21,7 @@ export const couponRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/coupons/batches',
     operationId: 'createCouponBatch',
@@ -34,6 +36,7 @@ export const couponRoutes: ApiRoute[] = [
     handler: async ({ tenant, body }) => presentBatch(await createBatch(tenant, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/coupons/batches/{id}',
     operationId: 'getCouponBatch',
@@ -46,6 +49,7 @@ export const couponRoutes: ApiRoute[] = [
     handler: async ({ tenant, params }) => presentBatchDetail(await getBatchDetail(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/coupons/redemptions',
     operationId: 'listCouponRedemptions',

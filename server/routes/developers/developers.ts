@@ -3,7 +3,7 @@ import { listDevelopers, reactivateDeveloper, removeDeveloper, suspendDeveloper 
 import { acceptInvitation, findUsableInvitation, inviteMember, resendInvitation, WrongInvitationPasswordError } from '../../commands/invitations.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { getSmtpSettings } from '../../mail/smtp-settings.js';
 import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { startSession } from '../../portal/session.js';
@@ -57,13 +57,13 @@ export const ADMIN = ['admin'] as const;
 /** Developer management and invitation acceptance, under /portal/api. */
 export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
   return [
-    definePortalRoute({
+    defineRoute({
       method: 'get',
       path: '/institutions/{id}/developers',
       operationId: 'listDevelopers',
       tag: 'Developers',
       summary: "The institution's portal members and its open invitations",
-      access: 'member',
+      caller: 'member',
       roles: ADMIN,
       params: institutionParams,
       response: teamSchema,
@@ -72,13 +72,13 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
         return { members: team.members.map(presentMember), invitations: team.invitations.map((row) => presentInvitation(row)) };
       },
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/institutions/{id}/developers/invitations',
       operationId: 'inviteDeveloper',
       tag: 'Developers',
       summary: 'Invite an admin or a developer by email; the link is valid for 7 days (in this answer too when no mail server is set up)',
-      access: 'member',
+      caller: 'member',
       roles: ADMIN,
       params: institutionParams,
       body: inviteBody,
@@ -89,13 +89,13 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
         return presentSentInvitation(sent, await linkRule(ctx));
       },
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/institutions/{id}/developers/invitations/{invitationId}/resend',
       operationId: 'resendInvitation',
       tag: 'Developers',
       summary: 'Mail a new link; the previous one stops working and the 7 days start again',
-      access: 'member',
+      caller: 'member',
       roles: ADMIN,
       params: invitationParams,
       response: sentInvitationSchema,
@@ -103,13 +103,13 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       handler: async ({ access, params, ctx }) =>
         presentSentInvitation(await resendInvitation(access.tenant, params.invitationId, await ctx.publicUrl()), await linkRule(ctx)),
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/institutions/{id}/developers/{accountId}/suspend',
       operationId: 'suspendDeveloper',
       tag: 'Developers',
       summary: 'Suspend a member (never the last active admin); by default the keys they created here are revoked',
-      access: 'member',
+      caller: 'member',
       roles: ADMIN,
       params: memberParams,
       body: suspendBody,
@@ -119,25 +119,25 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
         return { member: presentMember(change.member), revoked_key_ids: change.revokedKeyIds };
       },
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/institutions/{id}/developers/{accountId}/reactivate',
       operationId: 'reactivateDeveloper',
       tag: 'Developers',
       summary: 'Lift a suspension (revoked keys stay revoked)',
-      access: 'member',
+      caller: 'member',
       roles: ADMIN,
       params: memberParams,
       response: memberSchema,
       handler: async ({ access, auth, params }) => presentMember(await reactivateDeveloper(access.tenant, params.accountId, { actorId: auth.account.id })),
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'delete',
       path: '/institutions/{id}/developers/{accountId}',
       operationId: 'removeDeveloper',
       tag: 'Developers',
       summary: 'Remove a member, or leave (never the last active admin); the keys they created here are revoked',
-      access: 'member',
+      caller: 'member',
       roles: ADMIN,
       params: memberParams,
       response: memberChangeSchema,
@@ -146,13 +146,13 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
         return { member: presentMember(change.member), revoked_key_ids: change.revokedKeyIds };
       },
     }),
-    definePortalRoute({
+    defineRoute({
       method: 'post',
       path: '/invitations/accept',
       operationId: 'acceptInvitation',
       tag: 'Developers',
       summary: 'Accept an invitation (new account, or an existing one with its password) and sign in',
-      access: 'none',
+      caller: 'anyone',
       body: acceptBody,
       response: acceptedInvitationSchema,
       handler: async ({ ctx, req, res, body }) => {

@@ -6,6 +6,7 @@ import { eventTypesResponse, listEventsQuery, listEventsResponse } from './schem
 
 export const eventRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/events',
     operationId: 'listEvents',
@@ -22,6 +23,7 @@ export const eventRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/events/types',
     operationId: 'listEventTypes',

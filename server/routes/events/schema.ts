@@ -1,4 +1,4 @@
-import { isEventPattern } from '../../events/patterns.js';
+import { isEventPattern } from '../../webhooks/patterns.js';
 import { isoDateTime, queryInt, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

@@ -23,6 +23,7 @@ const presentExamFile = (file: StoredFileRow) => ({
 
 export const codingExamRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/exams/{id}/files',
     operationId: 'uploadExamFile',
@@ -43,6 +44,7 @@ export const codingExamRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'put',
     path: '/exams/{id}/code-secret',
     operationId: 'putExamCodeSecret',
@@ -62,6 +64,7 @@ export const codingExamRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams/{id}/code-secret/status',
     operationId: 'getExamCodeSecretStatus',
@@ -77,6 +80,7 @@ export const codingExamRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/exams/{id}/code-secret/release',
     operationId: 'releaseExamCodeSecret',

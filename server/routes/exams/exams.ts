@@ -3,16 +3,14 @@ import { signedFileUrl } from '../../files/storage.js';
 import type { Response } from 'express';
 import { examAnalytics, examScores, listExamAttempts, scoresCsvLines } from '../../commands/exam-results.js';
 import { assignGroups, listAssignments, unassignGroup } from '../../commands/exam-assignments.js';
-import { closeExam, createExam, deleteExam, getExamDetail, listExams, publishExam, updateExam } from '../../commands/exams.js';
+import { closeExam, createExam, deleteExam, publishExam, updateExam } from '../../commands/exams.js';
+import { getExamDetail, listExams } from '../../commands/exam-lists.js';
 import { defineRoute, RawResponse } from '../../http/route.js';
 import { presentAttempt } from '../../presenters/attempt.js';
 import { presentAssignment, presentExam, presentExamDetail, presentScoreRow } from '../../presenters/exam.js';
+import { analyticsSchema, attemptPage, scoreList, scoresCsv } from './schema-results.js';
+import { assignBody, assignmentList, assignResponse, unassignResponse } from './schema-assignments.js';
 import {
-  analyticsSchema,
-  assignBody,
-  assignmentList,
-  assignResponse,
-  attemptPage,
   createExamBody,
   deleteExamResponse,
   examDetailSchema,
@@ -22,9 +20,6 @@ import {
   examParams,
   examSchema,
   listExamsQuery,
-  scoreList,
-  scoresCsv,
-  unassignResponse,
   updateExamBody,
 } from './schema.js';
 
@@ -49,6 +44,7 @@ async function streamLines(res: Response, lines: Iterable<string>): Promise<void
 
 export const examRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams',
     operationId: 'listExams',
@@ -64,6 +60,7 @@ export const examRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/exams',
     operationId: 'createExam',
@@ -80,6 +77,7 @@ export const examRoutes = [
     handler: async ({ tenant, body }) => presentExam(await createExam(tenant, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams/{id}',
     operationId: 'getExam',
@@ -100,6 +98,7 @@ export const examRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'patch',
     path: '/exams/{id}',
     operationId: 'updateExam',
@@ -115,6 +114,7 @@ export const examRoutes = [
     handler: async ({ tenant, params, body }) => presentExam(await updateExam(tenant, params.id, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'delete',
     path: '/exams/{id}',
     operationId: 'deleteExam',
@@ -129,6 +129,7 @@ export const examRoutes = [
     handler: async ({ tenant, params, ctx }) => deleteExam(tenant, params.id, { dataDir: ctx.config.dataDir }),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/exams/{id}/publish',
     operationId: 'publishExam',
@@ -143,6 +144,7 @@ export const examRoutes = [
     handler: async ({ tenant, params }) => presentExam(await publishExam(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/exams/{id}/close',
     operationId: 'closeExam',
@@ -156,6 +158,7 @@ export const examRoutes = [
     handler: async ({ tenant, params }) => presentExam(await closeExam(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams/{id}/assignments',
     operationId: 'listExamAssignments',
@@ -168,6 +171,7 @@ export const examRoutes = [
     handler: async ({ tenant, params }) => ({ items: (await listAssignments(tenant, params.id)).map(presentAssignment) }),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/exams/{id}/assignments',
     operationId: 'assignExam',
@@ -187,6 +191,7 @@ export const examRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'delete',
     path: '/exams/{id}/assignments/{groupId}',
     operationId: 'unassignExam',
@@ -200,6 +205,7 @@ export const examRoutes = [
     handler: async ({ tenant, params }) => unassignGroup(tenant, params.id, params.groupId),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams/{id}/attempts',
     operationId: 'listExamAttempts',
@@ -217,6 +223,7 @@ export const examRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams/{id}/analytics',
     operationId: 'getExamAnalytics',
@@ -230,6 +237,7 @@ export const examRoutes = [
     handler: async ({ tenant, params }) => examAnalytics(tenant, params.id),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams/{id}/scores',
     operationId: 'listExamScores',
@@ -244,6 +252,7 @@ export const examRoutes = [
     handler: async ({ tenant, params }) => ({ items: (await examScores(tenant, params.id)).map(presentScoreRow) }),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/exams/{id}/export.csv',
     operationId: 'exportExamScores',

@@ -1,16 +1,15 @@
 import { sortQuery } from '../../validation/sort.js';
 import { codeSpecSchema } from '../../commands/coding-exams.js';
-import { CSV_COLUMNS } from '../../commands/exam-results.js';
 import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 
 export const MAX_GROUP_IDS = 200;
 
-const EXAM_ID = 'exm_5Rt9pL3xKw8Qz2Nb7Vm4Yc1D';
+export const EXAM_ID = 'exm_5Rt9pL3xKw8Qz2Nb7Vm4Yc1D';
 const FACULTY_ID = 'fac_2Lm8kQ4xNw7Pz1Rb9Tn3Vc6Y';
-const GROUP_ID = 'grp_4Nc8kW2xRq7Lz1Pb9Tm3Vd6Y';
-const STUDENT_ID = 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y';
-const SUBMISSION_ID = 'sub_3Jq8mV2xNw5Lz9Rb4Tk7Pc1Y';
+export const GROUP_ID = 'grp_4Nc8kW2xRq7Lz1Pb9Tm3Vd6Y';
+export const STUDENT_ID = 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y';
+export const SUBMISSION_ID = 'sub_3Jq8mV2xNw5Lz9Rb4Tk7Pc1Y';
 
 export const examType = z.enum(['exam', 'homework', 'assignment', 'quiz', 'project']).openapi({ example: 'quiz' });
 export const examApp = z.enum(['learning', 'code']).openapi({ description: 'Which app delivers the exam.', example: 'learning' });
@@ -43,7 +42,7 @@ const facultyRef = z.string().max(320).nullable().openapi({
   example: 'grace.hopper@riverside-high.campusbridge.local',
 });
 
-const groupIds = z
+export const groupIds = z
   .array(z.string().min(1).max(40))
   .max(MAX_GROUP_IDS, `At most ${MAX_GROUP_IDS} group ids per call.`)
   .openapi({ description: 'Group ids of this institution; any other id is `422 validation_error` naming it.', example: [GROUP_ID] });
@@ -200,110 +199,3 @@ export const deleteExamResponse = z.object({
   id: z.string().openapi({ example: EXAM_ID }),
   deleted: z.literal(true),
 });
-
-export const assignmentSchema = z
-  .object({
-    group_id: z.string().openapi({ example: GROUP_ID }),
-    name: z.string().openapi({ example: 'Physics 101 – Section B' }),
-    student_count: z.number().int().openapi({ example: 24 }),
-    assigned_at: timestamp,
-  })
-  .openapi('ExamAssignment');
-
-export const assignmentList = z.object({ items: z.array(assignmentSchema).openapi({ description: 'Oldest assignment first.' }) });
-
-export const assignBody = z.strictObject({ group_ids: groupIds.min(1) }).openapi('ExamAssign');
-
-export const assignResponse = z
-  .object({
-    items: z.array(assignmentSchema).openapi({ description: 'Every group now assigned, oldest assignment first.' }),
-    assigned: z
-      .array(z.string())
-      .openapi({ description: 'Group ids this call newly assigned; those already assigned are left as they were.', example: [GROUP_ID] }),
-  })
-  .openapi('ExamAssignResult');
-
-export const unassignResponse = z.object({
-  exam_id: z.string().openapi({ example: EXAM_ID }),
-  group_id: z.string().openapi({ example: GROUP_ID }),
-  deleted: z.literal(true),
-});
-
-export const attemptSchema = z
-  .object({
-    id: z.string().openapi({ example: 'att_8Kp2mR5xWq9Lz3Nb6Tv1Yc4D' }),
-    exam_id: z.string().openapi({ example: EXAM_ID }),
-    student_id: z.string().openapi({ example: STUDENT_ID }),
-    started_at: timestamp,
-    expires_at: timestamp.nullable().openapi({ description: 'From the time limit; null when untimed.' }),
-    submitted_at: timestamp.nullable(),
-    hidden_released_at: timestamp.nullable().openapi({ description: 'When the hidden-tests key was released to the student.', example: null }),
-  })
-  .openapi('Attempt');
-
-export const attemptPage = pageOf(attemptSchema);
-
-const scoreStat = (description: string, example: number) => z.number().nullable().openapi({ description, example });
-
-export const analyticsSchema = z
-  .object({
-    count: z.number().int().openapi({ description: 'Graded submissions counted (voided and ungraded ones are not).', example: 3 }),
-    mean: scoreStat('Null when count is 0.', 70),
-    median: scoreStat('Middle score; the mean of the two middle ones for an even count.', 70),
-    min: scoreStat('Lowest score.', 50),
-    max: scoreStat('Highest score.', 90),
-    stddev: scoreStat('Population standard deviation.', 16.33),
-    histogram: z
-      .array(
-        z.object({
-          from: z.number().openapi({ example: 50 }),
-          to: z.number().openapi({ example: 60 }),
-          count: z.number().int().openapi({ example: 1 }),
-        }),
-      )
-      .openapi({
-        description:
-          '10 equal buckets from 0 to `max_score` (or to the highest score when the exam has none); each holds `from` ≤ score < `to`, the last one also `to`. Empty when count is 0.',
-      }),
-  })
-  .openapi('ExamAnalytics');
-
-export const scoreRowSchema = z
-  .object({
-    student_id: z.string().openapi({ example: STUDENT_ID }),
-    login_email: z.string().openapi({ example: 'ada.lovelace@riverside-high.campusbridge.local' }),
-    full_name: z.string().openapi({ example: 'Ada Lovelace' }),
-    submission_id: z
-      .string()
-      .nullable()
-      .openapi({ description: "The student's latest submission that is not voided; null when none.", example: SUBMISSION_ID }),
-    status: z.enum(['submitted', 'graded', 'resubmission_requested']).nullable().openapi({ example: 'graded' }),
-    score: z.number().nullable().openapi({ example: 87.5 }),
-    max_score: z.number().nullable().openapi({ description: "The exam's max_score.", example: 100 }),
-  })
-  .openapi('ExamScore');
-
-export const scoreList = z.object({
-  items: z.array(scoreRowSchema).openapi({ description: 'One row per student assigned through a group or having a submission, ordered by full name.' }),
-});
-
-export const scoresCsv = z.string().openapi({
-  description: `RFC 4180 CSV (UTF-8, CRLF line ends), header row first: \`${CSV_COLUMNS.join(',')}\`. Text cells starting with \`=\`, \`+\`, \`-\`, \`@\`, tab or carriage return are prefixed with \`'\`.`,
-  example: `${CSV_COLUMNS.join(',')}\r\n${STUDENT_ID},ada.lovelace@riverside-high.campusbridge.local,Ada Lovelace,${SUBMISSION_ID},graded,87.5,100,2026-09-30T14:02:11.000Z,2026-10-02T09:15:00.000Z\r\n`,
-});
-
-export const studentExamItem = z
-  .object({
-    exam: examSchema,
-    submission: z
-      .object({
-        id: z.string().openapi({ example: SUBMISSION_ID }),
-        status: z.enum(['submitted', 'graded', 'resubmission_requested']),
-        score: z.number().nullable().openapi({ example: 87.5 }),
-      })
-      .nullable()
-      .openapi({ description: "The student's latest submission that is not voided; null when none." }),
-  })
-  .openapi('StudentExam');
-
-export const studentExamPage = pageOf(studentExamItem);

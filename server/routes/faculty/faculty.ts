@@ -1,4 +1,4 @@
-import { listFacultyExams } from '../../commands/exams.js';
+import { listFacultyExams } from '../../commands/exam-lists.js';
 import { listPeople, peopleSort } from '../../commands/people-list.js';
 import { createPerson, findPerson, updatePerson } from '../../commands/people.js';
 import { defineRoute } from '../../http/route.js';
@@ -9,6 +9,7 @@ import { createFacultyBody, facultyPage, facultyParams, facultySchema, listFacul
 
 export const facultyRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/faculty',
     operationId: 'listFaculty',
@@ -23,6 +24,7 @@ export const facultyRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/faculty',
     operationId: 'createFaculty',
@@ -41,6 +43,7 @@ export const facultyRoutes = [
       ),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/faculty/{id}',
     operationId: 'getFaculty',
@@ -53,6 +56,7 @@ export const facultyRoutes = [
     handler: async ({ tenant, params }) => presentFaculty(await findPerson(tenant, 'faculty', params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'patch',
     path: '/faculty/{id}',
     operationId: 'updateFaculty',
@@ -67,6 +71,7 @@ export const facultyRoutes = [
       presentFaculty(await updatePerson(tenant, 'faculty', params.id, { full_name: body.full_name, external_id: body.faculty_id, status: body.status })),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/faculty/{id}/exams',
     operationId: 'listFacultyExams',

@@ -1,5 +1,5 @@
+import { peopleSearch } from '../students/schema.js';
 import { sortQuery } from '../../validation/sort.js';
-import { peopleSearch } from '../../validation/people.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

@@ -5,7 +5,7 @@ import type { Response } from 'express';
 import { studentMayOpenArchive } from '../../commands/exam-archives.js';
 import { AppError } from '../../errors.js';
 import { absolutePath, verifyFileSignature } from '../../files/storage.js';
-import { definePublicRoute, RawResponse } from '../../http/route.js';
+import { defineRoute, RawResponse } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
 
 const fileParams = z.strictObject({
@@ -47,7 +47,8 @@ export function attachmentDisposition(name: string): string {
 const isClientGone = (error: unknown, res: Response) => res.destroyed || (error as NodeJS.ErrnoException | undefined)?.code === 'ERR_STREAM_PREMATURE_CLOSE';
 
 export const fileRoutes = [
-  definePublicRoute({
+  defineRoute({
+    caller: 'anyone',
     method: 'get',
     path: '/files/{ref}',
     operationId: 'downloadFile',

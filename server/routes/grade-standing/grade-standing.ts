@@ -1,5 +1,5 @@
 import { examGradeStandings, submissionGradeStanding, type GradeStanding } from '../../commands/grade-standing.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { iso } from '../../presenters/common.js';
 import { z } from '../../validation/zod.js';
 
@@ -48,27 +48,27 @@ function presentStanding({ submission, destinations, summary }: GradeStanding): 
 }
 
 export const gradeStandingRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/grade-standing/submissions/{submissionId}',
     operationId: 'getSubmissionGradeStanding',
     tag: 'Grades',
     summary:
       "Where a submission's grade stands in the LMS and the SIS: per destination the last score sent and the state of the newest, next to the grade here",
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params: submissionParams,
     response: gradeStandingSchema,
     errors: ['not_found'],
     handler: async ({ access, params: { submissionId } }) => presentStanding(await submissionGradeStanding(access.tenant, submissionId)),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/grade-standing/exams/{examId}',
     operationId: 'getExamGradeStanding',
     tag: 'Grades',
     summary: 'Where each grade of an exam stands in the LMS and the SIS (every submission but voided ones, oldest first, up to 500)',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params: examParams,
     response: z.object({ items: z.array(gradeStandingSchema) }),

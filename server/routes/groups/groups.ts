@@ -18,6 +18,7 @@ import {
 
 export const groupsRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/groups',
     operationId: 'listGroups',
@@ -32,6 +33,7 @@ export const groupsRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/groups',
     operationId: 'createGroup',
@@ -48,6 +50,7 @@ export const groupsRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/groups/{id}',
     operationId: 'getGroup',
@@ -60,6 +63,7 @@ export const groupsRoutes = [
     handler: async ({ tenant, params }) => presentGroupDetail(await getGroupDetail(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'patch',
     path: '/groups/{id}',
     operationId: 'updateGroup',
@@ -77,6 +81,7 @@ export const groupsRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'delete',
     path: '/groups/{id}',
     operationId: 'deleteGroup',
@@ -90,6 +95,7 @@ export const groupsRoutes = [
     handler: async ({ tenant, params }) => deleteGroup(tenant, params.id),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/groups/{id}/members',
     operationId: 'addGroupMembers',
@@ -107,6 +113,7 @@ export const groupsRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'delete',
     path: '/groups/{id}/members/{studentId}',
     operationId: 'removeGroupMember',

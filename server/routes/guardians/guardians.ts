@@ -15,6 +15,7 @@ import {
 
 export const guardiansRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/guardians',
     operationId: 'listGuardians',
@@ -29,6 +30,7 @@ export const guardiansRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/guardians',
     operationId: 'createGuardian',
@@ -43,6 +45,7 @@ export const guardiansRoutes = [
     handler: async ({ tenant, body, ctx }) => presentGuardianLink(await createGuardianLink(tenant, body, { portalUrl: await ctx.publicUrl() })),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/guardians/reports',
     operationId: 'listGuardianReports',
@@ -58,6 +61,7 @@ export const guardiansRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/guardians/{id}/resend',
     operationId: 'resendGuardianInvitation',
@@ -71,6 +75,7 @@ export const guardiansRoutes = [
     handler: async ({ tenant, params, ctx }) => presentGuardianLink(await resendGuardianInvite(tenant, params.id, { portalUrl: await ctx.publicUrl() })),
   }),
   defineRoute({
+    caller: 'key',
     method: 'delete',
     path: '/guardians/{id}',
     operationId: 'deleteGuardian',

@@ -5,6 +5,7 @@ import { institutionResponse, integrationConfig } from './schema.js';
 
 export const institutionRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/institution',
     operationId: 'getInstitution',
@@ -15,6 +16,7 @@ export const institutionRoutes = [
     handler: async ({ tenant }) => presentInstitution(await tenant.institution(), await countInstitution(tenant)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/institution/config',
     operationId: 'getIntegrationConfig',
@@ -25,6 +27,7 @@ export const institutionRoutes = [
     handler: async ({ tenant }) => presentIntegrationConfig(await tenant.institution()),
   }),
   defineRoute({
+    caller: 'key',
     method: 'put',
     path: '/institution/config',
     operationId: 'replaceIntegrationConfig',

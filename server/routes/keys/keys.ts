@@ -1,6 +1,6 @@
 import { apiKeyInput, apiKeyUpdateInput, createApiKey, listApiKeys, revokeApiKey, rollApiKey, rollApiKeyInput, updateApiKey } from '../../commands/api-keys.js';
 import { ensureSandbox } from '../../commands/sandbox.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentApiKey, presentCreatedApiKey, presentRolledApiKey } from '../../presenters/api-key.js';
 import { z } from '../../validation/zod.js';
 
@@ -49,25 +49,25 @@ const keyParams = z.strictObject({ id: z.string().min(1).max(40), keyId: z.strin
 export const KEY_ROLES = ['admin', 'developer'] as const;
 
 export const keyRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/keys',
     operationId: 'listApiKeys',
     tag: 'Keys',
     summary: "The institution's API keys (never the key itself)",
-    access: 'member',
+    caller: 'member',
     roles: KEY_ROLES,
     params: institutionParams,
     response: z.array(apiKeySchema),
     handler: async ({ access }) => (await listApiKeys(access.tenant)).map(presentApiKey),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/keys',
     operationId: 'createApiKey',
     tag: 'Keys',
     summary: 'Create an API key; the full key is in this answer only. Developers may not grant admin-only scopes (403 forbidden)',
-    access: 'member',
+    caller: 'member',
     roles: KEY_ROLES,
     params: institutionParams,
     body: apiKeyInput.omit({ created_by: true }),
@@ -78,27 +78,27 @@ export const keyRoutes: AnyPortalRoute[] = [
       return presentCreatedApiKey(row, key);
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'patch',
     path: '/institutions/{id}/keys/{keyId}',
     operationId: 'updateApiKey',
     tag: 'Keys',
     summary: 'Rename a key or change its rate limit',
-    access: 'member',
+    caller: 'member',
     roles: KEY_ROLES,
     params: keyParams,
     body: apiKeyUpdateInput,
     response: apiKeySchema,
     handler: async ({ access, params, body }) => presentApiKey(await updateApiKey(access.tenant, params.keyId, body)),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/keys/{keyId}/roll',
     operationId: 'rollApiKey',
     tag: 'Keys',
     summary:
       'Roll a key: a new key (in this answer only) with the same name, scopes, rate limit and lifetime; the old one keeps working for overlap_hours. A revoked, expired or already rolled key: 409 conflict',
-    access: 'member',
+    caller: 'member',
     roles: KEY_ROLES,
     params: keyParams,
     body: rollApiKeyInput,
@@ -107,13 +107,13 @@ export const keyRoutes: AnyPortalRoute[] = [
     handler: async ({ auth, access, params, body }) =>
       presentRolledApiKey(await rollApiKey(access.tenant, params.keyId, body, { grantedBy: access.role, rolledBy: auth.account.id })),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/keys/{keyId}/revoke',
     operationId: 'revokeApiKey',
     tag: 'Keys',
     summary: 'Revoke a key; it stops working at once',
-    access: 'member',
+    caller: 'member',
     roles: KEY_ROLES,
     params: keyParams,
     response: apiKeySchema,

@@ -1,12 +1,13 @@
 import { recordActivity } from '../../commands/alpha/activity.js';
 import { getOwnAlpha } from '../../commands/alpha/learner.js';
-import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentActivityResult, presentOwnAlpha } from '../../presenters/alpha.js';
-import { activityBody, activityResultSchema, ownAlphaSchema } from '../alpha/schema.js';
+import { activityBody, activityResultSchema, ownAlphaSchema } from '../alpha/schema-learner.js';
 
 /** The learner side of Alpha Learning (`/app/alpha*`, learner session): what the learner page and the learning app call. */
 export const alphaLearnerRoutes: ApiRoute[] = [
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/alpha',
     operationId: 'getLearnerAlpha',
@@ -20,7 +21,8 @@ export const alphaLearnerRoutes: ApiRoute[] = [
     errors: ['forbidden'],
     handler: async ({ learner }) => presentOwnAlpha(await getOwnAlpha(learner)),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/alpha/activity',
     operationId: 'recordLearnerAlphaActivity',

@@ -1,11 +1,12 @@
 import { listOwnSeats, releaseOwnSeat } from '../../commands/learner-devices.js';
-import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentLearnerDevice } from '../../presenters/learner.js';
 import { learnerDeviceList, learnerDeviceSchema, seatParams } from './schema.js';
 
 /** The learner's own device seats (`/app/devices`, learner session): what the learner page lists and frees. */
 export const deviceLearnerRoutes: ApiRoute[] = [
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/devices',
     operationId: 'listLearnerDevices',
@@ -17,7 +18,8 @@ export const deviceLearnerRoutes: ApiRoute[] = [
     response: learnerDeviceList,
     handler: async ({ learner }) => ({ items: (await listOwnSeats(learner)).map((seat) => presentLearnerDevice(seat, learner.session)) }),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/devices/{seatId}/release',
     operationId: 'releaseLearnerDevice',

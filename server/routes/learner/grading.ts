@@ -1,6 +1,6 @@
 import { gradeFromLms, gradingOverview, gradingSubmission } from '../../commands/lms-grading.js';
 import { signedFileUrl } from '../../files/storage.js';
-import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentSubmission, presentSubmissionDetail } from '../../presenters/submission.js';
 import { submissionParams, submissionSchema } from '../submissions/schema.js';
 import { gradingBody, gradingPage, gradingQuery, gradingSubmissionSchema } from './grading.schema.js';
@@ -14,7 +14,8 @@ const presentStudent = (student: { id: string; full_name: string; login_email: s
 
 /** Grading from the LMS (`/app/grading*`): the exam of an instructor's launch, its submissions, their grades. */
 export const gradingLearnerRoutes: ApiRoute[] = [
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/grading',
     operationId: 'getGradingOverview',
@@ -33,7 +34,8 @@ export const gradingLearnerRoutes: ApiRoute[] = [
       };
     },
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/grading/submissions/{id}',
     operationId: 'getGradingSubmission',
@@ -49,7 +51,8 @@ export const gradingLearnerRoutes: ApiRoute[] = [
       return { ...presentSubmissionDetail(detail, (file) => signedFileUrl(ctx.db, baseUrl, file, now)), student: presentStudent(student) };
     },
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/grading/submissions/{id}/grade',
     operationId: 'gradeFromLms',

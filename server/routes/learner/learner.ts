@@ -5,7 +5,7 @@ import { getAssignedExam, listAssignedExams, type AssignedExam } from '../../com
 import type { AppContext } from '../../context.js';
 import { MAX_UPLOAD_BYTES, signedFileUrl } from '../../files/storage.js';
 import type { FileLinker } from '../../presenters/submission.js';
-import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentAttempt } from '../../presenters/attempt.js';
 import { presentAttemptFile, presentLearnerExam, presentLearnerUser, presentSubmissionReceipt } from '../../presenters/learner.js';
 import {
@@ -39,7 +39,8 @@ async function presentWithArchives(learner: LearnerAuth, ctx: AppContext, items:
 
 /** The learner side (`/app/*`): what the suite's apps and the portal's /launch page call with a learner session. */
 export const learnerRoutes: ApiRoute[] = [
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/me',
     operationId: 'getLearnerMe',
@@ -48,7 +49,8 @@ export const learnerRoutes: ApiRoute[] = [
     response: learnerUserSchema,
     handler: async ({ learner }) => presentLearnerUser(learner.person),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/exams',
     operationId: 'listLearnerExams',
@@ -62,7 +64,8 @@ export const learnerRoutes: ApiRoute[] = [
       return { items: await presentWithArchives(learner, ctx, items) };
     },
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/exams/{id}',
     operationId: 'getLearnerExam',
@@ -77,7 +80,8 @@ export const learnerRoutes: ApiRoute[] = [
       return exam!;
     },
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/exams/{id}/attempts',
     operationId: 'startLearnerAttempt',
@@ -93,7 +97,8 @@ export const learnerRoutes: ApiRoute[] = [
     errors: ['forbidden', 'not_found', 'conflict'],
     handler: async ({ learner, params }) => presentAttempt(await startAttempt(learner, params.id)),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/attempts/{id}/events',
     operationId: 'recordLearnerProctoringEvents',
@@ -106,7 +111,8 @@ export const learnerRoutes: ApiRoute[] = [
     errors: ['forbidden', 'not_found', 'conflict'],
     handler: async ({ learner, params, body }) => ({ accepted: await recordProctoringEvents(learner, params.id, body.events) }),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/attempts/{id}/hidden-key',
     operationId: 'releaseLearnerHiddenKey',
@@ -120,7 +126,8 @@ export const learnerRoutes: ApiRoute[] = [
     errors: ['forbidden', 'not_found', 'no_secret', 'conflict'],
     handler: async ({ learner, params }) => ({ hidden_key_b64: await releaseHiddenKey(learner, params.id) }),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/attempts/{id}/files',
     operationId: 'uploadLearnerAttemptFile',
@@ -135,7 +142,8 @@ export const learnerRoutes: ApiRoute[] = [
     handler: async ({ learner, params, query, file, ctx }) =>
       presentAttemptFile(await storeAttemptFile(learner, params.id, file, query.kind, ctx.config.dataDir)),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/attempts/{id}/submit',
     operationId: 'submitLearnerAttempt',

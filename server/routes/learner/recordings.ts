@@ -1,14 +1,7 @@
-import {
-  appendChunk,
-  checkChunkWanted,
-  finishRecording,
-  listRecordings,
-  MAX_CHUNK_BYTES,
-  MAX_RECORDING_BYTES,
-  MAX_RECORDINGS_PER_ATTEMPT,
-  startRecording,
-} from '../../commands/recordings.js';
-import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
+import { appendChunk, checkChunkWanted } from '../../commands/recording-chunks.js';
+import { finishRecording } from '../../commands/recording-finish.js';
+import { listRecordings, MAX_CHUNK_BYTES, MAX_RECORDING_BYTES, MAX_RECORDINGS_PER_ATTEMPT, startRecording } from '../../commands/recordings.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentRecording } from '../../presenters/recording.js';
 import { chunkQuery, recordingList, recordingParams, recordingSchema, startRecordingBody } from './recordings.schema.js';
 import { attemptParams } from './schema.js';
@@ -19,7 +12,8 @@ const MB = 1024 * 1024;
 
 /** Proctoring recordings captured by the learner page, received in numbered chunks (docs/decisions/proctoring-recordings.md). */
 export const recordingLearnerRoutes: ApiRoute[] = [
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/attempts/{id}/recordings',
     operationId: 'startLearnerRecording',
@@ -34,7 +28,8 @@ export const recordingLearnerRoutes: ApiRoute[] = [
     errors: ['forbidden', 'not_found', 'conflict'],
     handler: async ({ learner, params, body, ctx }) => presentRecording(await startRecording(learner, params.id, body, ctx.config.dataDir)),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'get',
     path: '/app/attempts/{id}/recordings',
     operationId: 'listLearnerRecordings',
@@ -46,7 +41,8 @@ export const recordingLearnerRoutes: ApiRoute[] = [
     errors: ['forbidden', 'not_found'],
     handler: async ({ learner, params }) => ({ items: (await listRecordings(learner, params.id)).map(presentRecording) }),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/attempts/{id}/recordings/{recId}/chunks',
     operationId: 'appendLearnerRecordingChunk',
@@ -66,7 +62,8 @@ export const recordingLearnerRoutes: ApiRoute[] = [
     handler: async ({ learner, params, query, file, ctx }) =>
       presentRecording(await appendChunk(learner, params.id, params.recId, query.seq, file, ctx.config.dataDir)),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/attempts/{id}/recordings/{recId}/finish',
     operationId: 'finishLearnerRecording',

@@ -1,6 +1,6 @@
 import { recordAiUsage } from '../../commands/ai-usage.js';
 import { redeemCoupon } from '../../commands/coupons.js';
-import { defineLearnerRoute, type ApiRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { redeemBody, redeemResponse } from '../coupons/schema.js';
 import { aiUsageBody, aiUsageResponse } from '../merits/schema.js';
 
@@ -8,7 +8,8 @@ const STUDENTS_ONLY = "Students only: a faculty member's session is `403 forbidd
 
 /** The learner's merit wallet (`/app/*`, learner session): coupons in, AI usage out. */
 export const walletLearnerRoutes: ApiRoute[] = [
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/coupons/redeem',
     operationId: 'redeemLearnerCoupon',
@@ -23,7 +24,8 @@ export const walletLearnerRoutes: ApiRoute[] = [
     errors: ['forbidden', 'not_found', 'conflict'],
     handler: async ({ learner, body }) => redeemCoupon(learner, body.code),
   }),
-  defineLearnerRoute({
+  defineRoute({
+    caller: 'learner',
     method: 'post',
     path: '/app/ai/usage',
     operationId: 'recordLearnerAiUsage',

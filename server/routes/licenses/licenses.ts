@@ -16,6 +16,7 @@ import {
 
 export const licensesRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/licenses',
     operationId: 'listLicenses',
@@ -33,6 +34,7 @@ export const licensesRoutes = [
   }),
   // Before /licenses/{id}, so "summary" is not taken for an id.
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/licenses/summary',
     operationId: 'summarizeLicenses',
@@ -43,6 +45,7 @@ export const licensesRoutes = [
     handler: async ({ tenant }) => summarizeLicenses(tenant),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/licenses/{id}',
     operationId: 'getLicense',
@@ -55,6 +58,7 @@ export const licensesRoutes = [
     handler: async ({ tenant, params }) => presentLicense(await findLicense(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/licenses/{id}/revoke',
     operationId: 'revokeLicense',
@@ -69,6 +73,7 @@ export const licensesRoutes = [
     handler: async ({ tenant, params, body }) => presentLicense(await revokeLicense(tenant, params.id, body.reason)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/licenses/{id}/extend',
     operationId: 'extendLicense',
@@ -85,6 +90,7 @@ export const licensesRoutes = [
     handler: async ({ tenant, params, body }) => presentLicense(await extendLicense(tenant, params.id, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/licenses/{id}/devices',
     operationId: 'listLicenseDevices',
@@ -98,6 +104,7 @@ export const licensesRoutes = [
     handler: async ({ tenant, params }) => ({ items: (await listSeats(tenant, params.id)).map(presentSeat) }),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/licenses/{id}/devices/{seatId}/revoke',
     operationId: 'revokeLicenseDevice',

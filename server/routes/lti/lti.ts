@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response, type Router } from 'express';
 import { completeDeepLinking, openDeepLinkingPicker } from '../../commands/lti/deep-linking.js';
-import { beginLogin, completeLaunch } from '../../commands/lti/launch.js';
+import { completeLaunch } from '../../commands/lti/launch.js';
+import { beginLogin } from '../../commands/lti/launch-login.js';
 import { platformFrameOrigins } from '../../commands/lti/frame.js';
 import { completeRegistration } from '../../commands/lti/registration.js';
 import { AppError } from '../../errors.js';

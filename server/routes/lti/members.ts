@@ -1,6 +1,6 @@
 import { findMembersLink, listMembersRuns, membersRunResult, syncContextMembers } from '../../commands/lti/nrps.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
-import { LTI_NRPS_RUN_OUTCOMES, LTI_NRPS_RUN_TRIGGERS } from '../../models/lti.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
+import { LTI_NRPS_RUN_OUTCOMES, LTI_NRPS_RUN_TRIGGERS } from '../../models/lti-nrps.js';
 import { readApplianceSetting } from '../../settings/appliance-settings.js';
 import { z } from '../../validation/zod.js';
 
@@ -43,14 +43,14 @@ export const membersRunSchema = z.object({
 });
 
 export const ltiMembersPortalRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/lti/links/{link}/members/sync',
     operationId: 'syncLtiClassList',
     tag: 'LTI',
     summary:
       "Read the link's course members from the LMS (NRPS 2.0) and make the exam's group match (or a dry run); held back past the guard unless confirmed. `link`: the link's id or the LMS's resource link id",
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params: linkParams,
     query: z.strictObject({ dry_run: flag, confirm: flag }),
@@ -61,13 +61,13 @@ export const ltiMembersPortalRoutes: AnyPortalRoute[] = [
       return syncContextMembers(ctx.db, access.tenant.institutionId, params.link, { trigger: 'portal', dryRun: query.dry_run, confirm: query.confirm, rules });
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/lti/links/{link}/members/runs',
     operationId: 'listLtiClassListRuns',
     tag: 'LTI',
     summary: "The link's newest 20 class list syncs (launch, command line, portal) with their outcomes and counts",
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params: linkParams,
     response: z.object({ items: z.array(membersRunSchema) }),

@@ -5,7 +5,7 @@ import { listScorePosts, retryScorePost } from '../../commands/lti/scores.js';
 import { toolConfig } from '../../commands/lti/tool-config.js';
 import { rotateToolKey } from '../../commands/lti/tool-keys.js';
 import { notFound } from '../../errors.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentPlatform, presentResourceLink, presentScorePost } from '../../presenters/lti.js';
 import { z } from '../../validation/zod.js';
 import { ltiMembersPortalRoutes, membersRunSchema } from './members.js';
@@ -109,13 +109,13 @@ export const scorePostSchema = z.object({
 });
 
 export const ltiPortalRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/lti',
     operationId: 'getLti',
     tag: 'LTI',
     summary: "The tool's side to paste into the LMS (URLs on public_url, public key as JWK and PEM, Canvas JSON), the registered platforms and resource links",
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: institutionParams,
     response: ltiOverviewSchema,
@@ -139,13 +139,13 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
       };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/lti/platforms',
     operationId: 'addLtiPlatform',
     tag: 'LTI',
     summary: 'Register an LMS as an LTI 1.3 platform: issuer, client id, deployment ids, its endpoints, and its key set URL or a pasted public key',
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: institutionParams,
     body: platformInput,
@@ -153,26 +153,26 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
     errors: ['conflict'],
     handler: async ({ access, body }) => presentPlatform(await addPlatform(access.tenant, body)),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/lti/registrations',
     operationId: 'createLtiRegistrationUrl',
     tag: 'LTI',
     summary: 'A single-use LTI Dynamic Registration URL (valid an hour) to paste into an LMS that offers it; the LMS then registers itself',
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: institutionParams,
     response: z.object({ url: z.string(), expires_at: z.string() }),
     handler: async ({ ctx, access }) => createRegistrationUrl(ctx.db, access.tenant.institutionId, await ctx.publicUrl()),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'patch',
     path: '/institutions/{id}/lti/platforms/{platformId}',
     operationId: 'updateLtiPlatform',
     tag: 'LTI',
     summary:
       'Change a registered platform in place (name, deployments, endpoints, its keys, creating unknown users at launch), keeping its resource links, LMS subjects and score posts',
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: platformParams,
     body: platformUpdate,
@@ -180,13 +180,13 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
     errors: ['not_found'],
     handler: async ({ access, params, body }) => presentPlatform(await updatePlatform(access.tenant, params.platformId, body)),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'delete',
     path: '/institutions/{id}/lti/platforms/{platformId}',
     operationId: 'removeLtiPlatform',
     tag: 'LTI',
     summary: 'Remove a platform with its resource links, LMS subjects and score posts',
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: platformParams,
     response: z.object({ removed: z.literal(true) }),
@@ -196,13 +196,13 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
       return { removed: true as const };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/lti/links',
     operationId: 'linkLtiResource',
     tag: 'LTI',
     summary: "Link a resource link of a platform (the LMS's resource_link id) to an exam, as `lti link`",
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: institutionParams,
     body: z.strictObject({
@@ -214,25 +214,25 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
     errors: ['not_found'],
     handler: async ({ access, body }) => presentResourceLink(await linkResourceLink(access.tenant, body.platform_id, body.resource_link_id, body.exam_id)),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/lti/score-posts',
     operationId: 'listLtiScorePosts',
     tag: 'LTI',
     summary: 'The newest 100 grades sent (or to send) to LMS line items, with every attempt, like webhook deliveries',
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: institutionParams,
     response: z.object({ items: z.array(scorePostSchema) }),
     handler: async ({ access }) => ({ items: (await listScorePosts(access.tenant)).map(presentScorePost) }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/lti/score-posts/{postId}/retry',
     operationId: 'retryLtiScorePost',
     tag: 'LTI',
     summary: 'Send a dead (or waiting) score post again now',
-    access: 'member',
+    caller: 'member',
     roles: LTI_ROLES,
     params: postParams,
     response: z.object({ queued: z.literal(true) }),
@@ -242,13 +242,13 @@ export const ltiPortalRoutes: AnyPortalRoute[] = [
       return { queued: true as const };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/lti/rotate-key',
     operationId: 'rotateLtiToolKey',
     tag: 'LTI',
     summary: "A new signing key for the appliance's LTI tool (new kid); the old one stays in the key set for `grace_days` (default 7)",
-    access: 'operator',
+    caller: 'operator',
     body: z.strictObject({ grace_days: z.number().min(0).max(365).optional() }),
     response: z.object({ kid: z.string(), retired: z.array(z.object({ kid: z.string(), drop_at: z.string() })) }),
     handler: async ({ ctx, body }) => rotateToolKey(ctx.db, body.grace_days === undefined ? undefined : Math.round(body.grace_days * 86400)),

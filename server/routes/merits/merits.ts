@@ -5,6 +5,7 @@ import { allowanceSchema, creditBody, creditResponse, ledgerPage, listLedgerQuer
 
 export const meritRoutes: ApiRoute[] = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/merits/allowance',
     operationId: 'getMeritAllowance',
@@ -16,6 +17,7 @@ export const meritRoutes: ApiRoute[] = [
     handler: async ({ tenant }) => readAllowance(tenant),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/merits/wallets/{email}',
     operationId: 'getMeritWallet',
@@ -29,6 +31,7 @@ export const meritRoutes: ApiRoute[] = [
     handler: async ({ tenant, params }) => presentWallet(await getWallet(tenant, params.email)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/merits/credits',
     operationId: 'createMeritCredit',
@@ -47,6 +50,7 @@ export const meritRoutes: ApiRoute[] = [
     handler: async ({ tenant, body }) => presentCredit(await creditMerits(tenant, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/merits/ledger',
     operationId: 'listMeritLedger',

@@ -6,6 +6,7 @@ import { meResponse, scopesResponse } from './schema.js';
 
 export const metaRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/me',
     operationId: 'getMe',
@@ -20,6 +21,7 @@ export const metaRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/scopes',
     operationId: 'listScopes',

@@ -1,6 +1,6 @@
 import { namesOf, NAMED_KINDS, type NamedKind } from '../../commands/names.js';
 import { OPERATOR_NAMED_KINDS, operatorNamesOf, type OperatorNamedKind } from '../../commands/operator-names.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { MembershipRole } from '../../models/membership.js';
 import { roleScopes, type Scope } from '../../policies/scopes.js';
 import { z } from '../../validation/zod.js';
@@ -78,13 +78,13 @@ export const operatorNamesResponse = z.object({
  * `students:read` gets no student names, and ids of other institutions are simply not found.
  */
 export const nameRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/names',
     operationId: 'namesOf',
     tag: 'Institution data',
     summary: 'The names of what ids stand for (people, groups, exams, endpoints, keys…), for showing names instead of ids',
-    access: 'member',
+    caller: 'member',
     sandbox: true,
     roles: ['admin', 'developer'],
     params: z.strictObject({ id: z.string().min(1).max(40) }),
@@ -95,13 +95,13 @@ export const nameRoutes: AnyPortalRoute[] = [
     response: namesResponse,
     handler: async ({ access, query }) => ({ items: await namesOf(access.tenant, query.ids ?? [], nameableKinds(access.role)) }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/names',
     operationId: 'operatorNamesOf',
     tag: 'Operator',
     summary: "The names of the appliance's institutions, accounts, invitations, coupon batches and curricula by id",
-    access: 'operator',
+    caller: 'operator',
     query: idsQuery('institutions, portal accounts, admin invitations, coupon batches and curricula', 'inst_a,acc_b'),
     response: operatorNamesResponse,
     handler: async ({ ctx, query }) => ({ items: await operatorNamesOf(ctx.db, query.ids ?? []) }),

@@ -1,7 +1,7 @@
 import { setGradebookWriteback } from '../../commands/oneroster/connections.js';
 import { listGradebookPosts, retryGradebookPost, type GradebookPostWithAttempts } from '../../commands/oneroster/gradebook.js';
 import { notFound } from '../../errors.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { GRADEBOOK_STEPS } from '../../models/oneroster-gradebook.js';
 import { iso } from '../../presenters/common.js';
 import { z } from '../../validation/zod.js';
@@ -71,14 +71,14 @@ function presentGradebookPost({ post, attempts }: GradebookPostWithAttempts): z.
 }
 
 export const gradebookRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'put',
     path: '/institutions/{id}/oneroster/gradebook',
     operationId: 'setOneRosterGradebookWriteback',
     tag: 'OneRoster',
     summary: "Turn gradebook write-back (grades to the SIS's OneRoster 1.2 gradebook) on or off, leaving the rest of the connection as it is",
     description: 'A CSV connection (nowhere to send grades) or a OneRoster 1.1 connection is refused with `422 validation_error` on `gradebook_writeback`.',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     body: z.strictObject({ gradebook_writeback: z.boolean() }),
@@ -86,25 +86,25 @@ export const gradebookRoutes: AnyPortalRoute[] = [
     errors: ['not_found'],
     handler: async ({ access, body }) => presentConnection(await setGradebookWriteback(access.tenant, body.gradebook_writeback)),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/oneroster/gradebook/posts',
     operationId: 'listOneRosterGradebookPosts',
     tag: 'OneRoster',
     summary: "The newest 100 results sent (or to send) to the SIS's gradebook, with every attempt, like the LMS's score posts",
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     response: z.object({ items: z.array(gradebookPostSchema) }),
     handler: async ({ access }) => ({ items: (await listGradebookPosts(access.tenant)).map(presentGradebookPost) }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/oneroster/gradebook/posts/{postId}/retry',
     operationId: 'retryOneRosterGradebookPost',
     tag: 'OneRoster',
     summary: 'Send a dead (or waiting) gradebook result again now',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params: postParams,
     response: z.object({ queued: z.literal(true) }),

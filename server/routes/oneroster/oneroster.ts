@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { CSV_ZIP_LIMITS } from '../../commands/oneroster/csv.js';
 import { importRosterCsv, listRuns, runResult, syncRoster } from '../../commands/oneroster/sync.js';
 import { validationError } from '../../errors.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import {
   ONEROSTER_AUTH_METHODS,
   ONEROSTER_RUN_OUTCOMES,
@@ -141,13 +141,13 @@ function presentRun(row: OneRosterRunRow): z.input<typeof runSchema> {
 }
 
 export const onerosterRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/oneroster',
     operationId: 'getOneRoster',
     tag: 'OneRoster',
     summary: 'The OneRoster connection (null when there is none) and the newest 50 sync runs with their outcomes',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     response: onerosterStateSchema,
@@ -156,50 +156,50 @@ export const onerosterRoutes: AnyPortalRoute[] = [
       return { connection: connection ? presentConnection(connection) : null, runs: (await listRuns(access.tenant, 50)).map(presentRun) };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'put',
     path: '/institutions/{id}/oneroster',
     operationId: 'saveOneRoster',
     tag: 'OneRoster',
     summary: "Connects the institution to its SIS's OneRoster service, or changes the connection (the secret is write-only)",
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     body: connectionBody,
     response: connectionSchema,
     handler: async ({ access, body }) => presentConnection(await saveConnection(access.tenant, body)),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'delete',
     path: '/institutions/{id}/oneroster',
     operationId: 'removeOneRoster',
     tag: 'OneRoster',
     summary: 'Disconnects the SIS: the connection, its sourcedId links and its runs go; the people and groups it made stay',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     response: z.object({ deleted: z.literal(true) }),
     handler: async ({ access }) => removeConnection(access.tenant),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/oneroster/test',
     operationId: 'testOneRoster',
     tag: 'OneRoster',
     summary: 'Asks the SIS for a token and for its users, changing nothing; says what worked or what failed',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     response: z.object({ ok: z.boolean(), message: z.string() }),
     handler: async ({ access, ctx }) => testConnection(ctx.db, ctx.config, access.tenant),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/oneroster/sync',
     operationId: 'syncOneRoster',
     tag: 'OneRoster',
     summary: 'A sync now (or a dry run): the run with what it created, updated and suspended; held back past the guard unless confirmed',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     body: syncBody,
@@ -207,7 +207,7 @@ export const onerosterRoutes: AnyPortalRoute[] = [
     handler: async ({ access, ctx, body }) =>
       syncRoster(ctx.db, ctx.config, access.tenant.institutionId, { trigger: 'portal', dryRun: body.dry_run, confirm: body.confirm, full: body.full }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/oneroster/import',
     operationId: 'importOneRosterCsv',
@@ -216,7 +216,7 @@ export const onerosterRoutes: AnyPortalRoute[] = [
     description:
       'Multipart, one field `file`: the zip the SIS exported (`manifest.csv`, `users.csv`, …; OneRoster 1.1 or 1.2, bulk or delta). ' +
       'An unreadable row is `422 validation_error` naming its file and line, and nothing is changed. Makes a connection of `source` `csv` when the institution has none.',
-    access: 'member',
+    caller: 'member',
     roles: ROLES,
     params,
     query: importQuery,

@@ -1,5 +1,5 @@
 import { findAccount, listAccounts, newPasswordSchema, refuseOwnAccount, resetAccountPassword, type AccountListing } from '../../commands/accounts.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
 
 /** Every portal account, and the operator's password reset (as `account list` and `account password`). */
@@ -23,25 +23,25 @@ function presentAccountLine(line: AccountListing): z.input<typeof accountLineSch
 }
 
 export const operatorAccountRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/accounts',
     operationId: 'listAccounts',
     tag: 'Operator',
     summary: 'Every portal account, one line per role it holds (as `account list`)',
-    access: 'operator',
+    caller: 'operator',
     query: accountsQuery,
     response: accountListSchema,
     errors: ['not_found'],
     handler: async ({ ctx, query }) => ({ items: (await listAccounts(ctx.db, { institutionId: query.institution })).map(presentAccountLine) }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/accounts/{accountId}/password',
     operationId: 'resetAccountPassword',
     tag: 'Operator',
     summary: "Set another account's password (as `account password`); every session of that account ends",
-    access: 'operator',
+    caller: 'operator',
     params: accountParams,
     body: passwordBody,
     response: z.object({ account_id: z.string(), email: z.string() }),

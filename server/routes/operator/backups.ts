@@ -10,7 +10,7 @@ import { BACKUP_NAME, backupNow, backupsDir, findBackup, listBackups, type Backu
 import { cancelPendingRestore, readPendingRestore, stageRestore } from '../../db/restore.js';
 import { AppError } from '../../errors.js';
 import { uploadsRoot } from '../../files/storage.js';
-import { definePortalRoute, RawResponse, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, RawResponse, type AnyPortalRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
 import { attachmentDisposition } from '../files/files.js';
 
@@ -80,13 +80,13 @@ function restartAfter(res: Response, ctx: AppContext): boolean {
  * into the backups folder first (there is no upload here).
  */
 export const backupRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/backups',
     operationId: 'listBackups',
     tag: 'Operator',
     summary: 'The backups in DATA_DIR/backups, newest first, and the restore waiting for the next start',
-    access: 'operator',
+    caller: 'operator',
     response: backupListSchema,
     handler: async ({ ctx }) => ({
       items: listBackups(ctx.config.databaseFile).map(presentBackup),
@@ -95,26 +95,26 @@ export const backupRoutes: AnyPortalRoute[] = [
       restart_available: ctx.requestRestart !== undefined,
     }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/backups',
     operationId: 'createBackup',
     tag: 'Operator',
     summary: 'Back up now: the database (an online copy; the appliance keeps running) and every uploaded file, in one file',
-    access: 'operator',
+    caller: 'operator',
     response: backupSchema,
     handler: async ({ ctx }) => {
       const made = await backupNow({ databaseFile: ctx.config.databaseFile, uploadsDir: uploadsRoot(ctx.config.dataDir) });
       return presentBackup(findBackup(ctx.config.databaseFile, path.basename(made.file)));
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/backups/{name}/download',
     operationId: 'downloadBackup',
     tag: 'Operator',
     summary: 'Download one backup (a SQLite file holding the database and the uploaded files; not the master key)',
-    access: 'operator',
+    caller: 'operator',
     params: backupParams,
     produces: 'application/vnd.sqlite3',
     response: z.string().openapi({ type: 'string', format: 'binary', description: 'The backup file.' }),
@@ -142,7 +142,7 @@ export const backupRoutes: AnyPortalRoute[] = [
       });
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/backups/{name}/restore',
     operationId: 'restoreBackup',
@@ -152,7 +152,7 @@ export const backupRoutes: AnyPortalRoute[] = [
       'The backup is checked (an intact CampusBridge database this version can run, and every uploaded file it holds against its checksum) and staged; ' +
       'the running database is not touched. The next start replaces the database and the uploaded files with it, keeping the current ones as a `before-restore` backup. ' +
       'With `restart: true` and `restart_available`, the appliance restarts right after answering. Choosing again replaces the choice.',
-    access: 'operator',
+    caller: 'operator',
     params: backupParams,
     body: restoreBody,
     response: restoreAnswerSchema,
@@ -163,23 +163,23 @@ export const backupRoutes: AnyPortalRoute[] = [
       return { pending_restore: pending, restarting: body.restart && restartAfter(res, ctx) };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'delete',
     path: '/operator/pending-restore',
     operationId: 'cancelPendingRestore',
     tag: 'Operator',
     summary: 'Forget the restore chosen for the next start',
-    access: 'operator',
+    caller: 'operator',
     response: z.object({ cancelled: z.boolean() }),
     handler: async ({ ctx }) => ({ cancelled: cancelPendingRestore(ctx.config.databaseFile) }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/restart',
     operationId: 'restartAppliance',
     tag: 'Operator',
     summary: 'Restart the appliance (applies a pending restore); only where it can restart itself',
-    access: 'operator',
+    caller: 'operator',
     response: z.object({ restarting: z.literal(true) }),
     errors: ['conflict'],
     handler: async ({ ctx, res }) => {
@@ -192,7 +192,7 @@ export const backupRoutes: AnyPortalRoute[] = [
       return { restarting: true as const };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/recovery-kit',
     operationId: 'downloadRecoveryKit',
@@ -201,7 +201,7 @@ export const backupRoutes: AnyPortalRoute[] = [
     description:
       'The same file as `cli recovery-kit export`. Keep it apart from the backups, and the passphrase apart from both: together they open every encrypted field. ' +
       'Over plain `http://` the passphrase crosses the network readable; do this on the appliance computer itself, or behind HTTPS.',
-    access: 'operator',
+    caller: 'operator',
     body: recoveryKitBody,
     response: recoveryKitSchema,
     errors: ['not_found'],

@@ -1,10 +1,10 @@
 import { inviteInstitutionAdmin, listInstitutionAdmins } from '../../commands/institution-admins.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { getSmtpSettings } from '../../mail/smtp-settings.js';
 import { presentInstitutionSummary } from '../../presenters/institution.js';
 import { z } from '../../validation/zod.js';
 import { invitationSchema, memberSchema, presentInvitation, presentMember, presentSentInvitation, sentInvitationSchema } from '../developers/schema.js';
-import { institutionSchema } from './operator.js';
+import { institutionSchema } from './schema.js';
 
 /**
  * The operator gives an institution its admin: an institution made by the operator (or by
@@ -26,13 +26,13 @@ const inviteBody = z.strictObject({
 });
 
 export const institutionAdminRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/institutions/{id}/admins',
     operationId: 'listInstitutionAdmins',
     tag: 'Operator',
     summary: "An institution's admins and its open admin invitations",
-    access: 'operator',
+    caller: 'operator',
     params: institutionParams,
     response: institutionAdminsSchema,
     errors: ['not_found'],
@@ -45,14 +45,14 @@ export const institutionAdminRoutes: AnyPortalRoute[] = [
       };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/institutions/{id}/admins/invitations',
     operationId: 'inviteInstitutionAdmin',
     tag: 'Operator',
     auditInstitution: ({ params }) => params.id,
     summary: "Invite an institution's admin (as `institution invite-admin`); the link, valid 7 days, is in this answer",
-    access: 'operator',
+    caller: 'operator',
     params: institutionParams,
     body: inviteBody,
     response: sentInvitationSchema,

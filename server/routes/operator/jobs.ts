@@ -1,6 +1,6 @@
 import type { AppContext, JobControl } from '../../context.js';
 import { notFound } from '../../errors.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentJobForOperator } from '../../presenters/job.js';
 import { z } from '../../validation/zod.js';
 
@@ -31,23 +31,23 @@ function scheduler(ctx: AppContext): JobControl {
 
 /** The operator's view of the periodic jobs (docs/api.md#command-line): last and next runs, and "Run now". */
 export const operatorJobRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/jobs',
     operationId: 'listJobs',
     tag: 'Operator',
     summary: 'Every periodic job with its schedule (UTC), newest run and next time',
-    access: 'operator',
+    caller: 'operator',
     response: z.object({ items: z.array(operatorJobSchema) }),
     handler: async ({ ctx }) => ({ items: (await scheduler(ctx).list()).map(presentJobForOperator) }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/operator/jobs/{name}/run',
     operationId: 'runJob',
     tag: 'Operator',
     summary: 'Run one job now; answers once it has finished, with its outcome',
-    access: 'operator',
+    caller: 'operator',
     params: jobParams,
     response: z.object({ name: z.string(), outcome }),
     errors: ['not_found'],

@@ -1,6 +1,6 @@
 import { isSetUp } from '../../commands/setup.js';
 import { AppError } from '../../errors.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { AppContext } from '../../context.js';
 import { addressSuggestions, isLoopbackHost, linkWarning, SERVE_NETWORK_HINT } from '../../settings/addresses.js';
 import { ACCEPTED_SETTING_NAMES, defaultPublicUrl, readApplianceSettings, writeApplianceSetting } from '../../settings/appliance-settings.js';
@@ -60,13 +60,13 @@ const settingBody = z.strictObject({
 });
 
 export const settingsRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/setup/addresses',
     operationId: 'getSetupAddresses',
     tag: 'Account',
     summary: "First run only: this computer's name and LAN addresses, for the wizard's address step (409 conflict once set up)",
-    access: 'none',
+    caller: 'anyone',
     response: setupAddressesSchema,
     errors: ['conflict'],
     handler: async ({ ctx }) => {
@@ -81,13 +81,13 @@ export const settingsRoutes: AnyPortalRoute[] = [
       };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/operator/settings',
     operationId: 'getApplianceSettings',
     tag: 'Operator',
     summary: "The appliance's settings with where each value comes from, and addresses other computers may use",
-    access: 'operator',
+    caller: 'operator',
     response: applianceSettingsSchema,
     handler: async ({ ctx }) => {
       const { host, port } = ctx.listening;
@@ -101,13 +101,13 @@ export const settingsRoutes: AnyPortalRoute[] = [
       };
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'put',
     path: '/operator/settings/{name}',
     operationId: 'setApplianceSetting',
     tag: 'Operator',
     summary: 'Change a setting (as `settings set`); it applies at once. An environment variable of the same meaning still wins',
-    access: 'operator',
+    caller: 'operator',
     params: settingParams,
     body: settingBody,
     response: resolvedSetting,
@@ -116,13 +116,13 @@ export const settingsRoutes: AnyPortalRoute[] = [
       return (await readApplianceSettings(ctx.db, ctx.config, ctx.listening.port))[setting];
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/appliance',
     operationId: 'getApplianceStatus',
     tag: 'Account',
     summary: 'The base of links this appliance makes, and a warning while they only work on this computer',
-    access: 'session',
+    caller: 'signed-in',
     response: applianceStatusSchema,
     handler: async ({ ctx }) => {
       const publicUrl = await ctx.publicUrl();

@@ -7,7 +7,7 @@ import { MAIL_DROP_REASONS, MAIL_STATUSES, type MailOutboxRow, type MailStatus }
 import { nextRetryAt } from '../../mail/mailer.js';
 import { getSmtpSettings } from '../../mail/smtp-settings.js';
 import { iso } from '../../presenters/common.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 
 // ---------------------------------------------------------------------------------------------
 // Schemas
@@ -137,13 +137,13 @@ const SETTINGS_ROLES = ['admin'] as const;
  * themselves (`GET /institution`, `GET|PUT /institution/config`), mounted for portal sessions.
  */
 export const outboxRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/outbox',
     operationId: 'listOutbox',
     tag: 'Outbox',
     summary: "The institution's mail, newest first: masked recipient, subject, kind, status (with why mail was dropped), attempts and the next try",
-    access: 'member',
+    caller: 'member',
     sandbox: true,
     roles: SETTINGS_ROLES,
     params: institutionParams,

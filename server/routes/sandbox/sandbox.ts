@@ -1,6 +1,6 @@
 import { ensureSandbox, resetSandbox } from '../../commands/sandbox.js';
 import { AppError } from '../../errors.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { InstitutionRow } from '../../models/institution.js';
 import { z } from '../../validation/zod.js';
 
@@ -30,25 +30,25 @@ function liveId(institution: InstitutionRow): string {
 }
 
 export const sandboxRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/sandbox',
     operationId: 'openSandbox',
     tag: 'Sandbox',
     summary: "The institution's sandbox, made on first need (approved, the live name and integration config, no data)",
-    access: 'member',
+    caller: 'member',
     roles: ['admin', 'developer'],
     params: liveParams,
     response: sandboxSchema,
     handler: async ({ access, ctx }) => presentSandbox(await ensureSandbox(ctx.db, liveId(access.institution))),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/sandbox/reset',
     operationId: 'resetSandbox',
     tag: 'Sandbox',
     summary: "Deletes every row of the sandbox's data (people, exams, endpoints, events, deliveries, mail…); its id and the sandbox keys stay",
-    access: 'member',
+    caller: 'member',
     roles: ['admin'],
     params: liveParams,
     response: sandboxSchema,

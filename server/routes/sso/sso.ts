@@ -1,10 +1,11 @@
 import { exchangeLaunchToken, launchUrl, mintLaunchToken } from '../../commands/sso.js';
-import { definePublicRoute, defineRoute, type ApiRoute } from '../../http/route.js';
+import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentLearnerUser } from '../../presenters/learner.js';
 import { exchangeBody, launchSchema, mintLaunchBody, sessionSchema } from './schema.js';
 
 export const ssoRoutes: ApiRoute[] = [
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/sso/tokens',
     operationId: 'createLaunchToken',
@@ -22,7 +23,8 @@ export const ssoRoutes: ApiRoute[] = [
       return { launch_url: launchUrl(await ctx.publicUrl(), minted.token), expires_at: minted.expires_at.toISOString() };
     },
   }),
-  definePublicRoute({
+  defineRoute({
+    caller: 'anyone',
     method: 'post',
     path: '/sso/exchange',
     operationId: 'exchangeLaunchToken',

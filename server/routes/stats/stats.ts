@@ -1,7 +1,7 @@
 import { endpointStats } from '../../commands/stats/deliveries.js';
 import { licenseExpiry } from '../../commands/stats/licenses.js';
 import { overviewStats, type OverviewPart } from '../../commands/stats/overview.js';
-import { definePortalRoute, type AnyPortalRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { MembershipRole } from '../../models/membership.js';
 import { grants, roleScopes, type Scope } from '../../policies/scopes.js';
 import { daysQuery, endpointStatsParams, EXPIRY_MONTHS, institutionParams, licenseExpirySchema, overviewSchema, endpointStatsSchema } from './schema.js';
@@ -25,13 +25,13 @@ const PART_SCOPE: Record<OverviewPart, Scope> = {
  * answers only what the caller's role may read, by the same scopes as the /v1 reads.
  */
 export const statsRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/stats/overview',
     operationId: 'statsOverview',
     tag: 'Institution data',
     summary: 'Counts of people, groups and active licenses, and deliveries and new students per day',
-    access: 'member',
+    caller: 'member',
     sandbox: true,
     roles: ROLES,
     params: institutionParams,
@@ -42,13 +42,13 @@ export const statsRoutes: AnyPortalRoute[] = [
       return overviewStats(access.tenant, new Set(parts), query.days);
     },
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/stats/webhook-endpoints/{endpointId}',
     operationId: 'statsWebhookEndpoint',
     tag: 'Institution data',
     summary: "A webhook endpoint's deliveries per day: outcomes, success rate and response times",
-    access: 'member',
+    caller: 'member',
     sandbox: true,
     roles: rolesReading('webhooks:read'),
     params: endpointStatsParams,
@@ -57,13 +57,13 @@ export const statsRoutes: AnyPortalRoute[] = [
     errors: ['not_found'],
     handler: async ({ access, params, query }) => endpointStats(access.tenant, params.endpointId, query.days),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'get',
     path: '/institutions/{id}/stats/licenses',
     operationId: 'statsLicenseExpiry',
     tag: 'Institution data',
     summary: `Active licenses by type and expiry month, this month and the ${EXPIRY_MONTHS - 1} after it`,
-    access: 'member',
+    caller: 'member',
     sandbox: true,
     roles: rolesReading('licenses:read'),
     params: institutionParams,

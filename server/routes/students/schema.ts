@@ -1,6 +1,7 @@
 import { sortQuery } from '../../validation/sort.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
-import { createStudentBody, externalId, fullName, peopleSearch, personalEmail, studentStatus } from '../../validation/people.js';
+import { MAX_QUERY_LENGTH, searchPatterns } from '../../db/search-text.js';
+import { createStudentBody, externalId, fullName, personalEmail, studentStatus } from '../../validation/people.js';
 import { z } from '../../validation/zod.js';
 
 export { createStudentBody, studentStatus };
@@ -63,6 +64,20 @@ export const bulkStudentsResponse = z
       failed: 1,
     },
   });
+
+/** `q` on the people lists, students' and faculty's (docs/api.md#finding-people; server/db/search-text.ts says how it matches). */
+export const peopleSearch = (idName: string) =>
+  z
+    .string()
+    .max(MAX_QUERY_LENGTH)
+    .refine((query) => searchPatterns(query).indexed.length > 0, { message: `Type at least 2 letters or digits of a name, ${idName} or login e-mail.` })
+    .optional()
+    .openapi({
+      description:
+        `Part of the full name, the ${idName} or the login e-mail, whatever its case and accents ("sorens" and "SØR" both find "Ingrid Sørensen"). ` +
+        'Each word must match: a word of 3 characters or more anywhere, a shorter one at the start of a word. Combines with the other filters and with `sort`.',
+      example: 'sorens',
+    });
 
 export const listStudentsQuery = z.strictObject({
   q: peopleSearch('student ID'),

@@ -2,12 +2,13 @@ import { bulkCreateStudents, createStudent } from '../../commands/students.js';
 import { listPeople, peopleSort } from '../../commands/people-list.js';
 import { findPerson, setStudentStatus, updatePerson } from '../../commands/people.js';
 import { listStudentGuardians } from '../../commands/guardians.js';
-import { listStudentExams } from '../../commands/exams.js';
+import { listStudentExams } from '../../commands/exam-lists.js';
 import { defineRoute } from '../../http/route.js';
 import { presentStudentExam } from '../../presenters/exam.js';
 import { presentGuardianLink } from '../../presenters/guardian.js';
 import { presentStudent } from '../../presenters/person.js';
-import { examPageQuery, studentExamPage } from '../exams/schema.js';
+import { examPageQuery } from '../exams/schema.js';
+import { studentExamPage } from '../exams/schema-results.js';
 import { guardianList } from '../guardians/schema.js';
 import {
   bulkStudentsBody,
@@ -22,6 +23,7 @@ import {
 
 export const studentRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/students',
     operationId: 'listStudents',
@@ -36,6 +38,7 @@ export const studentRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/students',
     operationId: 'createStudent',
@@ -49,6 +52,7 @@ export const studentRoutes = [
     handler: async ({ tenant, body }) => presentStudent(await createStudent(tenant, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/students/bulk',
     operationId: 'bulkCreateStudents',
@@ -61,6 +65,7 @@ export const studentRoutes = [
     handler: async ({ tenant, body }) => bulkCreateStudents(tenant, body.students),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/students/{id}',
     operationId: 'getStudent',
@@ -73,6 +78,7 @@ export const studentRoutes = [
     handler: async ({ tenant, params }) => presentStudent(await findPerson(tenant, 'student', params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'patch',
     path: '/students/{id}',
     operationId: 'updateStudent',
@@ -94,6 +100,7 @@ export const studentRoutes = [
       ),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/students/{id}/suspend',
     operationId: 'suspendStudent',
@@ -107,6 +114,7 @@ export const studentRoutes = [
     handler: async ({ tenant, params }) => presentStudent(await setStudentStatus(tenant, params.id, 'suspended')),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/students/{id}/reactivate',
     operationId: 'reactivateStudent',
@@ -120,6 +128,7 @@ export const studentRoutes = [
     handler: async ({ tenant, params }) => presentStudent(await setStudentStatus(tenant, params.id, 'active')),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/students/{id}/guardians',
     operationId: 'listStudentGuardians',
@@ -132,6 +141,7 @@ export const studentRoutes = [
     handler: async ({ tenant, params }) => ({ items: (await listStudentGuardians(tenant, params.id)).map(presentGuardianLink) }),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/students/{id}/exams',
     operationId: 'listStudentExams',

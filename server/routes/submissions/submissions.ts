@@ -16,6 +16,7 @@ import {
 
 export const submissionRoutes = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/submissions',
     operationId: 'listSubmissions',
@@ -31,6 +32,7 @@ export const submissionRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/submissions/{id}',
     operationId: 'getSubmission',
@@ -52,6 +54,7 @@ export const submissionRoutes = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/submissions/{id}/events',
     operationId: 'getSubmissionEvents',
@@ -65,6 +68,7 @@ export const submissionRoutes = [
     handler: async ({ tenant, params }) => presentProctoringFeed(await getProctoringFeed(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/submissions/{id}/grade',
     operationId: 'gradeSubmission',
@@ -82,6 +86,7 @@ export const submissionRoutes = [
     handler: async ({ tenant, params, body }) => presentSubmission(await gradeSubmission(tenant, params.id, body)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/submissions/{id}/void',
     operationId: 'voidSubmission',

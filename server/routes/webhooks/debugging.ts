@@ -1,5 +1,5 @@
 import { checkEndpointSignature, deliveryAsCurl, replayFailedSince, sendExampleEvent } from '../../commands/webhook-debugging.js';
-import { definePortalRoute, defineRoute, type AnyPortalRoute, type ApiRoute } from '../../http/route.js';
+import { defineRoute, type AnyPortalRoute, type ApiRoute } from '../../http/route.js';
 import type { MembershipRole } from '../../models/membership.js';
 import { grants, roleScopes } from '../../policies/scopes.js';
 import { presentWebhookDelivery } from '../../presenters/webhook-delivery.js';
@@ -20,6 +20,7 @@ import { endpointParams } from './endpoints-schema.js';
 /** Webhook debugging on /v1 (and so in the portal): replay what failed since a date, send an example. */
 export const webhookDebuggingRoutes: ApiRoute[] = [
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/webhooks/endpoints/{id}/replay',
     operationId: 'replayWebhookDeliveriesSince',
@@ -39,6 +40,7 @@ export const webhookDebuggingRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/webhooks/endpoints/{id}/example',
     operationId: 'sendWebhookExample',
@@ -64,13 +66,13 @@ const WEBHOOK_WRITERS = (['admin', 'developer'] as const satisfies readonly Memb
 
 /** Portal-only: they answer with the endpoint's secrets' work, so no API key may call them. */
 export const webhookDebuggingPortalRoutes: AnyPortalRoute[] = [
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/webhook-debugging/endpoints/{endpointId}/signature-check',
     operationId: 'checkWebhookSignature',
     tag: 'Webhooks',
     summary: 'Tell why a pasted webhook request does not verify',
-    access: 'member',
+    caller: 'member',
     roles: WEBHOOK_WRITERS,
     params: checkerParams,
     body: signatureCheckBody,
@@ -81,13 +83,13 @@ export const webhookDebuggingPortalRoutes: AnyPortalRoute[] = [
       tolerance_seconds: TIMESTAMP_TOLERANCE_SECONDS,
     }),
   }),
-  definePortalRoute({
+  defineRoute({
     method: 'post',
     path: '/institutions/{id}/webhook-debugging/deliveries/{deliveryId}/curl',
     operationId: 'webhookDeliveryCurl',
     tag: 'Webhooks',
     summary: 'A delivery as a curl command, signed now',
-    access: 'member',
+    caller: 'member',
     roles: WEBHOOK_WRITERS,
     params: curlParams,
     response: curlResponse,

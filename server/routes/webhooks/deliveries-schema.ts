@@ -1,5 +1,5 @@
 import { sortQuery } from '../../validation/sort.js';
-import { isEventPattern } from '../../events/patterns.js';
+import { isEventPattern } from '../../webhooks/patterns.js';
 import { idParam, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 import { DELIVERY_STATUSES } from '../../webhooks/deliveries.js';

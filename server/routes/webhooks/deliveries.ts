@@ -5,6 +5,7 @@ import { deliveryDetailSchema, deliveryPage, deliveryParams, listDeliveriesQuery
 
 export const webhookDeliveryRoutes: ApiRoute[] = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/webhooks/deliveries',
     operationId: 'listWebhookDeliveries',
@@ -20,6 +21,7 @@ export const webhookDeliveryRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/webhooks/deliveries/{id}',
     operationId: 'getWebhookDelivery',
@@ -32,6 +34,7 @@ export const webhookDeliveryRoutes: ApiRoute[] = [
     handler: async ({ tenant, params }) => presentWebhookDeliveryDetail(await getDeliveryDetail(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/webhooks/deliveries/{id}/replay',
     operationId: 'replayWebhookDelivery',

@@ -1,5 +1,5 @@
 import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../commands/webhook-endpoints.js';
-import { isEventPattern } from '../../events/patterns.js';
+import { isEventPattern } from '../../webhooks/patterns.js';
 import { idParam, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

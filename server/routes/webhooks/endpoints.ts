@@ -25,6 +25,7 @@ import {
 
 export const webhookEndpointRoutes: ApiRoute[] = [
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/webhooks/endpoints',
     operationId: 'listWebhookEndpoints',
@@ -36,6 +37,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     handler: async ({ tenant }) => ({ items: (await listEndpoints(tenant)).map(presentWebhookEndpoint) }),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/webhooks/endpoints',
     operationId: 'createWebhookEndpoint',
@@ -50,6 +52,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     handler: async ({ tenant, body, ctx }) => presentCreatedWebhookEndpoint(await createEndpoint(tenant, body, await urlRulesOf(ctx.db, ctx.config))),
   }),
   defineRoute({
+    caller: 'key',
     method: 'get',
     path: '/webhooks/endpoints/{id}',
     operationId: 'getWebhookEndpoint',
@@ -62,6 +65,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     handler: async ({ tenant, params }) => presentWebhookEndpoint(await findEndpoint(tenant, params.id)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'patch',
     path: '/webhooks/endpoints/{id}',
     operationId: 'updateWebhookEndpoint',
@@ -82,6 +86,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     },
   }),
   defineRoute({
+    caller: 'key',
     method: 'delete',
     path: '/webhooks/endpoints/{id}',
     operationId: 'deleteWebhookEndpoint',
@@ -95,6 +100,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     handler: async ({ tenant, params }) => deleteEndpoint(tenant, params.id),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/webhooks/endpoints/{id}/rotate-secret',
     operationId: 'rotateWebhookSecret',
@@ -110,6 +116,7 @@ export const webhookEndpointRoutes: ApiRoute[] = [
     handler: async ({ tenant, params, body }) => presentRotatedWebhookEndpoint(await rotateEndpointSecret(tenant, params.id, body.grace_hours)),
   }),
   defineRoute({
+    caller: 'key',
     method: 'post',
     path: '/webhooks/endpoints/{id}/test',
     operationId: 'testWebhookEndpoint',

@@ -1,6 +1,6 @@
 /** The learner side of Alpha Learning (/v1/app/alpha*), typed for the /launch page's practice view. */
 import type { z } from 'zod';
-import type { activityBody, activityResultSchema, ownAlphaSchema } from '../../../server/routes/alpha/schema';
+import type { activityBody, activityResultSchema, ownAlphaSchema } from '../../../server/routes/alpha/schema-learner';
 import { request } from './api';
 
 export type OwnAlpha = z.input<typeof ownAlphaSchema>;

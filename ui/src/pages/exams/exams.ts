@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { analyticsSchema, examDetailSchema, examSchema, scoreList, scoreRowSchema } from '../../../../server/routes/exams/schema';
+import type { analyticsSchema, scoreList, scoreRowSchema } from '../../../../server/routes/exams/schema-results';
+import type { examDetailSchema, examSchema } from '../../../../server/routes/exams/schema';
 import { api, type Page } from '../../api/client';
 import { areaKey, dataPath, PICKER_LIMIT } from '../shared/areas';
 

@@ -7,10 +7,10 @@ import type {
   operatorCurriculumSchema,
   smtpSchema,
   testMailSchema,
-} from '../../../../server/routes/operator/operator';
+} from '../../../../server/routes/operator/schema';
 import type { applianceSettingsSchema, applianceStatusSchema } from '../../../../server/routes/operator/settings';
 
-/** Types and query keys of the appliance operator's pages (type-only imports of server/routes/operator/operator.ts's schemas). */
+/** Types and query keys of the appliance operator's pages (type-only imports of server/routes/operator/schema.ts). */
 
 export type OperatorInstitution = z.input<typeof institutionSchema>;
 export type InstitutionStatus = OperatorInstitution['status'];

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { studentExamItem } from '../../../../server/routes/exams/schema';
+import type { studentExamItem } from '../../../../server/routes/exams/schema-results';
 import type { bulkStudentsResponse, MAX_BULK as SERVER_MAX_BULK, studentSchema } from '../../../../server/routes/students/schema';
 
 /** Students' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */

@@ -1,5 +1,11 @@
 import { Op, Sequelize, type WhereOptions } from 'sequelize';
 
+/**
+ * Event-type patterns: what a webhook endpoint subscribes to, and what the events feed and the
+ * deliveries list filter by. Here rather than in server/events/ because the webhooks layer, below
+ * the events it receives, matches them when an event is emitted.
+ */
+
 const SEGMENT = '[a-z][a-z0-9_]*';
 const EXACT = new RegExp(`^${SEGMENT}(\\.${SEGMENT})+$`);
 const FAMILY = new RegExp(`^${SEGMENT}(\\.${SEGMENT})*\\.\\*$`);

@@ -3,16 +3,8 @@ import { newId } from '../ids.js';
 import { endpointSecrets } from './secrets.js';
 import type { AppContext, WebhookEngine } from '../context.js';
 import type { PrivateHosts, Resolver } from '../outbound/address.js';
-import {
-  claimDueIn,
-  endSenderLease,
-  recordAttemptsIn,
-  releaseStaleClaims,
-  renewSenderLease,
-  type Claim,
-  type FinishedSend,
-  type RecordedAttempt,
-} from './deliveries.js';
+import { claimDueIn, endSenderLease, releaseStaleClaims, renewSenderLease, type Claim } from './claims.js';
+import { recordAttemptsIn, type FinishedSend, type RecordedAttempt } from './outcomes.js';
 import { postWebhook, type SendResult } from './sender.js';
 import { signatureHeaders } from './signing.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';

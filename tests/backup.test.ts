@@ -8,14 +8,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sqlite3 from 'sqlite3';
 import { describe, expect, it } from 'vitest';
-import { createInstitution } from '../server/commands/institutions.js';
+import { createInstitution } from '../server/commands/institutions/institutions.js';
 import { BackupFailedError } from '../server/db/backup.js';
 import { connectDatabase } from '../server/db/index.js';
 import { migrations } from '../server/db/migrations/index.js';
 import { isReadOnlyFtsCheck } from '../server/db/search-index.js';
 import { Tenant } from '../server/db/tenant.js';
-import { listPeople } from '../server/commands/people-list.js';
-import { bulkCreateStudents } from '../server/commands/students.js';
+import { listPeople } from '../server/commands/people/list.js';
+import { bulkCreateStudents } from '../server/commands/people/students.js';
 import { startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';
 import { cliFails as fails, cliOk as ok, runCliCaptured } from './helpers/cli.js';
 

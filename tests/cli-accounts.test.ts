@@ -5,7 +5,7 @@
 // error code and exit 1, bad usage exit 2; the links and passwords they make work in a real appliance.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../server/cli/program.js';
-import { INVITE_TTL_MS } from '../server/commands/invitations.js';
+import { INVITE_TTL_MS } from '../server/commands/accounts/invitations.js';
 import { hashToken } from '../server/crypto/tokens.js';
 import { newId } from '../server/ids.js';
 import { startTestAppliance, tempDataDirs, type TestAppliance } from './helpers/appliance.js';

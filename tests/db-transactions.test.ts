@@ -2,7 +2,7 @@
 // @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase, type Database } from '../server/db/index.js';
-import { insertInstitution } from '../server/commands/institutions.js';
+import { insertInstitution } from '../server/commands/institutions/institutions.js';
 import { dataDirDatabase, makeDataDir, removeDataDir } from './helpers/appliance.js';
 import { onPostgres } from './helpers/postgres.js';
 

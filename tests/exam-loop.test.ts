@@ -2,7 +2,7 @@
 // @databases sqlite, postgres
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAllowance } from '../server/commands/merits.js';
+import { setAllowance } from '../server/commands/wallet/merits.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 
 /**

@@ -6,7 +6,7 @@
 // Only 127.0.0.1 is contacted (the SMTP server is tests/helpers/smtp.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../server/commands/alpha/curricula.js';
-import { generateWeeklyReports, reportedWeek } from '../server/commands/guardian-reports.js';
+import { generateWeeklyReports, reportedWeek } from '../server/commands/people/guardian-reports.js';
 import { openBody, openHtml } from '../server/mail/outbox.js';
 import { setSmtpSettings } from '../server/mail/smtp-settings.js';
 import type { MailOutboxRow } from '../server/models/mail.js';

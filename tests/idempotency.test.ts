@@ -4,7 +4,7 @@
 // 24 hours per caller and key and replayed with Idempotent-Replayed: true; another request under
 // the same key, or one still running, is 409 conflict; kept answers survive a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAllowance } from '../server/commands/merits.js';
+import { setAllowance } from '../server/commands/wallet/merits.js';
 import { INTERRUPTED_AFTER_MS } from '../server/http/idempotency.js';
 import { examWithAiPolicy, startAttemptAs } from './helpers/ai-attempts.js';
 import {

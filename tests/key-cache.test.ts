@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateApiKey } from '../server/commands/api-keys.js';
+import { updateApiKey } from '../server/commands/institutions/api-keys.js';
 import { connectDatabase, databaseLocation } from '../server/db/index.js';
 import { cliOk, runCliCaptured } from './helpers/cli.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution } from './helpers/appliance.js';

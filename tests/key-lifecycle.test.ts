@@ -7,7 +7,7 @@
  * unknown one, even while the key cache holds its row (docs/decisions/api-key-lifecycle.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ACTIVE_KEYS, MAX_KEY_LIFETIME_DAYS } from '../server/commands/api-keys.js';
+import { MAX_ACTIVE_KEYS, MAX_KEY_LIFETIME_DAYS } from '../server/commands/institutions/api-keys.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { cliFails, cliOk, runCliCaptured } from './helpers/cli.js';
 import { expectError, institutionApi, ok, portalRequests, setUpPortal, signedInMember, type FirstRun } from './helpers/portal.js';

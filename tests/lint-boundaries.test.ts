@@ -37,10 +37,10 @@ describe('the import-boundary rule', () => {
     ['server/commands/probe.ts', "import { mountRoutes } from '../http/mount.js';\nexport const probe = mountRoutes;\n", 'commands', 'http'],
     ['server/ids.ts', "import { apiRoutes } from './routes/index.js';\nexport const probe = apiRoutes;\n", 'foundation', 'routes'],
     ['server/context.ts', "import { startWebhookEngine } from './webhooks/engine.js';\nexport const probe = startWebhookEngine;\n", 'foundation', 'webhooks'],
-    ['server/models/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n", 'data', 'commands'],
+    ['server/models/probe.ts', "import { createStudent } from '../commands/people/students.js';\nexport const probe = createStudent;\n", 'data', 'commands'],
     [
       'server/webhooks/probe.ts',
-      "import { createEndpoint } from '../commands/webhook-endpoints.js';\nexport const probe = createEndpoint;\n",
+      "import { createEndpoint } from '../commands/webhooks/endpoints.js';\nexport const probe = createEndpoint;\n",
       'webhooks',
       'commands',
     ],
@@ -50,8 +50,18 @@ describe('the import-boundary rule', () => {
   ])('%s importing upwards is an error', expectBoundaryError);
 
   it.each([
-    ['server/settings/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n", 'settings', 'commands'],
-    ['server/outbound/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n", 'outbound', 'commands'],
+    [
+      'server/settings/probe.ts',
+      "import { createStudent } from '../commands/people/students.js';\nexport const probe = createStudent;\n",
+      'settings',
+      'commands',
+    ],
+    [
+      'server/outbound/probe.ts',
+      "import { createStudent } from '../commands/people/students.js';\nexport const probe = createStudent;\n",
+      'outbound',
+      'commands',
+    ],
     ['server/html.ts', "import { sendQueuedMail } from './mail/mailer.js';\nexport const probe = sendQueuedMail;\n", 'foundation', 'mail'],
     ['server/settings/values.ts', "import { SETTING_NAMES } from './appliance-settings.js';\nexport const probe = SETTING_NAMES;\n", 'foundation', 'settings'],
     [
@@ -119,7 +129,7 @@ describe('the import-boundary rule', () => {
 
   it('allows the layers to point down', async () => {
     expect(
-      await boundaryErrors('server/routes/probe.ts', "import { createStudent } from '../commands/students.js';\nexport const probe = createStudent;\n"),
+      await boundaryErrors('server/routes/probe.ts', "import { createStudent } from '../commands/people/students.js';\nexport const probe = createStudent;\n"),
     ).toEqual([]);
     expect(await boundaryErrors('server/commands/probe.ts', "import { hashToken } from '../crypto/tokens.js';\nexport const probe = hashToken;\n")).toEqual([]);
     expect(await boundaryErrors('server/events/probe.ts', "import { postWebhook } from '../webhooks/sender.js';\nexport const probe = postWebhook;\n")).toEqual(

@@ -147,7 +147,7 @@ describe('stale mail', () => {
 
   it('portal invitations are judged on the invitation row: accepted, replaced, withdrawn or expired is dropped', async () => {
     const { inst } = await makeSchool(app);
-    // As server/commands/invitations.ts does: the link is made, then the mail is queued about the invitation.
+    // As server/commands/accounts/invitations.ts does: the link is made, then the mail is queued about the invitation.
     const invite = (email: string) =>
       inst.tenant.inTransaction(async (tx) => {
         const invitation = await tx.invitations.create({

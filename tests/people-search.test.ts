@@ -9,7 +9,7 @@ import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectDatabase } from '../server/db/index.js';
 import { migrations } from '../server/db/migrations/index.js';
-import { listPeople } from '../server/commands/people-list.js';
+import { listPeople } from '../server/commands/people/list.js';
 import { Tenant } from '../server/db/tenant.js';
 import { dataDirDatabase, makeSchool, requestsAs, startTestAppliance, tempDataDirs, type TestAppliance, type TestKey } from './helpers/appliance.js';
 

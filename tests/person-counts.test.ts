@@ -1,9 +1,9 @@
 // @tier integration
 // @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listPeople } from '../server/commands/people-list.js';
-import { createPerson, setStudentStatus, updatePerson } from '../server/commands/people.js';
-import { bulkCreateStudents } from '../server/commands/students.js';
+import { listPeople } from '../server/commands/people/list.js';
+import { createPerson, setStudentStatus, updatePerson } from '../server/commands/people/people.js';
+import { bulkCreateStudents } from '../server/commands/people/students.js';
 import type { Tenant } from '../server/db/tenant.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 

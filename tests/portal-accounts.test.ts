@@ -7,7 +7,7 @@
  */
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PASSWORD_RESET_TTL_MS } from '../server/commands/password-resets.js';
+import { PASSWORD_RESET_TTL_MS } from '../server/commands/accounts/password-resets.js';
 import { hashToken } from '../server/crypto/tokens.js';
 import { settledWrites } from '../server/db/sequelize.js';
 import { clearSmtpSettings, setSmtpSettings } from '../server/mail/smtp-settings.js';

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, MAX_ACTIVE_KEYS } from '../server/commands/api-keys.js';
+import { createApiKey, MAX_ACTIVE_KEYS } from '../server/commands/institutions/api-keys.js';
 import { ADDRESS_FREE_FAILURES, FAILURE_MEMORY_MS, FIRST_WAIT_MS, LoginThrottle, MAX_WAIT_MS, PAIR_FREE_FAILURES } from '../server/portal/login-throttle.js';
 import { requireMember } from '../server/portal/policies.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';

@@ -7,8 +7,8 @@
  */
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../server/commands/api-keys.js';
-import { DEVELOPER_INVITE_TTL_MS } from '../server/commands/developers.js';
+import { createApiKey } from '../server/commands/institutions/api-keys.js';
+import { DEVELOPER_INVITE_TTL_MS } from '../server/commands/accounts/developers.js';
 import { makeInstitution, outboxText, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { createAccount, expectError, expectOk, setUpPortal, type Agent, type FirstRun } from './helpers/portal.js';
 import { hashToken } from '../server/crypto/tokens.js';

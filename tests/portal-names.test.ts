@@ -4,12 +4,12 @@
 // the names of the page's ids, of this institution only, and only what the role may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../server/commands/alpha/curricula.js';
-import { createBatch } from '../server/commands/coupons.js';
+import { createBatch } from '../server/commands/wallet/coupons.js';
 import { seedDemo, type DemoSeed } from '../server/commands/demo/seed.js';
-import { createGroup } from '../server/commands/groups.js';
-import { inviteMember } from '../server/commands/invitations.js';
-import { NAMED_KINDS, type NamedKind } from '../server/commands/names.js';
-import { createPerson } from '../server/commands/people.js';
+import { createGroup } from '../server/commands/people/groups.js';
+import { inviteMember } from '../server/commands/accounts/invitations.js';
+import { NAMED_KINDS, type NamedKind } from '../server/commands/people/names.js';
+import { createPerson } from '../server/commands/people/people.js';
 import { Tenant } from '../server/db/tenant.js';
 import { roleScopes } from '../server/policies/scopes.js';
 import { MAX_NAMED_IDS, nameableKinds } from '../server/routes/names/names.js';

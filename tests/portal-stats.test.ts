@@ -5,13 +5,13 @@
 // institution, only what the role may read, and queries that read an index range, never a table.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGroup } from '../server/commands/groups.js';
-import { createPerson } from '../server/commands/people.js';
+import { createGroup } from '../server/commands/people/groups.js';
+import { createPerson } from '../server/commands/people/people.js';
 import { endpointStats, type DayEndpointStats } from '../server/commands/stats/deliveries.js';
 import { licenseExpiry } from '../server/commands/stats/licenses.js';
 import { overviewStats } from '../server/commands/stats/overview.js';
-import { createStudent } from '../server/commands/students.js';
-import { createEndpoint } from '../server/commands/webhook-endpoints.js';
+import { createStudent } from '../server/commands/people/students.js';
+import { createEndpoint } from '../server/commands/webhooks/endpoints.js';
 import { EXPIRY_MONTHS } from '../server/routes/stats/schema.js';
 import type { Tenant } from '../server/db/tenant.js';
 import { newId } from '../server/ids.js';

@@ -9,7 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEndpoint } from '../server/commands/webhook-endpoints.js';
+import { createEndpoint } from '../server/commands/webhooks/endpoints.js';
 import { EVENT_TYPES } from '../server/events/catalog.js';
 import { newId } from '../server/ids.js';
 import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';

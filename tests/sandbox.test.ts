@@ -13,8 +13,8 @@ import { Tenant } from '../server/db/tenant.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
 import { cliOk, runCliCaptured } from './helpers/cli.js';
 import { expectError, institutionApi, ok, signedInMember, type SignedIn } from './helpers/portal.js';
-import { createApiKey } from '../server/commands/api-keys.js';
-import { ensureSandbox } from '../server/commands/sandbox.js';
+import { createApiKey } from '../server/commands/institutions/api-keys.js';
+import { ensureSandbox } from '../server/commands/institutions/sandbox.js';
 
 const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -10,8 +10,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../server/commands/api-keys.js';
-import { createInstitution } from '../server/commands/institutions.js';
+import { createApiKey } from '../server/commands/institutions/api-keys.js';
+import { createInstitution } from '../server/commands/institutions/institutions.js';
 import { connectDatabase } from '../server/db/index.js';
 import { Tenant } from '../server/db/tenant.js';
 import { makeDataDir } from './helpers/appliance.js';

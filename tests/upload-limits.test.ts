@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPerson } from '../server/commands/people.js';
+import { createPerson } from '../server/commands/people/people.js';
 import { MAX_UPLOAD_BYTES } from '../server/files/storage.js';
 import { newId } from '../server/ids.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';

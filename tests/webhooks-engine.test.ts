@@ -9,7 +9,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../server/client/index.js';
-import { setInstitutionStatus } from '../server/commands/institutions.js';
+import { setInstitutionStatus } from '../server/commands/institutions/institutions.js';
 import { connectDatabase, databaseLocation } from '../server/db/index.js';
 import {
   makeDataDir,

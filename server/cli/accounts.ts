@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
-import { findAccountByEmail, listAccounts, setAccountPassword } from '../commands/accounts.js';
-import { inviteInstitutionAdmin } from '../commands/institution-admins.js';
+import { findAccountByEmail, listAccounts, setAccountPassword } from '../commands/accounts/accounts.js';
+import { inviteInstitutionAdmin } from '../commands/accounts/institution-admins.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
 import type { CliContext, RegisterCommands } from './context.js';
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { findInstitution } from '../commands/institutions.js';
+import { findInstitution } from '../commands/institutions/institutions.js';
 import { findMembersLink, listMembersRuns, membersRunResult, syncContextMembers } from '../commands/lti/nrps.js';
 import { Tenant } from '../db/tenant.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { addPlatform, linkResourceLink, platformTenant, updatePlatform } from '../commands/lti/platforms.js';
 import { toolConfig } from '../commands/lti/tool-config.js';
 import { DEFAULT_KEY_GRACE_SECONDS, rotateToolKey } from '../commands/lti/tool-keys.js';
-import { findInstitution } from '../commands/institutions.js';
+import { findInstitution } from '../commands/institutions/institutions.js';
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';

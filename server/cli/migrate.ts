@@ -1,4 +1,4 @@
-import { migrateTo } from '../commands/migrate-to.js';
+import { migrateTo } from '../commands/appliance/migrate-to.js';
 import type { RegisterCommands } from './context.js';
 
 /** `migrate-to <postgres url>`: the move from SQLite to PostgreSQL, docs/scale-out.md#moving-up-from-one-computer. */

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Option } from 'commander';
-import { findInstitution } from '../commands/institutions.js';
+import { findInstitution } from '../commands/institutions/institutions.js';
 import { saveConnection } from '../commands/oneroster/connections.js';
 import { CSV_ZIP_LIMITS } from '../commands/oneroster/csv.js';
 import { importRosterCsv, syncRoster } from '../commands/oneroster/sync.js';

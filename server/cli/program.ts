@@ -9,14 +9,14 @@ import {
   MAX_ROLL_OVERLAP_HOURS,
   revokeApiKey,
   rollApiKey,
-} from '../commands/api-keys.js';
-import { approveBatch, rejectBatch } from '../commands/coupons.js';
+} from '../commands/institutions/api-keys.js';
+import { approveBatch, rejectBatch } from '../commands/wallet/coupons.js';
 import { seedDemo } from '../commands/demo/seed.js';
-import { generateWeeklyReports } from '../commands/guardian-reports.js';
-import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions.js';
-import { readAllowance, setAllowance } from '../commands/merits.js';
-import { ensureSandbox } from '../commands/sandbox.js';
-import { runSetup } from '../commands/setup.js';
+import { generateWeeklyReports } from '../commands/people/guardian-reports.js';
+import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions/institutions.js';
+import { readAllowance, setAllowance } from '../commands/wallet/merits.js';
+import { ensureSandbox } from '../commands/institutions/sandbox.js';
+import { runSetup } from '../commands/accounts/setup.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, databaseLocation, type Database, type DatabaseLocation } from '../db/index.js';
 

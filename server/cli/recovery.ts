@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CommanderError } from 'commander';
-import { exportRecoveryKit, importRecoveryKit } from '../commands/recovery-kit.js';
+import { exportRecoveryKit, importRecoveryKit } from '../commands/appliance/recovery-kit.js';
 import { FileMasterKeyStore, masterKeyFile } from '../crypto/master-key.js';
 import { AppError } from '../errors.js';
 import { backupNow, type BackupSource } from '../db/backup.js';

@@ -3,7 +3,7 @@ import { dataVersion } from '../db/data-version.js';
 import { isPostgres } from '../db/postgres.js';
 import type { ApiKeyRow } from '../models/api-key.js';
 import type { InstitutionRow } from '../models/institution.js';
-import { ensureSandbox } from '../commands/sandbox.js';
+import { ensureSandbox } from '../commands/institutions/sandbox.js';
 
 export interface KeyWithInstitution {
   key: ApiKeyRow;

@@ -4,10 +4,10 @@ import type { Database } from '../db/index.js';
 import { Tenant } from '../db/tenant.js';
 import { AppError } from '../errors.js';
 import { hashToken } from '../crypto/tokens.js';
-import { SESSION_PATTERN, SESSION_RATE_LIMIT } from '../commands/learner-auth.js';
-import { touchSeat } from '../commands/learner-devices.js';
+import { SESSION_PATTERN, SESSION_RATE_LIMIT } from '../commands/learner/auth.js';
+import { touchSeat } from '../commands/learner/devices.js';
 
-export { SESSION_PATTERN, SESSION_PREFIX, SESSION_RATE_LIMIT, type LearnerAuth } from '../commands/learner-auth.js';
+export { SESSION_PATTERN, SESSION_PREFIX, SESSION_RATE_LIMIT, type LearnerAuth } from '../commands/learner/auth.js';
 
 /** What a grading session may call: who it is, and its exam's submissions. */
 const GRADING_SESSION_ROUTES = /^\/v1\/app\/(me|grading(\/.*)?)$/;

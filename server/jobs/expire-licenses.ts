@@ -1,4 +1,4 @@
-import { expireLicenses } from '../commands/licenses.js';
+import { expireLicenses } from '../commands/people/licenses.js';
 import type { Job } from './job.js';
 
 /** Every minute: licenses past their expiry are stored `expired`, each with exactly one `license.expired`. */

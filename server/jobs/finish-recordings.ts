@@ -1,4 +1,4 @@
-import { finishAbandonedRecordings } from '../commands/recording-finish.js';
+import { finishAbandonedRecordings } from '../commands/recordings/finish.js';
 import type { Job } from './job.js';
 
 /**

@@ -1,4 +1,4 @@
-import { generateWeeklyReports } from '../commands/guardian-reports.js';
+import { generateWeeklyReports } from '../commands/people/guardian-reports.js';
 import type { Job } from './job.js';
 
 /**

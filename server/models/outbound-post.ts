@@ -1,7 +1,7 @@
 import { DataTypes } from 'sequelize';
 
 /**
- * The delivery columns every durable outbound queue's rows share (commands/outbound-posts.ts): AGS
+ * The delivery columns every durable outbound queue's rows share (commands/lms/outbound-posts.ts): AGS
  * score posts to the LMS and gradebook posts to the SIS.
  */
 export const outboundPostColumns = () => ({

@@ -1,4 +1,4 @@
-import { effectiveKeyStatus, type RolledApiKey } from '../commands/api-keys.js';
+import { effectiveKeyStatus, type RolledApiKey } from '../commands/institutions/api-keys.js';
 import { iso } from './common.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { ApiKeyRow } from '../models/api-key.js';

@@ -1,4 +1,4 @@
-import { couponStatus, type BatchDetail, type Redemption } from '../commands/coupons.js';
+import { couponStatus, type BatchDetail, type Redemption } from '../commands/wallet/coupons.js';
 import type { CouponBatchRow } from '../models/coupon.js';
 import { iso } from './common.js';
 

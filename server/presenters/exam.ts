@@ -1,8 +1,8 @@
 import { iso } from './common.js';
-import type { ExamFileKind } from '../commands/coding-exams.js';
-import type { ScoreRow } from '../commands/exam-results.js';
-import type { ExamAssignmentView } from '../commands/exam-audience.js';
-import type { ExamDetail, StudentExam } from '../commands/exam-lists.js';
+import type { ExamFileKind } from '../commands/exams/coding.js';
+import type { ScoreRow } from '../commands/exams/results.js';
+import type { ExamAssignmentView } from '../commands/exams/audience.js';
+import type { ExamDetail, StudentExam } from '../commands/exams/lists.js';
 import type { ExamRow } from '../models/exam.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { FileLinker } from './submission.js';

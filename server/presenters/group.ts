@@ -1,4 +1,4 @@
-import type { CountedGroup, GroupDetail, GroupMember } from '../commands/groups.js';
+import type { CountedGroup, GroupDetail, GroupMember } from '../commands/people/groups.js';
 import { presentPersonRef } from './person.js';
 
 /** The Group object; `faculty_id` is the owner's internal id. */

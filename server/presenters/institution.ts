@@ -1,5 +1,5 @@
 import type { InstitutionRow } from '../models/institution.js';
-import type { InstitutionCounts } from '../commands/institution-profile.js';
+import type { InstitutionCounts } from '../commands/institutions/profile.js';
 
 export function presentInstitutionSummary(row: InstitutionRow) {
   return { id: row.id, name: row.name, status: row.status, created_at: row.created_at.toISOString() };

@@ -1,7 +1,7 @@
 import { iso } from './common.js';
 import { presentExamArchive } from './exam.js';
 import type { FileLinker } from './submission.js';
-import type { AssignedExam } from '../commands/learner-exams.js';
+import type { AssignedExam } from '../commands/learner/exams.js';
 import type { AttemptRow } from '../models/attempt.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { LearnerSessionRow } from '../models/learner.js';

@@ -1,4 +1,4 @@
-import { effectiveStatus } from '../commands/licenses.js';
+import { effectiveStatus } from '../commands/people/licenses.js';
 import type { DeviceSeatRow } from '../models/device-seat.js';
 import type { LicenseRow } from '../models/license.js';
 

@@ -1,4 +1,4 @@
-import type { CreditResult, LedgerEntry, Wallet } from '../commands/merits.js';
+import type { CreditResult, LedgerEntry, Wallet } from '../commands/wallet/merits.js';
 
 /** A ledger row: `amount_cents` is negative for a spend. */
 export function presentLedgerEntry({ entry, email }: LedgerEntry) {

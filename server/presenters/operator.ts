@@ -1,6 +1,6 @@
 import type { CurriculumWithConcepts } from '../commands/alpha/curricula.js';
-import { findInstitution } from '../commands/institutions.js';
-import type { Allowance } from '../commands/merits.js';
+import { findInstitution } from '../commands/institutions/institutions.js';
+import type { Allowance } from '../commands/wallet/merits.js';
 import { institutionsById, type AllBatchesPage, type BatchFilter } from '../commands/operator/all-institutions.js';
 import type { Database } from '../db/index.js';
 import type { CouponBatchRow } from '../models/coupon.js';

@@ -1,6 +1,6 @@
 import { iso } from './common.js';
 import { presentAttempt } from './attempt.js';
-import type { ProctoringFeed, ProctoringSummary, SubmissionDetail } from '../commands/submissions.js';
+import type { ProctoringFeed, ProctoringSummary, SubmissionDetail } from '../commands/exams/submissions.js';
 import type { ProctoringEventRow } from '../models/attempt.js';
 import type { StoredFileRow } from '../models/stored-file.js';
 import type { SubmissionRow } from '../models/submission.js';

@@ -1,4 +1,4 @@
-import type { EndpointWithSecret, RotatedSecret } from '../commands/webhook-endpoints.js';
+import type { EndpointWithSecret, RotatedSecret } from '../commands/webhooks/endpoints.js';
 import type { WebhookEndpointRow } from '../models/webhook.js';
 
 /** The Webhook endpoint object: never the secret, sealed or not, nor the rotation state. */

@@ -8,11 +8,11 @@
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
-import { examAnalytics, examScores } from '../../server/commands/exam-results.js';
-import { createExam } from '../../server/commands/exams.js';
-import { summarizeLicenses } from '../../server/commands/licenses.js';
+import { examAnalytics, examScores } from '../../server/commands/exams/results.js';
+import { createExam } from '../../server/commands/exams/exams.js';
+import { summarizeLicenses } from '../../server/commands/people/licenses.js';
 import { licenseExpiry } from '../../server/commands/stats/licenses.js';
-import { createEndpoint } from '../../server/commands/webhook-endpoints.js';
+import { createEndpoint } from '../../server/commands/webhooks/endpoints.js';
 import { EXPIRY_MONTHS } from '../../server/routes/stats/schema.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { makeInstitution, startTestAppliance, type TestAppliance, type TestInstitution } from '../helpers/appliance.js';

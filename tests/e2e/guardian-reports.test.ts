@@ -9,7 +9,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../../server/commands/alpha/curricula.js';
-import { generateWeeklyReports } from '../../server/commands/guardian-reports.js';
+import { generateWeeklyReports } from '../../server/commands/people/guardian-reports.js';
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { newId } from '../../server/ids.js';

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAllowance } from '../../server/commands/merits.js';
+import { setAllowance } from '../../server/commands/wallet/merits.js';
 import {
   learnerSession,
   makeInstitution,

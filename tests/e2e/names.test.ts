@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCurriculum } from '../../server/commands/alpha/curricula.js';
-import { createBatch } from '../../server/commands/coupons.js';
+import { createBatch } from '../../server/commands/wallet/coupons.js';
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';

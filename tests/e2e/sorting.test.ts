@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../server/commands/api-keys.js';
+import { createApiKey } from '../../server/commands/institutions/api-keys.js';
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';

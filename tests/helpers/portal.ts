@@ -3,7 +3,7 @@
 // a browser would; writes carry the session's CSRF token in X-CSRF-Token.
 import supertest from 'supertest';
 import { expect } from 'vitest';
-import { hashPassword } from '../../server/commands/passwords.js';
+import { hashPassword } from '../../server/commands/accounts/passwords.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { newId } from '../../server/ids.js';
 import type { MembershipRole } from '../../server/models/membership.js';

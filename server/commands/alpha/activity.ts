@@ -1,7 +1,7 @@
 import { Sequelize } from 'sequelize';
 import type { TenantTx } from '../../db/tenant.js';
 import { AppError, notFound, validationError } from '../../errors.js';
-import type { LearnerAuth } from '../learner-auth.js';
+import type { LearnerAuth } from '../learner/auth.js';
 import { newId } from '../../ids.js';
 import type { AlphaActivityRow, AlphaBadgeRow, AlphaMasteryRow, BadgeCode } from '../../models/alpha.js';
 import type { PersonRow } from '../../models/person.js';

@@ -7,7 +7,7 @@ import { parseInput } from '../../validation/parse.js';
 import { z } from '../../validation/zod.js';
 import { newId } from '../../ids.js';
 import type { AlphaConceptRow, AlphaCurriculumRow, CurriculumStatus } from '../../models/alpha.js';
-import { findInstitution } from '../institutions.js';
+import { findInstitution } from '../institutions/institutions.js';
 
 const emptyPage = <T>(request: PageRequest): Page<T> => ({ items: [], page: request.page, limit: request.limit, total: 0, totalPages: 0 });
 

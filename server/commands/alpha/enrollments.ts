@@ -5,7 +5,7 @@ import { AppError, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { newId } from '../../ids.js';
 import type { AlphaEnrollmentRow, EnrollmentStatus } from '../../models/alpha.js';
-import { personRefWhere, resolveActiveFaculty, resolveStudents } from '../people.js';
+import { personRefWhere, resolveActiveFaculty, resolveStudents } from '../people/people.js';
 import { findEnrollableCurriculum } from './curricula.js';
 
 const DEFAULT_DAILY_TARGET_MINUTES = 30;

@@ -1,6 +1,6 @@
 import { Op } from 'sequelize';
 import type { AlphaBadgeRow, AlphaCurriculumRow, AlphaEnrollmentRow } from '../../models/alpha.js';
-import type { LearnerAuth } from '../learner-auth.js';
+import type { LearnerAuth } from '../learner/auth.js';
 import { alphaStudentOf } from './activity.js';
 import { getStudentDrillDown, getStudentMastery, type ConceptMastery, type MasteryCounts } from './mastery.js';
 import { badgesOf } from './points.js';

@@ -1,7 +1,7 @@
 import type { Tenant } from '../../db/tenant.js';
 import type { AlphaConceptRow, AlphaEnrollmentRow, AlphaMasteryRow } from '../../models/alpha.js';
 import type { PersonRow } from '../../models/person.js';
-import { findPerson } from '../people.js';
+import { findPerson } from '../people/people.js';
 import { conceptsOf } from './curricula.js';
 import { pointsTotal, streakDays } from './points.js';
 import { ALPHA_RULES } from './rules.js';

@@ -4,7 +4,7 @@ import { AppError } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { newId } from '../../ids.js';
 import type { AlphaBadgeRow, AlphaPointsRow } from '../../models/alpha.js';
-import { findPerson } from '../people.js';
+import { findPerson } from '../people/people.js';
 import { utcDay } from './rules.js';
 
 const dayBefore = (day: string) => utcDay(new Date(Date.parse(`${day}T00:00:00.000Z`) - 86_400_000));

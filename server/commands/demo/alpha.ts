@@ -6,8 +6,8 @@ import { recordActivity } from '../alpha/activity.js';
 import { createCurriculum } from '../alpha/curricula.js';
 import { createEnrollments, updateEnrollment } from '../alpha/enrollments.js';
 import { ALPHA_RULES } from '../alpha/rules.js';
-import type { LearnerAuth } from '../learner-auth.js';
-import { exchangeLaunchToken, LAUNCH_TTL_DEFAULT_SECONDS, mintLaunchToken } from '../sso.js';
+import type { LearnerAuth } from '../learner/auth.js';
+import { exchangeLaunchToken, LAUNCH_TTL_DEFAULT_SECONDS, mintLaunchToken } from '../learner/sso.js';
 import type { DemoPeople } from './people.js';
 import { range, type Rng } from './random.js';
 

@@ -6,8 +6,8 @@ import type { Tenant } from '../../db/tenant.js';
 import { tempDir, TEMP_PREFIX } from '../../files/temp.js';
 import { newId } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
-import { storeHiddenKey, uploadExamFile } from '../coding-exams.js';
-import { updateExam } from '../exams.js';
+import { storeHiddenKey, uploadExamFile } from '../exams/coding.js';
+import { updateExam } from '../exams/exams.js';
 
 /** The files of one demo coding exam, as a teacher would write them: name → text. */
 export interface DemoArchives {

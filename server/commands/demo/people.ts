@@ -3,10 +3,10 @@ import type { Tenant } from '../../db/tenant.js';
 import { openBody, openRecipient } from '../../mail/outbox.js';
 import type { GuardianType } from '../../models/guardian.js';
 import type { PersonRow } from '../../models/person.js';
-import { addGroupMembers, createGroup } from '../groups.js';
-import { acceptGuardianInvite, createGuardianLink } from '../guardians.js';
-import { createPerson } from '../people.js';
-import { createStudent } from '../students.js';
+import { addGroupMembers, createGroup } from '../people/groups.js';
+import { acceptGuardianInvite, createGuardianLink } from '../people/guardians.js';
+import { createPerson } from '../people/people.js';
+import { createStudent } from '../people/students.js';
 import { range } from './random.js';
 
 const LICENSE_DAYS = 365;

@@ -1,5 +1,5 @@
 import type { Tenant } from '../../db/tenant.js';
-import { createEndpoint, updateEndpoint } from '../webhook-endpoints.js';
+import { createEndpoint, updateEndpoint } from '../webhooks/endpoints.js';
 
 /** The demo's webhook receiver: this computer's discard port, never a host elsewhere. */
 const DEMO_RECEIVER_URL = 'http://127.0.0.1:9/campusbridge-demo';

@@ -1,6 +1,6 @@
 import type { Database } from '../../db/index.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
-import { launchUrl } from '../sso.js';
+import { launchUrl } from '../learner/sso.js';
 
 /**
  * The LMS frame (docs/lms.md#inside-the-lms-frame): which origins may frame the tool's pages, and

@@ -4,7 +4,7 @@ import { newId } from '../../ids.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import type { PersonRow } from '../../models/person.js';
 import { normalizeEmail, personalEmail } from '../../validation/people.js';
-import { createPerson, updatePerson } from '../people.js';
+import { createPerson, updatePerson } from '../people/people.js';
 import { CLAIM, isLearner, isTeacher, launchRoles, nameFromClaims, placeholderName } from './claims.js';
 
 /** The role a launch's roles give: context roles first (claims.ts); null when they name neither a learner nor a teacher. */

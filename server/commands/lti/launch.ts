@@ -6,7 +6,7 @@ import type { ExamRow } from '../../models/exam.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import type { LtiResourceLinkRow } from '../../models/lti-launch.js';
 import type { PersonRow } from '../../models/person.js';
-import { mintLaunchToken } from '../sso.js';
+import { mintLaunchToken } from '../learner/sso.js';
 import { CLAIM, isTeacher } from './claims.js';
 import { framedLaunchUrl } from './frame.js';
 import { afterInstructorLaunch } from './nrps.js';

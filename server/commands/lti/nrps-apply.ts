@@ -4,8 +4,8 @@ import { emit } from '../../events/emit.js';
 import { newId } from '../../ids.js';
 import type { LtiPlatformRow } from '../../models/lti.js';
 import type { PersonRole } from '../../models/person.js';
-import { assignGroups } from '../exam-assignments.js';
-import { createPeople, updatePerson } from '../people.js';
+import { assignGroups } from '../exams/assignments.js';
+import { createPeople, updatePerson } from '../people/people.js';
 import type { MembersPlan } from './nrps-plan.js';
 
 /** New people per transaction, as a OneRoster sync makes them: the institution's other writers take turns between them. */

@@ -3,7 +3,7 @@ import type { Database } from '../../db/index.js';
 import type { Tenant, TenantTx } from '../../db/tenant.js';
 import { newId } from '../../ids.js';
 import { outboundRequest } from './outbound.js';
-import { freshPost, replayPost, RESPONSE_BODY_KEPT, sendDuePosts, type OutboundQueue, type SendOutcome } from '../outbound-posts.js';
+import { freshPost, replayPost, RESPONSE_BODY_KEPT, sendDuePosts, type OutboundQueue, type SendOutcome } from '../lms/outbound-posts.js';
 import type { LtiScoreAttemptRow, LtiScorePostRow } from '../../models/lti-score.js';
 import type { SubmissionRow } from '../../models/submission.js';
 import { AGS_SCORE_SCOPE } from './claims.js';

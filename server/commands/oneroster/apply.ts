@@ -4,7 +4,7 @@ import { emitAll, type NewEvent } from '../../events/emit.js';
 import { newId } from '../../ids.js';
 import type { OneRosterConnectionRow } from '../../models/oneroster.js';
 import type { PersonRole } from '../../models/person.js';
-import { createPeople, personalEmailColumns } from '../people.js';
+import { createPeople, personalEmailColumns } from '../people/people.js';
 import type { PersonRef, SyncPlan } from './plan-steps.js';
 
 /** Licenses of people a sync creates: a school year, as for a student made without `license_days`. */

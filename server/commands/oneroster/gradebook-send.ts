@@ -5,7 +5,7 @@ import { Tenant } from '../../db/tenant.js';
 import { newId } from '../../ids.js';
 import type { OneRosterConnectionRow } from '../../models/oneroster.js';
 import type { GradebookStep, OneRosterGradebookPostRow, OneRosterLineItemRow } from '../../models/oneroster-gradebook.js';
-import { RESPONSE_BODY_KEPT, sendDuePosts, type OutboundQueue, type SendOutcome } from '../outbound-posts.js';
+import { RESPONSE_BODY_KEPT, sendDuePosts, type OutboundQueue, type SendOutcome } from '../lms/outbound-posts.js';
 import { OneRosterClient, VERSION_PATHS, type SisSettings } from './client.js';
 import { sisSettings } from './connections.js';
 import { GRADEBOOK_CATEGORY } from './gradebook.js';

@@ -5,7 +5,7 @@ import { newId } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
 import type { OneRosterGradebookAttemptRow, OneRosterGradebookPostRow } from '../../models/oneroster-gradebook.js';
 import type { SubmissionRow } from '../../models/submission.js';
-import { freshPost, replayPost } from '../outbound-posts.js';
+import { freshPost, replayPost } from '../lms/outbound-posts.js';
 
 // Grades back to the SIS (OneRoster 1.2 Gradebook REST binding): what is queued when a grade is
 // recorded. The sending is gradebook-send.ts; the queue is outbound-posts.ts, shared with AGS.

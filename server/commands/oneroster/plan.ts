@@ -3,7 +3,7 @@ import { searchTextOf } from '../../db/search-text.js';
 import type { TenantTx } from '../../db/tenant.js';
 import type { PersonRole, PersonStatus } from '../../models/person.js';
 import type { OneRosterConnectionRow, OneRosterSyncKind } from '../../models/oneroster.js';
-import { personalEmailIndex } from '../people.js';
+import { personalEmailIndex } from '../people/people.js';
 import type { Roster, SisUser } from './client.js';
 import type { GroupChange, PersonRef, PersonUpdate, SyncPlan } from './plan-steps.js';
 

@@ -2,8 +2,8 @@ import { Op, literal } from 'sequelize';
 import type { Database } from '../../db/index.js';
 import type { CouponBatchRow } from '../../models/coupon.js';
 import type { InstitutionRow } from '../../models/institution.js';
-import { listInstitutions } from '../institutions.js';
-import type { Allowance } from '../merits.js';
+import { listInstitutions } from '../institutions/institutions.js';
+import type { Allowance } from '../wallet/merits.js';
 
 // Operator-wide reads. The operator works across institutions by role, so these read the
 // tables whole; everything that changes data goes through the CLI's commands.

@@ -1,7 +1,7 @@
 import { Op, Sequelize } from 'sequelize';
 import type { Tenant } from '../../db/tenant.js';
 import type { DeliveryStatus } from '../../models/webhook.js';
-import { findEndpoint } from '../webhook-endpoints.js';
+import { findEndpoint } from '../webhooks/endpoints.js';
 import { lastDays, numberOf, perBucket, type Buckets } from './windows.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { Request, Response } from 'express';
-import { hashPassword, verifyPassword } from '../../commands/passwords.js';
-import { isSetUp, runSetup, setupInput } from '../../commands/setup.js';
+import { hashPassword, verifyPassword } from '../../commands/accounts/passwords.js';
+import { isSetUp, runSetup, setupInput } from '../../commands/accounts/setup.js';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { randomToken } from '../../ids.js';
 import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { membershipsOf } from '../../portal/policies.js';
-import { sandboxIdsOf } from '../../commands/sandbox.js';
+import { sandboxIdsOf } from '../../commands/institutions/sandbox.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { endSession, startSession, type PortalAuth } from '../../portal/session.js';
 import { z } from '../../validation/zod.js';

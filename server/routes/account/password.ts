@@ -1,7 +1,7 @@
-import { changeOwnPassword, newPasswordSchema } from '../../commands/accounts.js';
+import { changeOwnPassword, newPasswordSchema } from '../../commands/accounts/accounts.js';
 import { AppError } from '../../errors.js';
 import { LoginThrottle } from '../../portal/login-throttle.js';
-import { completePasswordReset, passwordResetAvailable, requestPasswordReset } from '../../commands/password-resets.js';
+import { completePasswordReset, passwordResetAvailable, requestPasswordReset } from '../../commands/accounts/password-resets.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
 

@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COUPON_CODE_PATTERN } from '../../commands/coupons.js';
+import { COUPON_CODE_PATTERN } from '../../commands/wallet/coupons.js';
 import type { Scope } from '../../policies/scopes.js';
 import {
   learnerSession,

@@ -1,4 +1,4 @@
-import { createBatch, getBatchDetail, listBatches, listRedemptions } from '../../commands/coupons.js';
+import { createBatch, getBatchDetail, listBatches, listRedemptions } from '../../commands/wallet/coupons.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentBatch, presentBatchDetail, presentRedemption } from '../../presenters/coupon.js';
 import { batchDetailSchema, batchPage, batchParams, batchSchema, createBatchBody, listBatchesQuery, listRedemptionsQuery, redemptionPage } from './schema.js';

@@ -1,4 +1,4 @@
-import { MAX_COUPON_VALUE_CENTS, MAX_COUPONS_PER_BATCH } from '../../commands/coupons.js';
+import { MAX_COUPON_VALUE_CENTS, MAX_COUPONS_PER_BATCH } from '../../commands/wallet/coupons.js';
 import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

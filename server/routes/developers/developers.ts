@@ -1,6 +1,6 @@
-import { newPasswordSchema } from '../../commands/passwords.js';
-import { listDevelopers, reactivateDeveloper, removeDeveloper, suspendDeveloper } from '../../commands/developers.js';
-import { acceptInvitation, findUsableInvitation, inviteMember, resendInvitation, WrongInvitationPasswordError } from '../../commands/invitations.js';
+import { newPasswordSchema } from '../../commands/accounts/passwords.js';
+import { listDevelopers, reactivateDeveloper, removeDeveloper, suspendDeveloper } from '../../commands/accounts/developers.js';
+import { acceptInvitation, findUsableInvitation, inviteMember, resendInvitation, WrongInvitationPasswordError } from '../../commands/accounts/invitations.js';
 import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';

@@ -1,5 +1,5 @@
-import type { TeamMember } from '../../commands/developers.js';
-import type { SentInvitation } from '../../commands/invitations.js';
+import type { TeamMember } from '../../commands/accounts/developers.js';
+import type { SentInvitation } from '../../commands/accounts/invitations.js';
 import type { InvitationRow } from '../../models/invitation.js';
 import { MAIL_STATUSES } from '../../models/mail.js';
 import { iso } from '../../presenters/common.js';

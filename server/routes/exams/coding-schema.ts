@@ -1,4 +1,4 @@
-import { HIDDEN_KEY_BYTES, isBase64Of } from '../../commands/coding-exams.js';
+import { HIDDEN_KEY_BYTES, isBase64Of } from '../../commands/exams/coding.js';
 import { idParam, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

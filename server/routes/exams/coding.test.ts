@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseHiddenKeyToAttempt, validateCodeSpec } from '../../commands/coding-exams.js';
+import { releaseHiddenKeyToAttempt, validateCodeSpec } from '../../commands/exams/coding.js';
 import { AppError } from '../../errors.js';
 import { newId } from '../../ids.js';
 import type { Scope } from '../../policies/scopes.js';

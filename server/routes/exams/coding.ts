@@ -1,4 +1,4 @@
-import { checkExamTakesFiles, hiddenKeyStatus, releaseHiddenKey, storeHiddenKey, uploadExamFile } from '../../commands/coding-exams.js';
+import { checkExamTakesFiles, hiddenKeyStatus, releaseHiddenKey, storeHiddenKey, uploadExamFile } from '../../commands/exams/coding.js';
 import { validationError } from '../../errors.js';
 import { MAX_UPLOAD_BYTES } from '../../files/storage.js';
 import { defineRoute } from '../../http/route.js';

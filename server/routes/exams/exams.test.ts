@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { analyzeScores, csvCell } from '../../commands/exam-results.js';
+import { analyzeScores, csvCell } from '../../commands/exams/results.js';
 import { newId } from '../../ids.js';
 import { openRecipient } from '../../mail/outbox.js';
 import type { MailOutboxRow } from '../../models/mail.js';

@@ -1,10 +1,10 @@
-import { examArchives } from '../../commands/exam-archives.js';
+import { examArchives } from '../../commands/exams/archives.js';
 import { signedFileUrl } from '../../files/storage.js';
 import type { Response } from 'express';
-import { examAnalytics, examScores, listExamAttempts, scoresCsvLines } from '../../commands/exam-results.js';
-import { assignGroups, listAssignments, unassignGroup } from '../../commands/exam-assignments.js';
-import { closeExam, createExam, deleteExam, publishExam, updateExam } from '../../commands/exams.js';
-import { getExamDetail, listExams } from '../../commands/exam-lists.js';
+import { examAnalytics, examScores, listExamAttempts, scoresCsvLines } from '../../commands/exams/results.js';
+import { assignGroups, listAssignments, unassignGroup } from '../../commands/exams/assignments.js';
+import { closeExam, createExam, deleteExam, publishExam, updateExam } from '../../commands/exams/exams.js';
+import { getExamDetail, listExams } from '../../commands/exams/lists.js';
 import { defineRoute, RawResponse } from '../../http/route.js';
 import { presentAttempt } from '../../presenters/attempt.js';
 import { presentAssignment, presentExam, presentExamDetail, presentScoreRow } from '../../presenters/exam.js';

@@ -1,4 +1,4 @@
-import { CSV_COLUMNS } from '../../commands/exam-results.js';
+import { CSV_COLUMNS } from '../../commands/exams/results.js';
 import { pageOf, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 import { EXAM_ID, STUDENT_ID, SUBMISSION_ID, examSchema } from './schema.js';

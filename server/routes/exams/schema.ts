@@ -1,5 +1,5 @@
 import { sortQuery } from '../../validation/sort.js';
-import { codeSpecSchema } from '../../commands/coding-exams.js';
+import { codeSpecSchema } from '../../commands/exams/coding.js';
 import { idParam, isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

@@ -1,6 +1,6 @@
-import { listFacultyExams } from '../../commands/exam-lists.js';
-import { listPeople, peopleSort } from '../../commands/people-list.js';
-import { createPerson, findPerson, updatePerson } from '../../commands/people.js';
+import { listFacultyExams } from '../../commands/exams/lists.js';
+import { listPeople, peopleSort } from '../../commands/people/list.js';
+import { createPerson, findPerson, updatePerson } from '../../commands/people/people.js';
 import { defineRoute } from '../../http/route.js';
 import { presentExam } from '../../presenters/exam.js';
 import { presentFaculty } from '../../presenters/person.js';

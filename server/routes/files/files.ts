@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import { studentMayOpenArchive } from '../../commands/exam-archives.js';
+import { studentMayOpenArchive } from '../../commands/exams/archives.js';
 import { AppError } from '../../errors.js';
 import { absolutePath, verifyFileSignature } from '../../files/storage.js';
 import { defineRoute, RawResponse } from '../../http/route.js';

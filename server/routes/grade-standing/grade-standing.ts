@@ -1,4 +1,4 @@
-import { examGradeStandings, submissionGradeStanding, type GradeStanding } from '../../commands/grade-standing.js';
+import { examGradeStandings, submissionGradeStanding, type GradeStanding } from '../../commands/lms/grade-standing.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { iso } from '../../presenters/common.js';
 import { z } from '../../validation/zod.js';

@@ -1,4 +1,4 @@
-import { addGroupMembers, createGroup, deleteGroup, getGroupDetail, listGroups, removeGroupMember, updateGroup } from '../../commands/groups.js';
+import { addGroupMembers, createGroup, deleteGroup, getGroupDetail, listGroups, removeGroupMember, updateGroup } from '../../commands/people/groups.js';
 import { defineRoute } from '../../http/route.js';
 import { presentGroup, presentGroupDetail } from '../../presenters/group.js';
 import {

@@ -1,5 +1,5 @@
 import express, { type Response, type Router } from 'express';
-import { acceptGuardianInvite } from '../../commands/guardians.js';
+import { acceptGuardianInvite } from '../../commands/people/guardians.js';
 import type { AppContext } from '../../context.js';
 import { textPage } from '../../html.js';
 

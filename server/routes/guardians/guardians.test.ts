@@ -3,7 +3,7 @@
 // Guardians: links, invitations (mail with a one-time acceptance link), the acceptance page,
 // weekly reports (command, CLI, API) and the privacy rules around student and guardian emails.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateWeeklyReports, reportedWeek } from '../../commands/guardian-reports.js';
+import { generateWeeklyReports, reportedWeek } from '../../commands/people/guardian-reports.js';
 import { newId } from '../../ids.js';
 import type { MailOutboxRow } from '../../models/mail.js';
 import type { Scope } from '../../policies/scopes.js';

@@ -1,5 +1,5 @@
-import { listGuardianReports } from '../../commands/guardian-reports.js';
-import { createGuardianLink, deleteGuardianLink, listGuardianLinks, resendGuardianInvite } from '../../commands/guardians.js';
+import { listGuardianReports } from '../../commands/people/guardian-reports.js';
+import { createGuardianLink, deleteGuardianLink, listGuardianLinks, resendGuardianInvite } from '../../commands/people/guardians.js';
 import { defineRoute } from '../../http/route.js';
 import { presentGuardianLink, presentGuardianReport } from '../../presenters/guardian.js';
 import {

@@ -1,4 +1,4 @@
-import { countInstitution, replaceIntegrationConfig } from '../../commands/institution-profile.js';
+import { countInstitution, replaceIntegrationConfig } from '../../commands/institutions/profile.js';
 import { defineRoute } from '../../http/route.js';
 import { presentInstitution, presentIntegrationConfig } from '../../presenters/institution.js';
 import { institutionResponse, integrationConfig } from './schema.js';

@@ -1,5 +1,14 @@
-import { apiKeyInput, apiKeyUpdateInput, createApiKey, listApiKeys, revokeApiKey, rollApiKey, rollApiKeyInput, updateApiKey } from '../../commands/api-keys.js';
-import { ensureSandbox } from '../../commands/sandbox.js';
+import {
+  apiKeyInput,
+  apiKeyUpdateInput,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rollApiKey,
+  rollApiKeyInput,
+  updateApiKey,
+} from '../../commands/institutions/api-keys.js';
+import { ensureSandbox } from '../../commands/institutions/sandbox.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentApiKey, presentCreatedApiKey, presentRolledApiKey } from '../../presenters/api-key.js';
 import { z } from '../../validation/zod.js';

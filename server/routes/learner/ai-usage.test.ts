@@ -2,7 +2,7 @@
 // @databases sqlite, postgres
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setAllowance } from '../../commands/merits.js';
+import { setAllowance } from '../../commands/wallet/merits.js';
 import { examWithAiPolicy, startAttemptAs, type AiPolicy } from '../../../tests/helpers/ai-attempts.js';
 import {
   learnerSession,

@@ -1,4 +1,4 @@
-import { listOwnSeats, releaseOwnSeat } from '../../commands/learner-devices.js';
+import { listOwnSeats, releaseOwnSeat } from '../../commands/learner/devices.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentLearnerDevice } from '../../presenters/learner.js';
 import { learnerDeviceList, learnerDeviceSchema, seatParams } from './schema.js';

@@ -1,4 +1,4 @@
-import { gradeFromLms, gradingOverview, gradingSubmission } from '../../commands/lms-grading.js';
+import { gradeFromLms, gradingOverview, gradingSubmission } from '../../commands/lms/grading.js';
 import { signedFileUrl } from '../../files/storage.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentSubmission, presentSubmissionDetail } from '../../presenters/submission.js';

@@ -4,7 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeExamKey } from '../../commands/exam-secrets.js';
+import { storeExamKey } from '../../commands/exams/secrets.js';
 import { newId } from '../../ids.js';
 import type { ExamRow } from '../../models/exam.js';
 import { portalDir } from '../../paths.js';

@@ -1,7 +1,14 @@
-import { checkAttemptTakesFiles, recordProctoringEvents, releaseHiddenKey, startAttempt, storeAttemptFile, submitAttempt } from '../../commands/learner.js';
-import { examArchives } from '../../commands/exam-archives.js';
-import type { LearnerAuth } from '../../commands/learner-auth.js';
-import { getAssignedExam, listAssignedExams, type AssignedExam } from '../../commands/learner-exams.js';
+import {
+  checkAttemptTakesFiles,
+  recordProctoringEvents,
+  releaseHiddenKey,
+  startAttempt,
+  storeAttemptFile,
+  submitAttempt,
+} from '../../commands/learner/learner.js';
+import { examArchives } from '../../commands/exams/archives.js';
+import type { LearnerAuth } from '../../commands/learner/auth.js';
+import { getAssignedExam, listAssignedExams, type AssignedExam } from '../../commands/learner/exams.js';
 import type { AppContext } from '../../context.js';
 import { MAX_UPLOAD_BYTES, signedFileUrl } from '../../files/storage.js';
 import type { FileLinker } from '../../presenters/submission.js';

@@ -1,4 +1,4 @@
-import { MAX_CHUNK_BYTES, MAX_CHUNKS_PER_RECORDING, MAX_RECORDING_BYTES, MAX_RECORDINGS_PER_ATTEMPT } from '../../commands/recordings.js';
+import { MAX_CHUNK_BYTES, MAX_CHUNKS_PER_RECORDING, MAX_RECORDING_BYTES, MAX_RECORDINGS_PER_ATTEMPT } from '../../commands/recordings/recordings.js';
 import { timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

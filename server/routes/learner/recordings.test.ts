@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Response } from 'superagent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_CHUNK_BYTES, MAX_RECORDING_BYTES, RECORDING_GRACE_MS } from '../../commands/recordings.js';
+import { MAX_CHUNK_BYTES, MAX_RECORDING_BYTES, RECORDING_GRACE_MS } from '../../commands/recordings/recordings.js';
 import { newId } from '../../ids.js';
 import {
   learnerSession,

@@ -1,6 +1,6 @@
-import { appendChunk, checkChunkWanted } from '../../commands/recording-chunks.js';
-import { finishRecording } from '../../commands/recording-finish.js';
-import { listRecordings, MAX_CHUNK_BYTES, MAX_RECORDING_BYTES, MAX_RECORDINGS_PER_ATTEMPT, startRecording } from '../../commands/recordings.js';
+import { appendChunk, checkChunkWanted } from '../../commands/recordings/chunks.js';
+import { finishRecording } from '../../commands/recordings/finish.js';
+import { listRecordings, MAX_CHUNK_BYTES, MAX_RECORDING_BYTES, MAX_RECORDINGS_PER_ATTEMPT, startRecording } from '../../commands/recordings/recordings.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentRecording } from '../../presenters/recording.js';
 import { chunkQuery, recordingList, recordingParams, recordingSchema, startRecordingBody } from './recordings.schema.js';

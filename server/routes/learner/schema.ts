@@ -1,4 +1,4 @@
-import { MAX_ANSWERS_BYTES, MAX_EVENT_DETAIL_BYTES, MAX_EVENTS_PER_CALL, MAX_SUBMISSION_FILES } from '../../commands/learner.js';
+import { MAX_ANSWERS_BYTES, MAX_EVENT_DETAIL_BYTES, MAX_EVENTS_PER_CALL, MAX_SUBMISSION_FILES } from '../../commands/learner/learner.js';
 import { isoDateTime, timestamp } from '../../validation/schemas.js';
 import { examArchiveSchema } from '../exams/schema.js';
 import { z } from '../../validation/zod.js';

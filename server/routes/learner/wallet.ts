@@ -1,5 +1,5 @@
-import { recordAiUsage } from '../../commands/ai-usage.js';
-import { redeemCoupon } from '../../commands/coupons.js';
+import { recordAiUsage } from '../../commands/wallet/ai-usage.js';
+import { redeemCoupon } from '../../commands/wallet/coupons.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { redeemBody, redeemResponse } from '../coupons/schema.js';
 import { aiUsageBody, aiUsageResponse } from '../merits/schema.js';

@@ -1,7 +1,7 @@
 // @tier integration
 // @databases sqlite, postgres
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { activateSeat, type DeviceActivation } from '../../commands/licenses.js';
+import { activateSeat, type DeviceActivation } from '../../commands/people/licenses.js';
 import { AppError } from '../../errors.js';
 import type { Scope } from '../../policies/scopes.js';
 import {

@@ -1,4 +1,4 @@
-import { extendLicense, findLicense, listLicenses, listSeats, revokeLicense, revokeSeat, summarizeLicenses } from '../../commands/licenses.js';
+import { extendLicense, findLicense, listLicenses, listSeats, revokeLicense, revokeSeat, summarizeLicenses } from '../../commands/people/licenses.js';
 import { defineRoute } from '../../http/route.js';
 import { presentLicense, presentSeat } from '../../presenters/license.js';
 import {

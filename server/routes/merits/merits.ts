@@ -1,4 +1,4 @@
-import { creditMerits, getWallet, listLedger, readAllowance } from '../../commands/merits.js';
+import { creditMerits, getWallet, listLedger, readAllowance } from '../../commands/wallet/merits.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentCredit, presentLedgerEntry, presentWallet } from '../../presenters/merit.js';
 import { allowanceSchema, creditBody, creditResponse, ledgerPage, listLedgerQuery, walletParams, walletSchema } from './schema.js';

@@ -1,5 +1,5 @@
-import { MAX_USAGE_CENTS, MAX_USAGE_INTERACTIONS } from '../../commands/ai-usage.js';
-import { MAX_CREDIT_CENTS, WALLET_LEDGER_ROWS } from '../../commands/merits.js';
+import { MAX_USAGE_CENTS, MAX_USAGE_INTERACTIONS } from '../../commands/wallet/ai-usage.js';
+import { MAX_CREDIT_CENTS, WALLET_LEDGER_ROWS } from '../../commands/wallet/merits.js';
 import { isoDateTime, pageOf, pageQuery, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 

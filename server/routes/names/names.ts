@@ -1,5 +1,5 @@
-import { namesOf, NAMED_KINDS, type NamedKind } from '../../commands/names.js';
-import { OPERATOR_NAMED_KINDS, operatorNamesOf, type OperatorNamedKind } from '../../commands/operator-names.js';
+import { namesOf, NAMED_KINDS, type NamedKind } from '../../commands/people/names.js';
+import { OPERATOR_NAMED_KINDS, operatorNamesOf, type OperatorNamedKind } from '../../commands/operator/names.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { MembershipRole } from '../../models/membership.js';
 import { roleScopes, type Scope } from '../../policies/scopes.js';

@@ -1,4 +1,4 @@
-import { findAccount, listAccounts, newPasswordSchema, refuseOwnAccount, resetAccountPassword, type AccountListing } from '../../commands/accounts.js';
+import { findAccount, listAccounts, newPasswordSchema, refuseOwnAccount, resetAccountPassword, type AccountListing } from '../../commands/accounts/accounts.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
 

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import { recoveryKitFileName, recoveryKitText } from '../../commands/recovery-kit.js';
+import { recoveryKitFileName, recoveryKitText } from '../../commands/appliance/recovery-kit.js';
 import type { AppContext } from '../../context.js';
 import { FileMasterKeyStore, masterKeyFile } from '../../crypto/master-key.js';
 import { MIN_PASSPHRASE_LENGTH } from '../../crypto/recovery-kit.js';

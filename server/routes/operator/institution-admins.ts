@@ -1,4 +1,4 @@
-import { inviteInstitutionAdmin, listInstitutionAdmins } from '../../commands/institution-admins.js';
+import { inviteInstitutionAdmin, listInstitutionAdmins } from '../../commands/accounts/institution-admins.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { getSmtpSettings } from '../../mail/smtp-settings.js';
 import { presentInstitutionSummary } from '../../presenters/institution.js';

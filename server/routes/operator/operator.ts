@@ -1,7 +1,7 @@
 import { createCurriculum, listAllCurricula, newCurriculumSchema, publishCurriculum } from '../../commands/alpha/curricula.js';
-import { approveBatch, rejectBatch } from '../../commands/coupons.js';
-import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../../commands/institutions.js';
-import { setAllowance } from '../../commands/merits.js';
+import { approveBatch, rejectBatch } from '../../commands/wallet/coupons.js';
+import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../../commands/institutions/institutions.js';
+import { setAllowance } from '../../commands/wallet/merits.js';
 import { listAllBatches, listAllowances } from '../../commands/operator/all-institutions.js';
 import { pageOf } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';

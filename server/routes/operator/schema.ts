@@ -1,5 +1,5 @@
-import { institutionNameSchema } from '../../commands/institutions.js';
-import { MAX_ALLOWANCE_CENTS } from '../../commands/merits.js';
+import { institutionNameSchema } from '../../commands/institutions/institutions.js';
+import { MAX_ALLOWANCE_CENTS } from '../../commands/wallet/merits.js';
 import { MAIL_STATUSES } from '../../models/mail.js';
 import { pageQuery } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';

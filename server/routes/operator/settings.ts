@@ -1,4 +1,4 @@
-import { isSetUp } from '../../commands/setup.js';
+import { isSetUp } from '../../commands/accounts/setup.js';
 import { AppError } from '../../errors.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { AppContext } from '../../context.js';

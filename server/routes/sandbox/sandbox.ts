@@ -1,4 +1,4 @@
-import { ensureSandbox, resetSandbox } from '../../commands/sandbox.js';
+import { ensureSandbox, resetSandbox } from '../../commands/institutions/sandbox.js';
 import { AppError } from '../../errors.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { InstitutionRow } from '../../models/institution.js';

@@ -1,4 +1,4 @@
-import { LAUNCH_TTL_DEFAULT_SECONDS, LAUNCH_TTL_MAX_SECONDS } from '../../commands/sso.js';
+import { LAUNCH_TTL_DEFAULT_SECONDS, LAUNCH_TTL_MAX_SECONDS } from '../../commands/learner/sso.js';
 import { timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';
 import { learnerUserSchema } from '../learner/schema.js';

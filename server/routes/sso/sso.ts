@@ -1,4 +1,4 @@
-import { exchangeLaunchToken, launchUrl, mintLaunchToken } from '../../commands/sso.js';
+import { exchangeLaunchToken, launchUrl, mintLaunchToken } from '../../commands/learner/sso.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentLearnerUser } from '../../presenters/learner.js';
 import { exchangeBody, launchSchema, mintLaunchBody, sessionSchema } from './schema.js';

@@ -1,8 +1,8 @@
-import { bulkCreateStudents, createStudent } from '../../commands/students.js';
-import { listPeople, peopleSort } from '../../commands/people-list.js';
-import { findPerson, setStudentStatus, updatePerson } from '../../commands/people.js';
-import { listStudentGuardians } from '../../commands/guardians.js';
-import { listStudentExams } from '../../commands/exam-lists.js';
+import { bulkCreateStudents, createStudent } from '../../commands/people/students.js';
+import { listPeople, peopleSort } from '../../commands/people/list.js';
+import { findPerson, setStudentStatus, updatePerson } from '../../commands/people/people.js';
+import { listStudentGuardians } from '../../commands/people/guardians.js';
+import { listStudentExams } from '../../commands/exams/lists.js';
 import { defineRoute } from '../../http/route.js';
 import { presentStudentExam } from '../../presenters/exam.js';
 import { presentGuardianLink } from '../../presenters/guardian.js';

@@ -1,4 +1,4 @@
-import { getProctoringFeed, getSubmissionDetail, gradeSubmission, listSubmissions, voidSubmission } from '../../commands/submissions.js';
+import { getProctoringFeed, getSubmissionDetail, gradeSubmission, listSubmissions, voidSubmission } from '../../commands/exams/submissions.js';
 import { signedFileUrl } from '../../files/storage.js';
 import { callerScopes, defineRoute } from '../../http/route.js';
 import { grants } from '../../policies/scopes.js';

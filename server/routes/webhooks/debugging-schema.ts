@@ -1,4 +1,4 @@
-import { MAX_REPLAY_SINCE } from '../../commands/webhook-debugging.js';
+import { MAX_REPLAY_SINCE } from '../../commands/webhooks/debugging.js';
 import { EVENT_TYPES, type EventType } from '../../events/catalog.js';
 import { isoDateTime } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';

@@ -1,4 +1,4 @@
-import { checkEndpointSignature, deliveryAsCurl, replayFailedSince, sendExampleEvent } from '../../commands/webhook-debugging.js';
+import { checkEndpointSignature, deliveryAsCurl, replayFailedSince, sendExampleEvent } from '../../commands/webhooks/debugging.js';
 import { defineRoute, type AnyPortalRoute, type ApiRoute } from '../../http/route.js';
 import type { MembershipRole } from '../../models/membership.js';
 import { grants, roleScopes } from '../../policies/scopes.js';

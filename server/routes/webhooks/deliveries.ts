@@ -1,6 +1,6 @@
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentWebhookDelivery, presentWebhookDeliveryDetail } from '../../presenters/webhook-delivery.js';
-import { getDeliveryDetail, listDeliveries, replayDelivery } from '../../commands/webhook-deliveries.js';
+import { getDeliveryDetail, listDeliveries, replayDelivery } from '../../commands/webhooks/deliveries.js';
 import { deliveryDetailSchema, deliveryPage, deliveryParams, listDeliveriesQuery, replayDeliveryBody, replayDeliveryResponse } from './deliveries-schema.js';
 
 export const webhookDeliveryRoutes: ApiRoute[] = [

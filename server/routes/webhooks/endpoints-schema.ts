@@ -1,4 +1,4 @@
-import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../commands/webhook-endpoints.js';
+import { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../commands/webhooks/endpoints.js';
 import { isEventPattern } from '../../webhooks/patterns.js';
 import { idParam, timestamp } from '../../validation/schemas.js';
 import { z } from '../../validation/zod.js';

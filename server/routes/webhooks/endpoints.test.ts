@@ -5,7 +5,7 @@ import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEndpoint } from '../../commands/webhook-endpoints.js';
+import { createEndpoint } from '../../commands/webhooks/endpoints.js';
 import { endpointSecrets } from '../../webhooks/secrets.js';
 import type { Config } from '../../config.js';
 import type { Scope } from '../../policies/scopes.js';

@@ -7,7 +7,7 @@ import {
   rotateEndpointSecret,
   updateEndpoint,
   urlRulesOf,
-} from '../../commands/webhook-endpoints.js';
+} from '../../commands/webhooks/endpoints.js';
 import { defineRoute, type ApiRoute } from '../../http/route.js';
 import { presentCreatedWebhookEndpoint, presentRotatedWebhookEndpoint, presentWebhookEndpoint } from '../../presenters/webhook.js';
 import {

@@ -1,5 +1,5 @@
 import { PasswordInput } from '@mantine/core';
-import type { MIN_PASSWORD_LENGTH } from '../../../server/commands/passwords';
+import type { MIN_PASSWORD_LENGTH } from '../../../server/commands/accounts/passwords';
 
 /** The server's rule (type-checked against its constant): at least 10 characters. */
 export const MIN_PASSWORD: typeof MIN_PASSWORD_LENGTH = 10;

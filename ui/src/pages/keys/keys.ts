@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { MAX_ACTIVE_KEYS as SERVER_MAX_ACTIVE_KEYS } from '../../../../server/commands/api-keys';
+import type { MAX_ACTIVE_KEYS as SERVER_MAX_ACTIVE_KEYS } from '../../../../server/commands/institutions/api-keys';
 import type { apiKeySchema, createdApiKeySchema, rolledApiKeySchema } from '../../../../server/routes/keys/keys';
 
 /** As the portal's key operations answer (type-only imports of the server's schemas in server/routes/keys/keys.ts). */
@@ -11,7 +11,7 @@ export type CreatedApiKey = z.input<typeof createdApiKeySchema>;
 /** The answer of rolling a key: the new key (shown once) and the old key as it now stands. */
 export type RolledApiKey = z.input<typeof rolledApiKeySchema>;
 
-/** A roll's overlap in hours: how long the old key keeps working beside the new one (server/commands/api-keys.ts). */
+/** A roll's overlap in hours: how long the old key keeps working beside the new one (server/commands/institutions/api-keys.ts). */
 export const ROLL_OVERLAP = { max: 168, default: 24 } as const;
 
 /** The bounds of a key's per-minute limit (docs/api.md#rate-limits). */

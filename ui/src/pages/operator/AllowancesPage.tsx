@@ -2,7 +2,7 @@ import { Button, Group, NumberInput, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import type { MAX_ALLOWANCE_CENTS as SERVER_MAX_ALLOWANCE_CENTS } from '../../../../server/commands/merits';
+import type { MAX_ALLOWANCE_CENTS as SERVER_MAX_ALLOWANCE_CENTS } from '../../../../server/commands/wallet/merits';
 import { api } from '../../api/client';
 import { DataTable, FormModal, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { formatCents, operatorKey, type OperatorAllowance } from './operator';

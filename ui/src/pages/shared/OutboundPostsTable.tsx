@@ -4,7 +4,7 @@ import type { ReactNode } from 'react';
 import { api } from '../../api/client';
 import { formatDateSeconds, QueryError, useApiMutation } from '../../components';
 
-/** What the appliance's durable outbound queues share (server/commands/outbound-posts.ts): AGS scores to the LMS, results to the SIS. */
+/** What the appliance's durable outbound queues share (server/commands/lms/outbound-posts.ts): AGS scores to the LMS, results to the SIS. */
 export interface OutboundPost {
   id: string;
   status: 'pending' | 'delivering' | 'succeeded' | 'dead' | 'superseded';

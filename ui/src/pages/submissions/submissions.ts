@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { RESUBMISSION_SCORE as SERVER_RESUBMISSION_SCORE } from '../../../../server/commands/submissions';
+import type { RESUBMISSION_SCORE as SERVER_RESUBMISSION_SCORE } from '../../../../server/commands/exams/submissions';
 import type { fileLinkSchema, proctoringFeedSchema, submissionDetailSchema, submissionSchema } from '../../../../server/routes/submissions/schema';
 
 /** Submissions' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */

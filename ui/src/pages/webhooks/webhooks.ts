@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../../../server/commands/webhook-endpoints';
+import type { DEFAULT_GRACE_HOURS, MAX_GRACE_HOURS, MAX_WEBHOOK_ENDPOINTS } from '../../../../server/commands/webhooks/endpoints';
 import type { eventTypesResponse } from '../../../../server/routes/events/schema';
 import type { deliveryDetailSchema, deliverySchema, replayDeliveryResponse } from '../../../../server/routes/webhooks/deliveries-schema';
 import type {

@@ -81,7 +81,8 @@ describe('catching up missed runs', () => {
 
     const fresh = await start({ migrate: true, config: { jobsCatchUpDelayMs: 50 } });
     expect(await fresh.scheduler.catchUp()).toEqual([]);
-    expect(await fresh.ctx.db.models.JobRun.count()).toBe(0);
+    // None of the periodic jobs ran (a job due every minute may have run on its schedule meanwhile).
+    expect(await fresh.ctx.db.models.JobRun.count({ where: { job: periodic.map((job) => job.name) } })).toBe(0);
   });
 
   it('waits the catch-up delay after start', async () => {

@@ -34,6 +34,7 @@ describe('settings through the CLI', () => {
     expect(initial).toEqual({
       public_url: { value: 'http://127.0.0.1:4780', source: 'default' },
       outbound_private_hosts: { value: 'off', source: 'default' },
+      webhook_private_hosts: { value: 'off', source: 'default' },
     });
 
     expect(cliOk(await runCliCaptured(dir, 'settings', 'set', 'public_url', 'http://CampusBridge.Riverside.lan:4780/'))).toEqual({

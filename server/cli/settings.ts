@@ -9,7 +9,11 @@ export const registerSettingsCommands: RegisterCommands = (program, cli) => {
   settings
     .command('get')
     .description('every setting with its value and where it comes from (env, setting or default)')
-    .action(async () => cli.print(await readApplianceSettings(await cli.database(), cli.config())));
+    .action(async () => {
+      const settings = await readApplianceSettings(await cli.database(), cli.config());
+      // The setting's old name stays in the answer, with the same value, for scripts that read it.
+      cli.print({ ...settings, webhook_private_hosts: settings.outbound_private_hosts });
+    });
   settings
     .command('set <name> <value>')
     .description('store a setting; `default` forgets the stored value. A running appliance uses it at once')

@@ -36,6 +36,9 @@ export default defineConfig({
     // Bounds that only a hang reaches: on a busy machine a heavy seed takes many times its quiet time.
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // expect.poll waits for what a page or a job does next; its 1 s default is shorter than a
+    // busy machine's render or query (a sort press once took longer under two Chromiums).
+    expect: { poll: { timeout: 15_000 } },
     reporters: ['default', './tests/helpers/summary-reporter.ts'],
     projects: [
       ...tier('unit', { isolate: true }),

@@ -4,18 +4,16 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { AppContext } from './context.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
-import { healthCheck } from './http/health.js';
 import { apiReferencePage, lazyOpenApiDocument } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { mountRoutes } from './http/mount.js';
 import { meterUnrouted } from './http/unrouted.js';
 import { portalDir } from './paths.js';
+import { LoginThrottle } from './portal/login-throttle.js';
 import { createPortalRouter } from './routes/portal.js';
-import { guardianAcceptRouter } from './routes/guardians/accept.js';
-import { framedByPlatform, framingOf, ltiFraming } from './routes/lti/framing.js';
-import { ltiRouter } from './routes/lti/lti.js';
-import { apiRoutes } from './routes/index.js';
+import { framingOf, ltiFraming } from './routes/lti/framing.js';
+import { routeRegistry, workerRoutes } from './routes/index.js';
 import { trustProxySetting } from './http/trust-proxy.js';
 
 /** The whole HTTP surface: API under /v1 (with its reference), the portal at /. */
@@ -32,6 +30,7 @@ export function createApp(ctx: AppContext): Express {
     next();
   });
   app.use(requestLog(ctx.logger));
+  const routes = routeRegistry(new LoginThrottle());
   // The learner page opened by an LTI launch may be framed by that launch's platform (docs/lms.md#inside-the-lms-frame).
   app.get('/launch', ltiFraming(ctx.db));
   app.use(
@@ -56,41 +55,31 @@ export function createApp(ctx: AppContext): Express {
     }),
   );
 
-  // For monitors and service managers: outside /v1, no key (server/http/health.ts).
-  app.get('/healthz', healthCheck(ctx));
-
   // Built at the first request that needs it: most appliances never open the reference, and the
   // document with its rendered page is several megabytes kept for the process's life.
-  const openApiDocument = lazyOpenApiDocument(apiRoutes);
+  const openApiDocument = lazyOpenApiDocument(routes['/v1']);
   const v1 = express.Router();
   v1.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
   v1.use('/docs', apiReferencePage(openApiDocument, 'CampusBridge API reference'));
-  mountRoutes(v1, ctx, apiRoutes, '/v1');
+  mountRoutes(v1, ctx, routes['/v1'], '/v1');
   const unrouted = meterUnrouted(ctx);
   v1.use(unrouted.request, notFoundHandler);
   v1.use(unrouted.error);
   app.use('/v1', v1);
 
   // The portal's API (session cookie + CSRF header), before the static portal so no file can shadow it.
-  app.use('/portal/api', createPortalRouter(ctx));
+  app.use('/portal/api', createPortalRouter(ctx, routes['/portal/api']));
 
-  // Pages the portal links to that the server renders itself (no key): guardian invitation acceptance.
-  app.use(guardianAcceptRouter(ctx));
-
-  // The LTI 1.3 tool (docs/lms.md#lti-13): key set, login initiation, launch and deep linking; the platform's signed token is the credential.
-  app.use(ltiRouter(ctx));
+  // Pages the server renders or serves itself (no key): the LTI 1.3 tool (docs/lms.md#lti-13),
+  // guardian invitation links, and the learner page a launch opens.
+  const pages = express.Router();
+  mountRoutes(pages, ctx, routes['/'], '/');
+  app.use(pages);
 
   const portal = portalDir();
-  if (fs.existsSync(path.join(portal, 'index.html'))) {
-    // The learner page (`/launch?token=…`) is a view of the portal app; never cached, as the URL holds a one-time token.
-    app.get('/launch', (_req, res) => {
-      if (framedByPlatform(res)) res.removeHeader('X-Frame-Options');
-      res.set('Cache-Control', 'no-store').sendFile(path.join(portal, 'index.html'));
-    });
-    app.use(express.static(portal, { index: 'index.html', maxAge: '1h' }));
-  }
+  if (fs.existsSync(path.join(portal, 'index.html'))) app.use(express.static(portal, { index: 'index.html', maxAge: '1h' }));
   app.use(notFoundHandler);
   app.use(errorHandler(ctx.logger));
   return app;
@@ -105,7 +94,9 @@ export function createWorkerApp(ctx: AppContext): Express {
   app.disable('x-powered-by');
   app.use(requestId);
   app.use(requestLog(ctx.logger));
-  app.get('/healthz', healthCheck(ctx));
+  const health = express.Router();
+  mountRoutes(health, ctx, workerRoutes, '/');
+  app.use(health);
   app.use((_req, res) => {
     res.status(404).json({
       success: false,

@@ -6,8 +6,7 @@ import express from 'express';
 import { expressPath, mountRoutes } from '../server/http/mount.js';
 import { buildOpenApiDocument } from '../server/http/openapi.js';
 import { LoginThrottle } from '../server/portal/login-throttle.js';
-import { portalRoutes } from '../server/routes/portal.js';
-import { apiRoutes } from '../server/routes/index.js';
+import { apiRoutes, portalRoutes } from '../server/routes/index.js';
 import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

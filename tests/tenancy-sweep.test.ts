@@ -25,9 +25,8 @@ import { generateWeeklyReports } from '../server/commands/people/guardian-report
 import { setAllowance } from '../server/commands/wallet/merits.js';
 import { LoginThrottle } from '../server/portal/login-throttle.js';
 import type { AnyPortalRoute as PortalRoute } from '../server/http/route.js';
-import { portalRoutes } from '../server/routes/portal.js';
 import { grants, roleScopes } from '../server/policies/scopes.js';
-import { apiRoutes } from '../server/routes/index.js';
+import { apiRoutes, portalRoutes } from '../server/routes/index.js';
 import { Tenant } from '../server/db/tenant.js';
 import { newId } from '../server/ids.js';
 import { replayDelivery } from '../server/commands/webhooks/deliveries.js';

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { RequestHandler } from 'express';
 import type { AppContext } from '../context.js';
 import { appRoot } from '../paths.js';
 
@@ -14,6 +13,8 @@ function readVersion(): string {
     return 'unknown';
   }
 }
+
+const packageVersion = readVersion();
 
 async function databaseAnswers(ctx: AppContext): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -33,16 +34,11 @@ async function databaseAnswers(ctx: AppContext): Promise<boolean> {
 }
 
 /**
- * `GET /healthz` for monitors (docs/install.md#running-as-a-service): no key, never cached, one
- * cheap read. 200 while the database answers, 503 when it cannot be read; says the process's role.
+ * What `GET /healthz` answers monitors (docs/install.md#running-as-a-service): one cheap read of
+ * the database, the version, and the process's role. Declared in server/routes/health/health.ts.
  */
-export function healthCheck(ctx: AppContext): RequestHandler {
-  const version = readVersion();
-  return async (_req, res) => {
-    const ok = await databaseAnswers(ctx);
-    res
-      .status(ok ? 200 : 503)
-      .set('Cache-Control', 'no-store')
-      .json({ ...(ok ? { status: 'ok', database: 'ok' } : { status: 'unavailable', database: 'unavailable' }), version, role: ctx.config.role });
-  };
+export async function healthOf(ctx: AppContext) {
+  const ok = await databaseAnswers(ctx);
+  const state = ok ? { status: 'ok', database: 'ok' } : { status: 'unavailable', database: 'unavailable' };
+  return { ok, body: { ...state, version: packageVersion, role: ctx.config.role } };
 }

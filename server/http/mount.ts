@@ -14,8 +14,8 @@ import { receiveUpload, type UploadedFile } from './upload.js';
 
 type CommonInput = { params: unknown; query: unknown; body: unknown; file: UploadedFile | undefined; requestId: string; ctx: AppContext };
 
-/** Where a list of routes is mounted: the integration API, or the portal's own API. */
-export type RouteMount = '/v1' | '/portal/api';
+/** Where a list of routes is mounted: the integration API, the portal's own API, or pages at the root (LTI, guardian links). */
+export type RouteMount = '/v1' | '/portal/api' | '/';
 
 export const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
@@ -23,10 +23,16 @@ const strictEmpty = z.strictObject({});
 const jsonType = ['application/json', 'application/*+json'];
 /** The API takes bulk bodies; the portal's own forms are small. */
 const jsonBody = { api: express.json({ limit: '2mb', type: jsonType }), portal: express.json({ limit: '100kb', type: jsonType }) };
+/** An HTML form's fields (an LMS's id_token is the largest); each a string, repeated names an array. */
+const formBody = express.urlencoded({ extended: false, limit: '256kb' });
 
-/** Whether a caller kind may be served under a mount: key and learner operations only under `/v1`, the portal's callers only under `/portal/api`. */
+/**
+ * Whether a caller kind may be served under a mount: key and learner operations only under `/v1`,
+ * the portal's callers only under `/portal/api`, and only credential-free pages at the root.
+ */
 function servedUnder(route: AnyRoute, mount: RouteMount): boolean {
   if (route.caller === 'anyone') return true;
+  if (mount === '/') return false;
   return PORTAL_CALLERS.includes(route.caller) === (mount === '/portal/api');
 }
 
@@ -45,7 +51,7 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
     if (!servedUnder(route, mount)) throw new Error(`${route.method} ${route.path} cannot be mounted under ${mount}`);
     const chain: RequestHandler[] = [
       (req, _res, next) => {
-        req.routePattern = `${mount}${route.path}`;
+        req.routePattern = mount === '/' ? route.path : `${mount}${route.path}`;
         next();
       },
     ];
@@ -53,7 +59,8 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
     else if (route.caller === 'learner') chain.push(authenticate.session, limit);
     else if (portal) chain.push(authenticatePortalRoute(ctx, route));
     if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
-    else if (route.method !== 'get' && route.method !== 'delete') chain.push(portal ? jsonBody.portal : jsonBody.api);
+    else if (route.form) chain.push(formBody);
+    else if (takesBody(route)) chain.push(portal ? jsonBody.portal : jsonBody.api);
     if (route.method === 'post' && (route.caller === 'key' || route.caller === 'learner')) chain.push(idempotency(ctx.db));
     chain.push(handle(ctx, route, mount));
     router[route.method](expressPath(route.path), ...chain);
@@ -76,11 +83,13 @@ export function mountPortalOperations(router: Router, ctx: AppContext, routes: r
       authenticatePortalCaller(ctx, route.scope),
     ];
     if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
-    else if (route.method !== 'get' && route.method !== 'delete') chain.push(jsonBody.api);
+    else if (takesBody(route)) chain.push(jsonBody.api);
     chain.push(handle(ctx, route, '/portal/api'));
     router[route.method](`${PORTAL_OPERATIONS_PREFIX}${expressPath(route.path)}`, ...chain);
   }
 }
+
+const takesBody = (route: AnyRoute) => route.method !== 'get' && route.method !== 'head' && route.method !== 'delete';
 
 /** The route's own path parameters: a portal mount adds `{institution}` in front. */
 function ownParams(req: Request): Record<string, unknown> {
@@ -132,47 +141,64 @@ function callPortalRoute(route: AnyPortalRoute, common: CommonInput, req: Reques
   return route.handler({ ...input, auth, access: req.portalAccess });
 }
 
+/** A refusal (an AppError) answered as the route's own page, when it has one for it; false leaves it to the error middleware. */
+async function answeredAsPage(route: AnyRoute, error: unknown, req: Request, res: Response): Promise<boolean> {
+  if (!route.refusalPage || !(error instanceof AppError)) return false;
+  const page = route.refusalPage(error, req.accepts(['json', 'html']) === 'html');
+  if (!page) return false;
+  await page.write(res);
+  return true;
+}
+
 function handle(ctx: AppContext, route: AnyRoute, mount: RouteMount) {
   return async (req: Request, res: Response, _next: NextFunction): Promise<void> => {
-    const file = req.uploadedFile;
     try {
-      const params = route.params ? parseInput(route.params, ownParams(req)) : {};
-      const query = parseInput(route.query ?? strictEmpty, { ...req.query });
-      const body = route.upload ? {} : parseInput(route.body ?? strictEmpty, req.body ?? {});
-      const common: CommonInput = { params, query, body, file, requestId: req.requestId, ctx };
-
-      let data: unknown;
-      if (route.caller === 'learner') {
-        if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
-        data = await route.handler({ ...common, tenant: req.learner.tenant, learner: req.learner });
-      } else if (route.caller === 'key') {
-        const caller = institutionCaller(req);
-        data = await route.handler({ ...common, tenant: caller.tenant, auth: caller });
-        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data);
-      } else if (mount === '/portal/api') {
-        data = await callPortalRoute(route, common, req, res);
-        const institutionId = route.auditInstitution?.({ params, result: data }) ?? null;
-        await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data, institutionId);
-      } else if (route.caller === 'anyone') {
-        data = await route.handler({ ...common, req, res });
-      } else {
-        throw new Error(`${route.path} was mounted under ${mount} without its caller's checks`);
-      }
-
-      if (data instanceof RawResponse) {
-        await data.write(res);
-        return;
-      }
-      if (ctx.validateResponses) {
-        const checked = route.response.safeParse(data);
-        if (!checked.success) {
-          throw new Error(`response of ${route.operationId} does not match its schema: ${checked.error.message}`);
-        }
-      }
-      res.status(200).json({ success: true, data });
-    } finally {
-      // A file the handler did not move into storage is removed.
-      if (file) await fs.promises.rm(file.path, { force: true });
+      await answer(ctx, route, mount, req, res);
+    } catch (error) {
+      if (!(await answeredAsPage(route, error, req, res))) throw error;
     }
   };
+}
+
+async function answer(ctx: AppContext, route: AnyRoute, mount: RouteMount, req: Request, res: Response): Promise<void> {
+  const file = req.uploadedFile;
+  try {
+    const params = route.params ? parseInput(route.params, ownParams(req)) : {};
+    const query = parseInput(route.query ?? strictEmpty, { ...req.query });
+    const body = route.upload ? {} : parseInput(route.body ?? strictEmpty, req.body ?? {});
+    const common: CommonInput = { params, query, body, file, requestId: req.requestId, ctx };
+
+    let data: unknown;
+    if (route.caller === 'learner') {
+      if (!req.learner) throw new AppError('unauthorized', 'A learner session is required.');
+      data = await route.handler({ ...common, tenant: req.learner.tenant, learner: req.learner });
+    } else if (route.caller === 'key') {
+      const caller = institutionCaller(req);
+      data = await route.handler({ ...common, tenant: caller.tenant, auth: caller });
+      await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data);
+    } else if (mount === '/portal/api') {
+      data = await callPortalRoute(route, common, req, res);
+      const institutionId = route.auditInstitution?.({ params, result: data }) ?? null;
+      await auditPortalChange(ctx, req, route, params as Record<string, unknown>, data instanceof RawResponse ? null : data, institutionId);
+    } else if (route.caller === 'anyone') {
+      data = await route.handler({ ...common, req, res });
+    } else {
+      throw new Error(`${route.path} was mounted under ${mount} without its caller's checks`);
+    }
+
+    if (data instanceof RawResponse) {
+      await data.write(res);
+      return;
+    }
+    if (ctx.validateResponses) {
+      const checked = route.response.safeParse(data);
+      if (!checked.success) {
+        throw new Error(`response of ${route.operationId} does not match its schema: ${checked.error.message}`);
+      }
+    }
+    res.status(200).json({ success: true, data });
+  } finally {
+    // A file the handler did not move into storage is removed.
+    if (file) await fs.promises.rm(file.path, { force: true });
+  }
 }

@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { AppContext } from '../context.js';
 import type { Tenant } from '../db/tenant.js';
-import type { ErrorCode } from '../errors.js';
+import type { AppError, ErrorCode } from '../errors.js';
 import type { MembershipRole } from '../models/membership.js';
 import type { Scope } from '../policies/scopes.js';
 import type { InstitutionAccess } from '../portal/policies.js';
@@ -12,7 +12,7 @@ import type { LearnerAuth } from './session-auth.js';
 import type { UploadedFile } from './upload.js';
 import type { z } from '../validation/zod.js';
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 type Empty = z.ZodObject<Record<never, never>>;
 
 /** A handler result written by the handler itself (CSV streams, files), not wrapped in the envelope. */
@@ -67,6 +67,14 @@ interface RouteBase<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodTyp
   response: R;
   /** Codes this operation answers besides the ones every operation can (401, 403, 422, 429). */
   errors?: ErrorCode[];
+  /** The body is an HTML form (`application/x-www-form-urlencoded`), as a browser or an LMS posts one, not JSON. */
+  form?: true;
+  /**
+   * A page answering a refusal of this operation (an AppError) instead of the envelope:
+   * for pages a person opens, such as an LTI launch in an LMS frame. `wantsHtml` is whether the
+   * caller prefers HTML to JSON; null leaves the envelope.
+   */
+  refusalPage?: (error: AppError, wantsHtml: boolean) => RawResponse | null;
 }
 
 /**

@@ -17,7 +17,7 @@ export interface OpenApiDoc {
   components: { schemas: Record<string, Schema> };
 }
 
-export const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+export const HTTP_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 export type Method = (typeof HTTP_METHODS)[number];
 
 export interface Operation {

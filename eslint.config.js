@@ -29,7 +29,7 @@ const policiesOf = (layers) => {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'tests/artifacts/**', 'ui/dist/**', 'build/icons/**', 'server/client/generated/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'tests/artifacts/**', 'ui/dist/**', 'build/icons/**', 'server/client/generated/**', 'ui/src/api/generated/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -70,6 +70,7 @@ export const LAYERS = [
   },
   // The typed client is copied into integrators' programs: no server code may come with it.
   { layer: 'client', paths: ['server/client/'], imports: ['client'] },
-  // The portal reads the server's schemas and limits as types, so no server code reaches the browser.
-  { layer: 'ui', paths: ['ui/src/'], imports: ['ui'], typeImports: ['routes', 'commands', 'webhooks'] },
+  // The portal reads the server's schemas and limits as types, and the learner side the /v1
+  // document's generated types (server/client/generated), so no server code reaches the browser.
+  { layer: 'ui', paths: ['ui/src/'], imports: ['ui'], typeImports: ['routes', 'commands', 'webhooks', 'client'] },
 ];

@@ -24,15 +24,17 @@ import {
 import { seedDemo } from '../server/commands/demo/seed.js';
 import { exampleEventData } from '../server/events/examples.js';
 import { EVENT_TYPES as CATALOG, type EventType as CatalogEventType } from '../server/events/catalog.js';
-import { buildOpenApiDocument } from '../server/http/openapi.js';
-import { apiRoutes } from '../server/routes/index.js';
+import { buildOpenApiDocument, institutionOperations } from '../server/http/openapi.js';
+import { LoginThrottle } from '../server/portal/login-throttle.js';
+import { apiRoutes, portalRoutes } from '../server/routes/index.js';
 import { makeKey, makeSchool, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
 import { waitFor } from './helpers/wait.js';
 
 // @ts-expect-error: plain ESM build script without type declarations
 const generator = (await import('../build/scripts/client-generate.mjs')) as {
   GENERATED_TYPES_PATH: string;
-  generateClientTypes: (document: unknown) => Promise<string>;
+  GENERATED_PORTAL_TYPES_PATH: string;
+  generateClientTypes: (document: unknown, source?: string) => Promise<string>;
 };
 
 // Compile-time checks (npm run typecheck): the union and the server's catalog name the same types,
@@ -52,6 +54,14 @@ describe('generated types', () => {
     expect(checkedIn).toMatch(/StudentCreate: \{[^}]*\blicense_days\?: number;/);
     expect(checkedIn).toMatch(/StudentCreate: \{[^}]*\bfull_name: string;/);
   }, 120_000); // openapi-typescript over the whole document takes seconds, more on a busy machine
+
+  it("are, for the portal's UI, what /portal/api/openapi.json generates today, byte for byte", async () => {
+    const document = buildOpenApiDocument([...portalRoutes(new LoginThrottle()), ...institutionOperations(apiRoutes)], 'portal');
+    const generated = await generator.generateClientTypes(document, '/portal/api/openapi.json');
+    const checkedIn = fs.readFileSync(path.join(import.meta.dirname, '..', generator.GENERATED_PORTAL_TYPES_PATH), 'utf8');
+    expect(generated === checkedIn, `${generator.GENERATED_PORTAL_TYPES_PATH} differs from the portal's document: run npm run client:generate`).toBe(true);
+    expect(checkedIn).toContain('"/institutions/{institution}/students": {');
+  }, 120_000);
 });
 
 describe('event union', () => {

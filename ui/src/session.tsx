@@ -3,7 +3,7 @@ import { createContext, useContext, type ReactNode } from 'react';
 import { useParams } from 'react-router';
 import type { z } from 'zod';
 import type { sessionSchema } from '../../server/routes/account/account';
-import { api, setCsrfToken } from './api/client';
+import { call, portal, setCsrfToken } from './api/portal';
 
 /** As GET /portal/api/session, POST /login and POST /setup (type-only import of the server's schema). */
 export type PortalSession = z.input<typeof sessionSchema>;
@@ -41,7 +41,7 @@ export const sessionQueryKey = ['session'] as const;
 /** Reads the session; a 401 means nobody is signed in (answered as null, not as an error). */
 export async function fetchSession(): Promise<PortalSession | null> {
   try {
-    const session = await api.get<PortalSession>('/session');
+    const session = await call(portal.GET('/session'));
     setCsrfToken(session.csrf_token);
     return session;
   } catch (error) {

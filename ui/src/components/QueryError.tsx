@@ -1,5 +1,5 @@
 import { Alert } from '@mantine/core';
-import { ApiError } from '../api/client';
+import { ApiError } from '../api/portal';
 
 /** A failed read, said plainly; a 403 explains that the role does not allow it. */
 export function QueryError({ error }: { error: unknown }) {

@@ -1,5 +1,5 @@
 import { notifications } from '@mantine/notifications';
-import { ApiError } from '../api/client';
+import { ApiError } from '../api/portal';
 import { errorInWords, type FieldLabels } from '../api/fieldErrors';
 
 export function notifySuccess(message: string): void {

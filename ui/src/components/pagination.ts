@@ -1,4 +1,4 @@
-import type { Page } from '../api/client';
+import type { Page } from '../api/portal';
 import type { TablePagination } from './DataTable';
 
 /** DataTable's pager for a page-numbered list; none until the first page has arrived. */

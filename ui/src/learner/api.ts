@@ -14,6 +14,8 @@ import type { recordingList, recordingSchema } from '../../../server/routes/lear
 import type { sessionSchema } from '../../../server/routes/sso/schema';
 import type { gradingPage, gradingSubmissionSchema } from '../../../server/routes/learner/grading.schema';
 import type { submissionSchema } from '../../../server/routes/submissions/schema';
+import createClient from 'openapi-fetch';
+import type { paths } from '../../../server/client/generated/openapi';
 import { ApiError } from '../api/errors';
 
 export { ApiError };
@@ -46,108 +48,159 @@ export interface Timed<T> {
   clockOffsetMs: number;
 }
 
-interface RequestOptions {
-  method?: 'GET' | 'POST';
-  /** Sent as JSON. */
-  body?: unknown;
-  /** Sent as multipart instead of `body` (the browser sets its Content-Type). */
-  form?: FormData;
-  session?: string;
-}
+/** The /v1 API, typed by its OpenAPI document (server/client/generated/openapi.ts, `npm run client:generate`). */
+export const v1 = createClient<paths>({
+  baseUrl: '/v1',
+  cache: 'no-store',
+  credentials: 'omit',
+  headers: { Accept: 'application/json' },
+  fetch: reach,
+});
 
-/** One call of the learner side: a refusal is an ApiError with the API's code and message. */
-export async function request<T>(path: string, options: RequestOptions = {}): Promise<Timed<T>> {
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
-  if (options.session) headers.Authorization = `Bearer ${options.session}`;
-  let res: Response;
+/** fetch at the time of the call; a request that gets no answer at all is a `network_error`. */
+async function reach(request: Request): Promise<Response> {
   try {
-    res = await fetch(`/v1${path}`, {
-      method: options.method ?? 'GET',
-      headers,
-      body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
-      cache: 'no-store',
-      credentials: 'omit',
-    });
+    return await fetch(request);
   } catch {
     throw new ApiError(0, 'network_error', 'The appliance could not be reached. Check the connection and try again.');
   }
-  const envelope = (await res.json().catch(() => null)) as { success?: boolean; data?: T; error?: string; message?: string } | null;
-  if (!res.ok || !envelope?.success) {
-    throw new ApiError(res.status, envelope?.error ?? 'internal_error', envelope?.message ?? `The request failed (${res.status}).`);
+}
+
+/** The learner session, as every /v1/app call sends it. */
+export const bearer = (session: string) => ({ Authorization: `Bearer ${session}` });
+
+/** What a call of `v1` resolves to: the parsed success body, or the parsed refusal. */
+interface Answer {
+  data?: unknown;
+  error?: unknown;
+  response: Response;
+}
+
+/** The `data` of an operation's success envelope. */
+type Answered<A> = A extends { data: { success: true; data: infer Data } } ? Data : never;
+
+/** One call of the learner side: a refusal is an ApiError with the API's code and message. */
+export async function request<A extends Answer>(pending: Promise<A>): Promise<Timed<Answered<A>>> {
+  let answer: A;
+  try {
+    answer = await pending;
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(0, 'internal_error', 'The answer of the appliance could not be read.');
   }
-  const serverDate = Date.parse(res.headers.get('Date') ?? '');
-  return { data: envelope.data as T, clockOffsetMs: Number.isNaN(serverDate) ? 0 : serverDate - Date.now() };
+  const { response } = answer;
+  const envelope = (answer.data ?? answer.error) as { success?: boolean; data?: unknown; error?: unknown; message?: unknown } | undefined;
+  if (!response.ok || typeof envelope !== 'object' || envelope === null || envelope.success !== true) {
+    throw new ApiError(
+      response.status,
+      typeof envelope?.error === 'string' ? envelope.error : 'internal_error',
+      typeof envelope?.message === 'string' ? envelope.message : `The request failed (${response.status}).`,
+    );
+  }
+  const serverDate = Date.parse(response.headers.get('Date') ?? '');
+  return { data: envelope.data as Answered<A>, clockOffsetMs: Number.isNaN(serverDate) ? 0 : serverDate - Date.now() };
 }
 
 /** Without `device` no seat is taken (a framed page that can keep no device id). */
-export const exchangeLaunchToken = (token: string, device: { id: string; name: string } | undefined) =>
-  request<LearnerSession>('/sso/exchange', { method: 'POST', body: device ? { token, device } : { token } }).then((res) => res.data);
+export const exchangeLaunchToken = (token: string, device: { id: string; name: string } | undefined): Promise<LearnerSession> =>
+  request(v1.POST('/sso/exchange', { body: device ? { token, device } : { token } })).then((res) => res.data);
 
 /** With the clock offset: an open attempt's time left is counted against the server's clock. */
-export const listMyExams = (session: string) =>
-  request<LearnerExamList>('/app/exams', { session }).then((res) => ({ data: res.data.items, clockOffsetMs: res.clockOffsetMs }));
+export const listMyExams = (session: string): Promise<Timed<LearnerExamList['items']>> =>
+  request(v1.GET('/app/exams', { headers: bearer(session) })).then((res) => ({ data: res.data.items, clockOffsetMs: res.clockOffsetMs }));
 
 /** One exam with fresh archive links (each lives 15 minutes). */
-export const getMyExam = (session: string, examId: string) =>
-  request<LearnerExam>(`/app/exams/${encodeURIComponent(examId)}`, { session }).then((res) => res.data);
+export const getMyExam = (session: string, examId: string): Promise<LearnerExam> =>
+  request(v1.GET('/app/exams/{id}', { params: { path: { id: examId } }, headers: bearer(session) })).then((res) => res.data);
 
-export const listMyDevices = (session: string) => request<LearnerDeviceList>('/app/devices', { session }).then((res) => res.data.items);
+export const listMyDevices = (session: string): Promise<LearnerDeviceList['items']> =>
+  request(v1.GET('/app/devices', { headers: bearer(session) })).then((res) => res.data.items);
 
-export const releaseDevice = (session: string, seatId: string) =>
-  request<LearnerDevice>(`/app/devices/${encodeURIComponent(seatId)}/release`, { method: 'POST', session }).then((res) => res.data);
+export const releaseDevice = (session: string, seatId: string): Promise<LearnerDevice> =>
+  request(v1.POST('/app/devices/{seatId}/release', { params: { path: { seatId } }, headers: bearer(session) })).then((res) => res.data);
 
-export const startAttempt = (session: string, examId: string) =>
-  request<Attempt>(`/app/exams/${encodeURIComponent(examId)}/attempts`, { method: 'POST', session });
+export const startAttempt = (session: string, examId: string): Promise<Timed<Attempt>> =>
+  request(v1.POST('/app/exams/{id}/attempts', { params: { path: { id: examId } }, headers: bearer(session) }));
 
-export const recordFocusLost = (session: string, attemptId: string, at: Date) =>
-  request<EventsAccepted>(`/app/attempts/${encodeURIComponent(attemptId)}/events`, {
-    method: 'POST',
-    session,
-    body: { events: [{ type: 'focus_lost', at: at.toISOString() }] },
-  }).then((res) => res.data);
+export const recordFocusLost = (session: string, attemptId: string, at: Date): Promise<EventsAccepted> =>
+  request(
+    v1.POST('/app/attempts/{id}/events', {
+      params: { path: { id: attemptId } },
+      headers: bearer(session),
+      body: { events: [{ type: 'focus_lost', at: at.toISOString() }] },
+    }),
+  ).then((res) => res.data);
 
-export const recordRecorderError = (session: string, attemptId: string, detail: { source: RecordingSource; reason: string; message: string }) =>
-  request<EventsAccepted>(`/app/attempts/${encodeURIComponent(attemptId)}/events`, {
-    method: 'POST',
-    session,
-    body: { events: [{ type: 'recorder_error', at: new Date().toISOString(), detail }] },
-  }).then((res) => res.data);
+export const recordRecorderError = (
+  session: string,
+  attemptId: string,
+  detail: { source: RecordingSource; reason: string; message: string },
+): Promise<EventsAccepted> =>
+  request(
+    v1.POST('/app/attempts/{id}/events', {
+      params: { path: { id: attemptId } },
+      headers: bearer(session),
+      body: { events: [{ type: 'recorder_error', at: new Date().toISOString(), detail }] },
+    }),
+  ).then((res) => res.data);
 
-const recordingsPath = (attemptId: string) => `/app/attempts/${encodeURIComponent(attemptId)}/recordings`;
+export const startRecording = (session: string, attemptId: string, source: RecordingSource, mimeType: string): Promise<Recording> =>
+  request(
+    v1.POST('/app/attempts/{id}/recordings', {
+      params: { path: { id: attemptId } },
+      headers: bearer(session),
+      body: { source, mime_type: mimeType },
+    }),
+  ).then((res) => res.data);
 
-export const startRecording = (session: string, attemptId: string, source: RecordingSource, mimeType: string) =>
-  request<Recording>(recordingsPath(attemptId), { method: 'POST', session, body: { source, mime_type: mimeType } }).then((res) => res.data);
+export const listRecordings = (session: string, attemptId: string): Promise<z.input<typeof recordingList>['items']> =>
+  request(v1.GET('/app/attempts/{id}/recordings', { params: { path: { id: attemptId } }, headers: bearer(session) })).then((res) => res.data.items);
 
-export const listRecordings = (session: string, attemptId: string) =>
-  request<z.input<typeof recordingList>>(recordingsPath(attemptId), { session }).then((res) => res.data.items);
-
-export function sendRecordingChunk(session: string, attemptId: string, recordingId: string, seq: number, chunk: Blob) {
+export function sendRecordingChunk(session: string, attemptId: string, recordingId: string, seq: number, chunk: Blob): Promise<Recording> {
   const form = new FormData();
   form.append('file', chunk, `chunk-${seq}.webm`);
-  return request<Recording>(`${recordingsPath(attemptId)}/${encodeURIComponent(recordingId)}/chunks?seq=${seq}`, { method: 'POST', session, form }).then(
-    (res) => res.data,
-  );
+  return request(
+    v1.POST('/app/attempts/{id}/recordings/{recId}/chunks', {
+      params: { path: { id: attemptId, recId: recordingId }, query: { seq } },
+      headers: bearer(session),
+      body: form as never,
+    }),
+  ).then((res) => res.data);
 }
 
-export const finishRecording = (session: string, attemptId: string, recordingId: string) =>
-  request<Recording>(`${recordingsPath(attemptId)}/${encodeURIComponent(recordingId)}/finish`, { method: 'POST', session }).then((res) => res.data);
+export const finishRecording = (session: string, attemptId: string, recordingId: string): Promise<Recording> =>
+  request(
+    v1.POST('/app/attempts/{id}/recordings/{recId}/finish', {
+      params: { path: { id: attemptId, recId: recordingId } },
+      headers: bearer(session),
+    }),
+  ).then((res) => res.data);
 
-export const submitAttempt = (session: string, attemptId: string, answer: string) =>
-  request<SubmissionReceipt>(`/app/attempts/${encodeURIComponent(attemptId)}/submit`, {
-    method: 'POST',
-    session,
-    body: { answers: { text: answer } },
-  }).then((res) => res.data);
+export const submitAttempt = (session: string, attemptId: string, answer: string): Promise<SubmissionReceipt> =>
+  request(
+    v1.POST('/app/attempts/{id}/submit', {
+      params: { path: { id: attemptId } },
+      headers: bearer(session),
+      body: { answers: { text: answer } },
+    }),
+  ).then((res) => res.data);
 
 /** Grading from the LMS (an instructor's launch): the exam and a page of its submissions. */
-export const getGrading = (session: string, page: number) => request<GradingPage>(`/app/grading?page=${page}&limit=50`, { session }).then((res) => res.data);
+export const getGrading = (session: string, page: number): Promise<GradingPage> =>
+  request(v1.GET('/app/grading', { params: { query: { page, limit: 50 } }, headers: bearer(session) })).then((res) => res.data);
 
-export const getGradingSubmission = (session: string, submissionId: string) =>
-  request<GradingSubmission>(`/app/grading/submissions/${encodeURIComponent(submissionId)}`, { session }).then((res) => res.data);
+/** The document marks `answers` optional (any JSON may be absent); the handler always sends it, null when none. */
+export const getGradingSubmission = (session: string, submissionId: string): Promise<GradingSubmission> =>
+  request(v1.GET('/app/grading/submissions/{id}', { params: { path: { id: submissionId } }, headers: bearer(session) })).then(
+    (res) => res.data as GradingSubmission,
+  );
 
 /** `score` -1 asks the student for a resubmission. */
-export const gradeFromLms = (session: string, submissionId: string, grade: { score: number; feedback?: string }) =>
-  request<GradedSubmission>(`/app/grading/submissions/${encodeURIComponent(submissionId)}/grade`, { method: 'POST', session, body: grade }).then(
-    (res) => res.data,
-  );
+export const gradeFromLms = (session: string, submissionId: string, grade: { score: number; feedback?: string }): Promise<GradedSubmission> =>
+  request(
+    v1.POST('/app/grading/submissions/{id}/grade', {
+      params: { path: { id: submissionId } },
+      headers: bearer(session),
+      body: grade,
+    }),
+  ).then((res) => res.data);

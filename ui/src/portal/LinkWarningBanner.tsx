@@ -1,8 +1,7 @@
 import { Alert, Anchor } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link as RouterLink } from 'react-router';
-import { api } from '../api/client';
-import type { ApplianceStatus } from '../pages/operator/operator';
+import { call, portal } from '../api/portal';
 import { useSession } from '../session';
 
 /**
@@ -12,7 +11,7 @@ import { useSession } from '../session';
  */
 export function LinkWarningBanner() {
   const session = useSession();
-  const status = useQuery({ queryKey: ['appliance'], queryFn: () => api.get<ApplianceStatus>('/appliance'), staleTime: 60_000 });
+  const status = useQuery({ queryKey: ['appliance'], queryFn: () => call(portal.GET('/appliance')), staleTime: 60_000 });
   const warning = status.data?.link_warning;
   if (!warning) return null;
   return (

@@ -13,7 +13,7 @@ import { Notifications } from '@mantine/notifications';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { createHashRouter, Navigate, RouterProvider, useRouteError } from 'react-router';
-import { ApiError, onSessionEnded } from '../api/client';
+import { ApiError, onSessionEnded } from '../api/portal';
 import { QueryError } from '../components';
 import { AccountPage } from '../pages/account/AccountPage';
 import { AcceptInvitePage } from '../pages/auth/AcceptInvitePage';

@@ -2,7 +2,7 @@ import { Alert, AppShell, Badge, Burger, Button, Group, NavLink, ScrollArea, Sel
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link as RouterLink, Outlet, useLocation, useNavigate } from 'react-router';
-import { api } from '../api/client';
+import { call, portal } from '../api/portal';
 import { notifyError } from '../components';
 import { institutionPages, operatorPages, SECTIONS } from '../routes';
 import { sessionQueryKey, useOptionalInstitution, useSession } from '../session';
@@ -28,7 +28,7 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
 
   const signOut = async () => {
     try {
-      await api.post('/logout');
+      await call(portal.POST('/logout'));
     } catch (error) {
       notifyError(error);
     }

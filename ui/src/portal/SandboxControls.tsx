@@ -3,9 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { Navigate, useLocation, useNavigate } from 'react-router';
-import type { z } from 'zod';
-import type { sandboxSchema } from '../../../server/routes/sandbox/sandbox';
-import { api } from '../api/client';
+import { call, portal } from '../api/portal';
 import { ConfirmModal, notifyError, useApiMutation } from '../components';
 import { sessionQueryKey, useInstitution, type CurrentInstitution } from '../session';
 
@@ -14,8 +12,6 @@ import { sessionQueryKey, useInstitution, type CurrentInstitution } from '../ses
  * whose requests then name the sandbox, with an orange banner on every page so nobody mistakes
  * it for live data. Keys, the team and the audit log are the live institution's only.
  */
-
-type Sandbox = z.input<typeof sandboxSchema>;
 
 /** The colour of everything that says "sandbox". */
 export const SANDBOX_COLOR = 'orange';
@@ -35,7 +31,7 @@ export function EnvironmentSwitch() {
     if (environment === institution.environment) return;
     if (environment === 'live') return navigate(otherAddress(pathname, institution, institution.liveId));
     try {
-      const sandboxId = institution.sandboxId ?? (await api.post<Sandbox>(`/institutions/${institution.liveId}/sandbox`)).id;
+      const sandboxId = institution.sandboxId ?? (await call(portal.POST('/institutions/{id}/sandbox', { params: { path: { id: institution.liveId } } }))).id;
       // The session lists each membership's sandbox: read it again so the new id is known.
       if (!institution.sandboxId) await queryClient.invalidateQueries({ queryKey: sessionQueryKey });
       navigate(otherAddress(pathname, institution, sandboxId));
@@ -64,7 +60,7 @@ export function SandboxBanner() {
   const queryClient = useQueryClient();
   const [confirming, { open, close }] = useDisclosure();
   const reset = useApiMutation({
-    mutationFn: () => api.post<Sandbox>(`/institutions/${institution.liveId}/sandbox/reset`),
+    mutationFn: () => call(portal.POST('/institutions/{id}/sandbox/reset', { params: { path: { id: institution.liveId } } })),
     success: 'The sandbox is empty again; its keys still work.',
     onSuccess: () => {
       close();

@@ -1,9 +1,7 @@
 import { Center, Loader } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Outlet } from 'react-router';
-import type { z } from 'zod';
-import type { setupStatusSchema } from '../../../server/routes/account/account';
-import { api } from '../api/client';
+import { call, portal } from '../api/portal';
 import { QueryError } from '../components';
 import { SetupWizard } from '../pages/auth/SetupWizard';
 import { SignInPage } from '../pages/auth/SignInPage';
@@ -11,12 +9,9 @@ import { SessionProvider, useSessionQuery } from '../session';
 
 export const setupQueryKey = ['setup'] as const;
 
-/** As GET /portal/api/setup (type-only import of the server's schema). */
-type SetupStatus = z.input<typeof setupStatusSchema>;
-
 /** First run → the setup wizard; nobody signed in → sign-in; otherwise the portal. */
 export function SignedInGate() {
-  const setup = useQuery({ queryKey: setupQueryKey, queryFn: () => api.get<SetupStatus>('/setup'), staleTime: Infinity });
+  const setup = useQuery({ queryKey: setupQueryKey, queryFn: () => call(portal.GET('/setup')), staleTime: Infinity });
   const session = useSessionQuery();
 
   if (setup.error) return <QueryError error={setup.error} />;

@@ -1,14 +1,9 @@
 import { Alert, Button, Group, Paper, PasswordInput, Stack, Text } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import type { z } from 'zod';
-import type { passwordChangedSchema } from '../../../../server/routes/account/password';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { errorInWords } from '../../api/fieldErrors';
 import { hasProblems, newPasswordProblems, NewPasswordFields, PageHeader, useApiMutation, type NewPasswordProblems } from '../../components';
 import { useSession } from '../../session';
-
-/** As POST /portal/api/account/password (type-only import of the server's schema). */
-type PasswordChanged = z.input<typeof passwordChangedSchema>;
 
 /** The form's labels by API field: shown on the inputs, and in a refusal's words. */
 const LABELS = { current_password: 'Current password', new_password: 'New password' } as const;
@@ -21,7 +16,7 @@ export function AccountPage() {
   const [confirm, setConfirm] = useState('');
   const [problems, setProblems] = useState<NewPasswordProblems>({});
   const change = useApiMutation({
-    mutationFn: () => api.post<PasswordChanged>('/account/password', { current_password: current, new_password: next }),
+    mutationFn: () => call(portal.POST('/account/password', { body: { current_password: current, new_password: next } })),
     success: (changed) =>
       `Password changed.${changed.ended_sessions ? ` ${changed.ended_sessions} other session${changed.ended_sessions === 1 ? '' : 's'} signed out.` : ''}`,
     onSuccess: () => {

@@ -4,7 +4,7 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { z } from 'zod';
 import type { auditEntrySchema } from '../../../../server/routes/audit/audit';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, formatDateSeconds, PageHeader, pagesOf } from '../../components';
 import { useInstitution } from '../../session';
 import { KIND_WORDS, kindOfId, useNames, useOperatorNames } from '../shared/names';
@@ -84,15 +84,21 @@ function auditColumns(names: Names, withInstitution: boolean): ColumnDef<AuditEn
 }
 
 /**
- * One page of a portal audit log, newest first, from `path`, its targets named in one request for
- * the page: by the institution's names, or (`institutionId` null) the operator's.
+ * One page of a portal audit log, newest first: the institution's, or (`institutionId` null) the
+ * appliance's. Its targets are named in one request for the page, by the institution's names or the operator's.
  */
-function AuditLogTable({ path, queryKey, institutionId }: { path: string; queryKey: readonly unknown[]; institutionId: string | null }) {
+function AuditLogTable({ queryKey, institutionId }: { queryKey: readonly unknown[]; institutionId: string | null }) {
   const [page, setPage] = useState(1);
   const [sort, setSort] = useState('');
   const log = useQuery({
     queryKey: [...queryKey, sort, page],
-    queryFn: () => api.get<Page<AuditEntry>>(path, { sort, page, limit: 50 }),
+    queryFn: () => {
+      // The table's sort is a string; the server checks it.
+      const query = { sort, page, limit: 50 } as never;
+      return institutionId
+        ? call(portal.GET('/institutions/{id}/audit-log', { params: { path: { id: institutionId }, query } }))
+        : call(portal.GET('/operator/audit-log', { params: { query } }));
+    },
     placeholderData: keepPreviousData,
   });
   const entries = log.data?.items ?? [];
@@ -129,11 +135,7 @@ export function AuditLogPage() {
   return (
     <>
       <PageHeader title="Audit log" description="Every change made in the portal for this institution: who, what, when and from where. Kept for a year." />
-      <AuditLogTable
-        path={`/institutions/${institution.id}/audit-log`}
-        queryKey={['institution', institution.id, 'audit-log']}
-        institutionId={institution.id}
-      />
+      <AuditLogTable queryKey={['institution', institution.id, 'audit-log']} institutionId={institution.id} />
     </>
   );
 }
@@ -143,7 +145,7 @@ export function OperatorAuditLogPage() {
   return (
     <>
       <PageHeader title="Audit log" description="Every change made in the portal on this appliance, by anyone. Kept for a year." />
-      <AuditLogTable path="/operator/audit-log" queryKey={['operator', 'audit-log']} institutionId={null} />
+      <AuditLogTable queryKey={['operator', 'audit-log']} institutionId={null} />
     </>
   );
 }

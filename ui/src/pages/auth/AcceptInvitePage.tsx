@@ -2,16 +2,11 @@ import { Alert, Button, PasswordInput, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
-import type { z } from 'zod';
-import type { acceptedInvitationSchema } from '../../../../server/routes/developers/developers';
-import { api, setCsrfToken } from '../../api/client';
+import { call, portal, setCsrfToken } from '../../api/portal';
 import { errorInWords, fieldErrors } from '../../api/fieldErrors';
 import { MIN_PASSWORD } from '../../components';
 import { fetchSession, sessionQueryKey } from '../../session';
 import { AuthFrame } from './AuthFrame';
-
-/** As POST /portal/api/invitations/accept (type-only import of the server's schema). */
-type Accepted = z.input<typeof acceptedInvitationSchema>;
 
 /** The form's label by API field: shown on the input, and in a refusal's words. */
 const LABELS = { password: 'Password' } as const;
@@ -24,7 +19,7 @@ export function AcceptInvitePage() {
   const queryClient = useQueryClient();
   const [password, setPassword] = useState('');
   const accept = useMutation({
-    mutationFn: () => api.post<Accepted>('/invitations/accept', { token, password }),
+    mutationFn: () => call(portal.POST('/invitations/accept', { body: { token, password } })),
     onSuccess: async (accepted) => {
       setCsrfToken(accepted.csrf_token);
       queryClient.setQueryData(sessionQueryKey, await fetchSession());

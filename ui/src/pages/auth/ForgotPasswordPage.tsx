@@ -1,15 +1,10 @@
 import { Alert, Anchor, Button, Code, Loader, Stack, Text, TextInput } from '@mantine/core';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { z } from 'zod';
-import type { passwordResetStateSchema } from '../../../../server/routes/account/password';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { errorInWords, fieldErrors } from '../../api/fieldErrors';
 import { QueryError } from '../../components';
 import { AuthFrame } from './AuthFrame';
-
-/** As GET /portal/api/password-reset (type-only import of the server's schema). */
-type ResetState = z.input<typeof passwordResetStateSchema>;
 
 export const passwordResetStateKey = ['password-reset'] as const;
 
@@ -28,9 +23,9 @@ const LABELS = { email: 'Email' } as const;
 
 /** `#/forgot-password`: asks for a link by mail when a mail server is set up; otherwise says whom to ask. */
 export function ForgotPasswordPage() {
-  const state = useQuery({ queryKey: passwordResetStateKey, queryFn: () => api.get<ResetState>('/password-reset') });
+  const state = useQuery({ queryKey: passwordResetStateKey, queryFn: () => call(portal.GET('/password-reset')) });
   const [email, setEmail] = useState('');
-  const request = useMutation({ mutationFn: () => api.post('/password-reset', { email: email.trim() }) });
+  const request = useMutation({ mutationFn: () => call(portal.POST('/password-reset', { body: { email: email.trim() } })) });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     request.mutate();

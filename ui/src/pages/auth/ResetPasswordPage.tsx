@@ -2,15 +2,10 @@ import { Alert, Anchor, Button, Stack } from '@mantine/core';
 import { useMutation } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
-import type { z } from 'zod';
-import type { passwordResetDoneSchema } from '../../../../server/routes/account/password';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { errorInWords, fieldErrors } from '../../api/fieldErrors';
 import { hasProblems, newPasswordProblems, NewPasswordFields, type NewPasswordProblems } from '../../components';
 import { AuthFrame } from './AuthFrame';
-
-/** As POST /portal/api/password-reset/complete (type-only import of the server's schema). */
-type ResetDone = z.input<typeof passwordResetDoneSchema>;
 
 /** `#/reset-password?token=…`, the link of a "forgot password" mail. */
 /** The form's label by API field: shown on the input, and in a refusal's words. */
@@ -22,7 +17,7 @@ export function ResetPasswordPage() {
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [problems, setProblems] = useState<NewPasswordProblems>({});
-  const reset = useMutation({ mutationFn: () => api.post<ResetDone>('/password-reset/complete', { token, password }) });
+  const reset = useMutation({ mutationFn: () => call(portal.POST('/password-reset/complete', { body: { token, password } })) });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const found = newPasswordProblems(password, confirm, LABELS.password);

@@ -1,11 +1,7 @@
 import { Alert, Button, Group, Radio, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { z } from 'zod';
-import type { setupAddressesSchema } from '../../../../server/routes/operator/settings';
-import { api } from '../../api/client';
-
-type SetupAddresses = z.input<typeof setupAddressesSchema>;
+import { call, portal } from '../../api/portal';
 
 /** `null`: keep the default (the address CampusBridge listens on). */
 export type ChosenAddress = string | null;
@@ -34,7 +30,7 @@ function addressProblem(raw: string): string | null {
  * "This computer only" keeps the default.
  */
 export function SetupAddressStep({ onBack, onNext }: { onBack(): void; onNext(address: ChosenAddress): void }) {
-  const addresses = useQuery({ queryKey: ['setup', 'addresses'], queryFn: () => api.get<SetupAddresses>('/setup/addresses') });
+  const addresses = useQuery({ queryKey: ['setup', 'addresses'], queryFn: () => call(portal.GET('/setup/addresses')) });
   const [choice, setChoice] = useState<string>(DEFAULT);
   const [other, setOther] = useState('');
   const [problem, setProblem] = useState<string | null>(null);

@@ -1,10 +1,10 @@
 import { Alert, Button, Group, List, Stack, Stepper, Text, TextInput } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, setCsrfToken } from '../../api/client';
+import { call, portal, setCsrfToken } from '../../api/portal';
 import { errorInWords } from '../../api/fieldErrors';
 import { hasProblems, newPasswordProblems, NewPasswordFields, notifyError, type NewPasswordProblems } from '../../components';
-import { sessionQueryKey, type PortalSession } from '../../session';
+import { sessionQueryKey } from '../../session';
 import { AuthFrame } from './AuthFrame';
 import { SetupAddressStep, type ChosenAddress } from './SetupAddressStep';
 
@@ -26,13 +26,13 @@ export function SetupWizard() {
   const [accountProblems, setAccountProblems] = useState<NewPasswordProblems>({});
 
   const setup = useMutation({
-    mutationFn: () => api.post<PortalSession>('/setup', { institution: institution.trim(), admin_email: email.trim(), admin_password: password }),
+    mutationFn: () => call(portal.POST('/setup', { body: { institution: institution.trim(), admin_email: email.trim(), admin_password: password } })),
     onSuccess: async (session) => {
       if (address) {
         // Signed in as the operator now: the address is an appliance setting like any other.
         setCsrfToken(session.csrf_token);
         try {
-          await api.put('/operator/settings/public_url', { value: address });
+          await call(portal.PUT('/operator/settings/{name}', { params: { path: { name: 'public_url' } }, body: { value: address } }));
         } catch (error) {
           notifyError(`The address was not saved (${error instanceof Error ? error.message : String(error)}); set it in Appliance → Settings.`);
         }

@@ -1,9 +1,9 @@
 import { Alert, Anchor, Button, PasswordInput, Stack, TextInput } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { errorInWords, fieldErrors } from '../../api/fieldErrors';
-import { sessionQueryKey, type PortalSession } from '../../session';
+import { sessionQueryKey } from '../../session';
 import { AuthFrame } from './AuthFrame';
 import { AskTheOperator, passwordResetStateKey } from './ForgotPasswordPage';
 
@@ -16,9 +16,9 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const [forgot, setForgot] = useState(false);
   // Whether "forgot password" can mail a link; without a mail server the page says whom to ask instead.
-  const reset = useQuery({ queryKey: passwordResetStateKey, queryFn: () => api.get<{ available: boolean }>('/password-reset') });
+  const reset = useQuery({ queryKey: passwordResetStateKey, queryFn: () => call(portal.GET('/password-reset')) });
   const signIn = useMutation({
-    mutationFn: () => api.post<PortalSession>('/login', { email, password }),
+    mutationFn: () => call(portal.POST('/login', { body: { email, password } })),
     onSuccess: (session) => queryClient.setQueryData(sessionQueryKey, session),
   });
 

@@ -5,10 +5,10 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import type { z } from 'zod';
-import type { invitationSchema, memberChangeSchema, memberSchema, teamSchema } from '../../../../server/routes/developers/developers';
+import type { invitationSchema, memberChangeSchema, memberSchema } from '../../../../server/routes/developers/developers';
 import { InvitationOutcome, invitationMailState, type SentInvitation } from './InvitationOutcome';
 import { InviteModal, teamKey } from './InviteModal';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, formatDate, PageHeader, RowActions, Section, StatusBadge, useApiMutation } from '../../components';
 import { sessionQueryKey, useInstitution, useSession } from '../../session';
 import { keysQueryKey } from '../keys/keys';
@@ -17,7 +17,6 @@ import { keysQueryKey } from '../keys/keys';
 type Member = z.input<typeof memberSchema>;
 type Invitation = z.input<typeof invitationSchema>;
 type MemberChange = z.input<typeof memberChangeSchema>;
-type Team = z.input<typeof teamSchema>;
 
 const keysRevoked = (change: MemberChange) => (change.revoked_key_ids.length ? ` ${change.revoked_key_ids.length} of their keys revoked.` : '');
 
@@ -25,7 +24,14 @@ function SuspendModal({ member, onClose }: { member: Member | null; onClose(): v
   const institution = useInstitution();
   const [revokeKeys, setRevokeKeys] = useState(true);
   const suspend = useApiMutation({
-    mutationFn: () => api.post<MemberChange>(`/institutions/${institution.id}/developers/${member?.account_id}/suspend`, { revoke_keys: revokeKeys }),
+    // The modal only opens with a member, so the id is there when this runs.
+    mutationFn: () =>
+      call(
+        portal.POST('/institutions/{id}/developers/{accountId}/suspend', {
+          params: { path: { id: institution.id, accountId: member?.account_id ?? '' } },
+          body: { revoke_keys: revokeKeys },
+        }),
+      ),
     invalidate: [teamKey(institution.id), keysQueryKey(institution.id)],
     success: (change) => `${change.member.email} suspended.${keysRevoked(change)}`,
     onSuccess: onClose,
@@ -59,7 +65,9 @@ function RemoveModal({ member, onClose }: { member: Member | null; onClose(): vo
   const navigate = useNavigate();
   const leaving = member?.account_id === session.account.id;
   const remove = useApiMutation({
-    mutationFn: () => api.del<MemberChange>(`/institutions/${institution.id}/developers/${member?.account_id}`),
+    // The modal only opens with a member, so the id is there when this runs.
+    mutationFn: () =>
+      call(portal.DELETE('/institutions/{id}/developers/{accountId}', { params: { path: { id: institution.id, accountId: member?.account_id ?? '' } } })),
     invalidate: leaving ? [sessionQueryKey] : [teamKey(institution.id), keysQueryKey(institution.id)],
     success: (change) => (leaving ? `You left ${institution.name}.` : `${change.member.email} removed.${keysRevoked(change)}`),
     onSuccess: () => {
@@ -95,16 +103,21 @@ export function DevelopersPage() {
   const [resent, setResent] = useState<SentInvitation | null>(null);
   const team = useQuery({
     queryKey: teamKey(institution.id),
-    queryFn: () => api.get<Team>(`/institutions/${institution.id}/developers`),
+    queryFn: () => call(portal.GET('/institutions/{id}/developers', { params: { path: { id: institution.id } } })),
   });
   const reactivate = useApiMutation({
-    mutationFn: (member: Member) => api.post<Member>(`/institutions/${institution.id}/developers/${member.account_id}/reactivate`),
+    mutationFn: (member: Member) =>
+      call(portal.POST('/institutions/{id}/developers/{accountId}/reactivate', { params: { path: { id: institution.id, accountId: member.account_id } } })),
     invalidate: [teamKey(institution.id)],
     success: (member) => `${member.email} can sign in again.`,
   });
   const resend = useApiMutation({
     mutationFn: (invitation: Invitation) =>
-      api.post<SentInvitation>(`/institutions/${institution.id}/developers/invitations/${invitation.invitation_id}/resend`),
+      call(
+        portal.POST('/institutions/{id}/developers/invitations/{invitationId}/resend', {
+          params: { path: { id: institution.id, invitationId: invitation.invitation_id } },
+        }),
+      ),
     invalidate: [teamKey(institution.id)],
     success: (answer) => (answer.invite_url ? '' : `${invitationMailState(answer)} The old link no longer works.`),
     onSuccess: (answer) => answer.invite_url && setResent(answer),

@@ -1,6 +1,6 @@
 import { Radio, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { FormModal, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { InvitationOutcome, invitationMailState, type SentInvitation } from './InvitationOutcome';
@@ -17,7 +17,8 @@ export function InviteModal({ opened, onClose }: { opened: boolean; onClose(): v
   const [role, setRole] = useState<'admin' | 'developer'>('developer');
   const [sent, setSent] = useState<SentInvitation | null>(null);
   const invite = useApiMutation({
-    mutationFn: () => api.post<SentInvitation>(`/institutions/${institution.id}/developers/invitations`, { email: email.trim(), role }),
+    mutationFn: () =>
+      call(portal.POST('/institutions/{id}/developers/invitations', { params: { path: { id: institution.id } }, body: { email: email.trim(), role } })),
     invalidate: [teamKey(institution.id)],
     success: (answer) => (answer.invite_url ? '' : invitationMailState(answer)),
     onSuccess: (answer) => {

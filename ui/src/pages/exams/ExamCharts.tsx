@@ -1,9 +1,9 @@
 import { BarChart, DonutChart } from '@mantine/charts';
 import { SimpleGrid } from '@mantine/core';
 import { useQuery, type UseQueryResult } from '@tanstack/react-query';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { CHART_HEIGHT, CHART_PROPS, ChartCard, plural, STILL } from '../../components/charts';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import type { ExamAnalytics, ScoreList, ScoreRow } from './exams';
 
 /** A score as a bucket bound: at most one decimal (buckets of an exam out of 25 are 2.5 wide). */
@@ -25,7 +25,7 @@ const STANDINGS: Array<{ status: ScoreRow['status']; name: string; color: string
 export function ExamCharts({ institutionId, examId, scores }: { institutionId: string; examId: string; scores: UseQueryResult<ScoreList> }) {
   const analytics = useQuery({
     queryKey: [...areaKey(institutionId, 'submissions'), 'analytics', examId],
-    queryFn: () => api.get<ExamAnalytics>(dataPath(institutionId, `/exams/${encodeURIComponent(examId)}/analytics`)),
+    queryFn: () => call(portal.GET('/institutions/{institution}/exams/{id}/analytics', { params: { path: { institution: institutionId, id: examId } } })),
   });
   return (
     <SimpleGrid cols={{ base: 1, md: 2 }} mb="xl">

@@ -1,16 +1,13 @@
 import { Anchor, Text, Typography } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
-import type { z } from 'zod';
-import type { codeSecretStatusSchema } from '../../../../server/routes/exams/coding-schema';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, formatDate, formatSize, Markdown, Section } from '../../components';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { Mono } from '../shared/common';
 import type { ExamDetail } from './exams';
 
 type Archive = ExamDetail['files'][number];
-type CodeSecretStatus = z.input<typeof codeSecretStatusSchema>;
 
 const KIND_LABELS: Record<Archive['kind'], string> = {
   starter: 'Starter files',
@@ -38,7 +35,8 @@ export function ExamInstructions({ markdown }: { markdown: string }) {
 export function CodingExamFiles({ institutionId, exam }: { institutionId: string; exam: ExamDetail }) {
   const secret = useQuery({
     queryKey: [...areaKey(institutionId, 'exams'), 'code-secret', exam.id],
-    queryFn: () => api.get<CodeSecretStatus>(dataPath(institutionId, `/exams/${encodeURIComponent(exam.id)}/code-secret/status`)),
+    queryFn: () =>
+      call(portal.GET('/institutions/{institution}/exams/{id}/code-secret/status', { params: { path: { institution: institutionId, id: exam.id } } })),
     enabled: exam.app === 'code',
   });
   if (exam.app !== 'code') return null;

@@ -2,17 +2,17 @@ import { Button, Card, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, Fact, Facts, formatDate, PageHeader, Section, StatusBadge } from '../../components';
 import { useInstitution } from '../../session';
 import { useTeacherNames } from '../faculty/faculty';
 import { PersonLink } from '../people/people';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { useExamGradeStandings } from '../submissions/GradeStanding';
 import { ExamCharts } from './ExamCharts';
 import { CodingExamFiles, ExamInstructions } from './ExamCoding';
-import type { ExamDetail, ScoreList, ScoreRow } from './exams';
+import type { ExamDetail, ScoreRow } from './exams';
 
 type ExamGroup = ExamDetail['groups'][number];
 
@@ -22,19 +22,19 @@ export function ExamDetailPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   const { examId = '' } = useParams();
-  const base = dataPath(institution.id, `/exams/${encodeURIComponent(examId)}`);
+  const path = { institution: institution.id, id: examId };
   const teacherName = useTeacherNames(institution.id);
   const standings = useExamGradeStandings(examId);
 
   const exam = useQuery({
     queryKey: [...areaKey(institution.id, 'exams'), 'one', examId],
-    queryFn: () => api.get<ExamDetail>(base),
+    queryFn: () => call(portal.GET('/institutions/{institution}/exams/{id}', { params: { path } })),
     // The archives' signed links last 15 minutes: read them fresh before they run out.
     refetchInterval: (query) => (query.state.data?.files.length ? 10 * 60_000 : false),
   });
   const scores = useQuery({
     queryKey: [...areaKey(institution.id, 'submissions'), 'scores', examId],
-    queryFn: () => api.get<ScoreList>(`${base}/scores`),
+    queryFn: () => call(portal.GET('/institutions/{institution}/exams/{id}/scores', { params: { path } })),
   });
 
   const groupColumns: ColumnDef<ExamGroup>[] = [

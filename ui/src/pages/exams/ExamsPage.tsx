@@ -17,7 +17,7 @@ export function ExamsPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
-  const exams = usePagedList<Exam>(institution.id, 'exams', { ...filters, sort }, page);
+  const exams = usePagedList(institution.id, 'exams', { ...filters, sort }, page);
   const teacherName = useTeacherNames(institution.id);
 
   const columns = useMemo<ColumnDef<Exam>[]>(

@@ -2,8 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { analyticsSchema, scoreList, scoreRowSchema } from '../../../../server/routes/exams/schema-results';
 import type { examDetailSchema, examSchema } from '../../../../server/routes/exams/schema';
-import { api, type Page } from '../../api/client';
-import { areaKey, dataPath, PICKER_LIMIT } from '../shared/areas';
+import { call, portal } from '../../api/portal';
+import { areaKey, PICKER_LIMIT } from '../shared/areas';
 
 /** Exams' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
 export type Exam = z.input<typeof examSchema>;
@@ -19,7 +19,7 @@ export const EXAM_TYPES = ['exam', 'homework', 'assignment', 'quiz', 'project'] 
 export function useExamOptions(institutionId: string) {
   return useQuery({
     queryKey: [...areaKey(institutionId, 'exams'), 'options'],
-    queryFn: () => api.get<Page<Exam>>(dataPath(institutionId, '/exams'), { limit: PICKER_LIMIT }),
+    queryFn: () => call(portal.GET('/institutions/{institution}/exams', { params: { path: { institution: institutionId }, query: { limit: PICKER_LIMIT } } })),
     staleTime: 30_000,
   });
 }

@@ -4,13 +4,13 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import type { Exam } from '../exams/exams';
 import type { Group } from '../groups/groups';
 import { HolderLicenses, type PersonStatus } from '../people/people';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import type { Faculty } from './faculty';
 
@@ -24,7 +24,12 @@ function EditFacultyModal({ teacher, onClose }: { teacher: Faculty; onClose(): v
   const [status, setStatus] = useState<PersonStatus>(teacher.status);
   const update = useApiMutation({
     mutationFn: () =>
-      api.patch<Faculty>(dataPath(institution.id, `/faculty/${teacher.id}`), { full_name: fullName.trim(), faculty_id: facultyId.trim() || null, status }),
+      call(
+        portal.PATCH('/institutions/{institution}/faculty/{id}', {
+          params: { path: { institution: institution.id, id: teacher.id } },
+          body: { full_name: fullName.trim(), faculty_id: facultyId.trim() || null, status },
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'faculty')],
     success: 'Faculty member updated.',
     onSuccess: onClose,
@@ -75,16 +80,22 @@ export function FacultyDetailPage() {
   const navigate = useNavigate();
   const { facultyId = '' } = useParams();
   const [editing, edit] = useDisclosure(false);
-  const base = dataPath(institution.id, `/faculty/${encodeURIComponent(facultyId)}`);
+  const path = { institution: institution.id, id: facultyId };
 
-  const teacher = useQuery({ queryKey: [...areaKey(institution.id, 'faculty'), 'one', facultyId], queryFn: () => api.get<Faculty>(base) });
+  const teacher = useQuery({
+    queryKey: [...areaKey(institution.id, 'faculty'), 'one', facultyId],
+    queryFn: () => call(portal.GET('/institutions/{institution}/faculty/{id}', { params: { path } })),
+  });
   const exams = useQuery({
     queryKey: [...areaKey(institution.id, 'exams'), 'of', facultyId],
-    queryFn: () => api.get<Page<Exam>>(`${base}/exams`, { limit: 200 }),
+    queryFn: () => call(portal.GET('/institutions/{institution}/faculty/{id}/exams', { params: { path, query: { limit: 200 } } })),
   });
   const groups = useQuery({
     queryKey: [...areaKey(institution.id, 'groups'), 'of', facultyId],
-    queryFn: () => api.get<Page<Group>>(dataPath(institution.id, '/groups'), { faculty_id: facultyId, limit: 200 }),
+    queryFn: () =>
+      call(
+        portal.GET('/institutions/{institution}/groups', { params: { path: { institution: institution.id }, query: { faculty_id: facultyId, limit: 200 } } }),
+      ),
   });
 
   const groupColumns: ColumnDef<Group>[] = [

@@ -20,7 +20,7 @@ export function FacultyPage() {
   const [creating, create] = useDisclosure(false);
   const [importing, importer] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
-  const faculty = usePagedList<Faculty>(institution.id, 'faculty', { ...filters, sort }, page);
+  const faculty = usePagedList(institution.id, 'faculty', { ...filters, sort }, page);
 
   const columns = useMemo<ColumnDef<Faculty>[]>(
     () => [

@@ -2,8 +2,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import type { z } from 'zod';
 import type { facultySchema } from '../../../../server/routes/faculty/schema';
-import { api, type Page } from '../../api/client';
-import { areaKey, dataPath, PICKER_LIMIT } from '../shared/areas';
+import { call, portal } from '../../api/portal';
+import { areaKey, PICKER_LIMIT } from '../shared/areas';
 
 /** A faculty member as the API answers (type-only import of the server's schema). */
 export type Faculty = z.input<typeof facultySchema>;
@@ -12,7 +12,8 @@ export type Faculty = z.input<typeof facultySchema>;
 export function useFacultyOptions(institutionId: string) {
   return useQuery({
     queryKey: [...areaKey(institutionId, 'faculty'), 'options'],
-    queryFn: () => api.get<Page<Faculty>>(dataPath(institutionId, '/faculty'), { limit: PICKER_LIMIT }),
+    queryFn: () =>
+      call(portal.GET('/institutions/{institution}/faculty', { params: { path: { institution: institutionId }, query: { limit: PICKER_LIMIT } } })),
     staleTime: 30_000,
   });
 }

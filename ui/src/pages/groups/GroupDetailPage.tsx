@@ -4,17 +4,17 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { ImportWizard } from '../imports/ImportWizard';
 import { memberImport } from '../imports/kinds';
 import { PersonLink } from '../people/people';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { useNames } from '../shared/names';
 import { rejectedNote, useOwnerOptions } from './GroupsPage';
-import { GROUP_LABELS, splitRefs, type Group, type GroupDeleted, type GroupDetail, type GroupMember, type GroupMembersAdded, type GroupWrite } from './groups';
+import { GROUP_LABELS, splitRefs, type GroupDetail, type GroupMember } from './groups';
 
 type Exam = GroupDetail['exams'][number];
 
@@ -26,12 +26,17 @@ function EditGroupModal({ group, ownerName, onClose }: { group: GroupDetail; own
   const [owner, setOwner] = useState<string | null>(group.faculty_id);
   const update = useApiMutation({
     mutationFn: () =>
-      api.patch<GroupWrite>(dataPath(institution.id, `/groups/${group.id}`), {
-        name: name.trim(),
-        description,
-        // Sent only when changed: a PATCH naming the owner re-checks that they are active.
-        ...(owner !== group.faculty_id ? { faculty_id: owner } : {}),
-      }),
+      call(
+        portal.PATCH('/institutions/{institution}/groups/{id}', {
+          params: { path: { institution: institution.id, id: group.id } },
+          body: {
+            name: name.trim(),
+            description,
+            // Sent only when changed: a PATCH naming the owner re-checks that they are active.
+            ...(owner !== group.faculty_id ? { faculty_id: owner } : {}),
+          },
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'groups')],
     success: 'Group updated.',
     onSuccess: onClose,
@@ -88,7 +93,13 @@ function AddMembersModal({ group, onClose }: { group: GroupDetail; onClose(): vo
   const institution = useInstitution();
   const [refs, setRefs] = useState('');
   const add = useApiMutation({
-    mutationFn: () => api.post<GroupMembersAdded>(dataPath(institution.id, `/groups/${group.id}/members`), { student_ids: splitRefs(refs) }),
+    mutationFn: () =>
+      call(
+        portal.POST('/institutions/{institution}/groups/{id}/members', {
+          params: { path: { institution: institution.id, id: group.id } },
+          body: { student_ids: splitRefs(refs) },
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
     success: (result) => `${result.added.length} added.${rejectedNote(result.rejected_student_ids)}`,
     onSuccess: onClose,
@@ -129,18 +140,22 @@ export function GroupDetailPage() {
   const [importing, importer] = useDisclosure(false);
   const [deleting, deleter] = useDisclosure(false);
   const [removing, setRemoving] = useState<GroupMember | null>(null);
-  const base = dataPath(institution.id, `/groups/${encodeURIComponent(groupId)}`);
-  const group = useQuery({ queryKey: [...areaKey(institution.id, 'groups'), 'one', groupId], queryFn: () => api.get<GroupDetail>(base) });
+  const path = { institution: institution.id, id: groupId };
+  const group = useQuery({
+    queryKey: [...areaKey(institution.id, 'groups'), 'one', groupId],
+    queryFn: () => call(portal.GET('/institutions/{institution}/groups/{id}', { params: { path } })),
+  });
   // The owner by name, whoever it is (a picker's list may not reach every teacher).
   const ownerName = useNames(institution.id, [group.data?.faculty_id]).get(group.data?.faculty_id ?? '')?.name;
   const remove = useApiMutation({
-    mutationFn: (member: GroupMember) => api.del<Group>(`${base}/members/${member.id}`),
+    mutationFn: (member: GroupMember) =>
+      call(portal.DELETE('/institutions/{institution}/groups/{id}/members/{studentId}', { params: { path: { ...path, studentId: member.id } } })),
     invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
     success: (_group, member) => `${member.full_name} removed from the group.`,
     onSuccess: () => setRemoving(null),
   });
   const destroy = useApiMutation({
-    mutationFn: () => api.del<GroupDeleted>(base),
+    mutationFn: () => call(portal.DELETE('/institutions/{institution}/groups/{id}', { params: { path } })),
     // Not the group's own query: refetched, it would flash a 404 before the page leaves.
     invalidate: [
       [...areaKey(institution.id, 'groups'), 'list'],

@@ -3,15 +3,15 @@ import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, FilterBar, formatDate, FormModal, NameCell, PageHeader, pagesOf, useApiMutation, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { OwnerFilter } from '../faculty/OwnerFilter';
 import { useFacultyOptions, useTeacherNames } from '../faculty/faculty';
-import { areaKey, dataPath, usePagedList } from '../shared/areas';
+import { areaKey, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import { NamedId } from '../shared/names';
-import { GROUP_LABELS, splitRefs, type Group as GroupRow, type GroupWrite } from './groups';
+import { GROUP_LABELS, splitRefs, type Group as GroupRow } from './groups';
 
 /** Owner choices: active teachers (a suspended one is refused as owner). */
 export function useOwnerOptions(institutionId: string) {
@@ -41,12 +41,17 @@ function CreateGroupModal({ opened, onClose }: { opened: boolean; onClose(): voi
   };
   const create = useApiMutation({
     mutationFn: () =>
-      api.post<GroupWrite>(dataPath(institution.id, '/groups'), {
-        name: name.trim(),
-        description,
-        faculty_id: owner,
-        ...(splitRefs(members).length > 0 ? { student_ids: splitRefs(members) } : {}),
-      }),
+      call(
+        portal.POST('/institutions/{institution}/groups', {
+          params: { path: { institution: institution.id } },
+          body: {
+            name: name.trim(),
+            description,
+            faculty_id: owner,
+            ...(splitRefs(members).length > 0 ? { student_ids: splitRefs(members) } : {}),
+          },
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'groups'), areaKey(institution.id, 'students')],
     success: (group) => `Group “${group.name}” created with ${group.student_count} students.${rejectedNote(group.rejected_student_ids)}`,
     onSuccess: (group) => {
@@ -117,7 +122,7 @@ export function GroupsPage() {
   const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
-  const groups = usePagedList<GroupRow>(institution.id, 'groups', { ...filters, sort }, page);
+  const groups = usePagedList(institution.id, 'groups', { ...filters, sort }, page);
   const teacherName = useTeacherNames(institution.id);
 
   const columns = useMemo<ColumnDef<GroupRow>[]>(

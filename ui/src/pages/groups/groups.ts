@@ -1,20 +1,11 @@
 import type { z } from 'zod';
-import type {
-  addMembersResponse,
-  deleteGroupResponse,
-  groupDetailSchema,
-  groupMemberSchema,
-  groupSchema,
-  groupWriteResponse,
-} from '../../../../server/routes/groups/schema';
+import type { addMembersResponse, groupDetailSchema, groupMemberSchema, groupSchema } from '../../../../server/routes/groups/schema';
 
 /** Groups' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
 export type Group = z.input<typeof groupSchema>;
-export type GroupWrite = z.input<typeof groupWriteResponse>;
 export type GroupMember = z.input<typeof groupMemberSchema>;
 export type GroupDetail = z.input<typeof groupDetailSchema>;
 export type GroupMembersAdded = z.input<typeof addMembersResponse>;
-export type GroupDeleted = z.input<typeof deleteGroupResponse>;
 
 /** The group forms' labels by API field: shown on the inputs, and in a refusal's words. */
 export const GROUP_LABELS = { name: 'Name', description: 'Description', faculty_id: 'Owning teacher', student_ids: 'Students' } as const;

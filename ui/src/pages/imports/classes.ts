@@ -1,8 +1,7 @@
 import type { MAX_STUDENT_IDS } from '../../../../server/routes/groups/schema';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ApiError } from '../../api/errors';
-import { GROUP_LABELS, type GroupMembersAdded, type GroupWrite } from '../groups/groups';
-import { dataPath } from '../shared/areas';
+import { GROUP_LABELS } from '../groups/groups';
 import { refusalInWords } from './refusals';
 import { groupKey, type GroupRef, type ImportIndex } from './roster';
 import type { ImportField } from './table';
@@ -126,14 +125,24 @@ export async function place(institutionId: string, step: PlacementStep, ownerId:
   const gone = notPlaced('the student no longer exists');
   try {
     if (!groupId) {
-      const group = await api.post<GroupWrite>(dataPath(institutionId, '/groups'), { name: step.name, faculty_id: ownerId, student_ids: step.studentIds });
+      const group = await call(
+        portal.POST('/institutions/{institution}/groups', {
+          params: { path: { institution: institutionId } },
+          body: { name: step.name, faculty_id: ownerId, student_ids: step.studentIds },
+        }),
+      );
       const rejected = new Set(group.rejected_student_ids);
       return {
         groupId: group.id,
         outcomes: eachLine(step, (id) => (rejected.has(id) ? gone : { placed: 'placed', words: `placed in ${step.name} (new group)` })),
       };
     }
-    const answer = await api.post<GroupMembersAdded>(dataPath(institutionId, `/groups/${groupId}/members`), { student_ids: step.studentIds });
+    const answer = await call(
+      portal.POST('/institutions/{institution}/groups/{id}/members', {
+        params: { path: { institution: institutionId, id: groupId } },
+        body: { student_ids: step.studentIds },
+      }),
+    );
     const added = new Set(answer.added);
     const rejected = new Set(answer.rejected_student_ids);
     return {

@@ -1,7 +1,6 @@
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ApiError } from '../../api/errors';
 import type { GroupMembersAdded } from '../groups/groups';
-import { dataPath } from '../shared/areas';
 import { ofAction, unchanged, type ImportKind, type PlannedRow, type PlanState, type RowAction, type RowOutcome } from './importKind';
 import { EMPTY_CONTEXT, readStudents, resolveStudent } from './roster';
 
@@ -60,9 +59,12 @@ export function memberImport(groupId: string): ImportKind {
       let answer: GroupMembersAdded | null = null;
       try {
         if (adding.length > 0) {
-          answer = await api.post<GroupMembersAdded>(dataPath(institutionId, `/groups/${groupId}/members`), {
-            student_ids: adding.map((row) => row.target!.id),
-          });
+          answer = await call(
+            portal.POST('/institutions/{institution}/groups/{id}/members', {
+              params: { path: { institution: institutionId, id: groupId } },
+              body: { student_ids: adding.map((row) => row.target!.id) },
+            }),
+          );
         }
       } catch (error) {
         // Every one already in (added since the preview) or none still there: each row says which.

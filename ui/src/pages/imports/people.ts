@@ -1,7 +1,5 @@
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { messageInWords } from '../../api/fieldErrors';
-import type { BulkResult } from '../students/students';
-import { dataPath } from '../shared/areas';
 import { CLASS, classField, classProblem } from './classes';
 import {
   emailCheckKey,
@@ -70,10 +68,10 @@ function planPerson(values: Record<string, string>, line: number, state: PlanSta
 
 const optional = (value: string | undefined) => (value ? value : undefined);
 
-/** PATCHes what changed of the row's person; a refusal is the row's outcome. */
-async function update(institutionId: string, path: string, row: PlannedRow, body: Record<string, string>): Promise<RowOutcome> {
+/** PATCHes what changed of the row's person (`patch` sends it for their id); a refusal is the row's outcome. */
+async function update(row: PlannedRow, patch: (id: string) => Promise<unknown>): Promise<RowOutcome> {
   try {
-    await api.patch(dataPath(institutionId, `${path}/${row.target!.id}`), body);
+    await patch(row.target!.id);
     return { line: row.line, result: 'updated', id: row.target!.id, detail: row.target!.login_email };
   } catch (error) {
     return { line: row.line, result: 'rejected', id: null, detail: refusalInWords(error, IMPORT_LABELS) };
@@ -82,13 +80,18 @@ async function update(institutionId: string, path: string, row: PlannedRow, body
 
 async function createStudents(institutionId: string, rows: readonly PlannedRow[]): Promise<RowOutcome[]> {
   if (rows.length === 0) return [];
-  const answer = await api.post<BulkResult>(dataPath(institutionId, '/students/bulk'), {
-    students: rows.map((row) => ({
-      full_name: row.values.full_name,
-      student_id: optional(row.values.external_id),
-      personal_email: optional(row.values.personal_email),
-    })),
-  });
+  const answer = await call(
+    portal.POST('/institutions/{institution}/students/bulk', {
+      params: { path: { institution: institutionId } },
+      body: {
+        students: rows.map((row) => ({
+          full_name: row.values.full_name,
+          student_id: optional(row.values.external_id),
+          personal_email: optional(row.values.personal_email),
+        })),
+      },
+    }),
+  );
   return answer.results.map((result) => {
     const row = rows[result.index]!;
     return 'error' in result
@@ -132,10 +135,17 @@ export const studentImport: ImportKind = {
   async send(institutionId, rows) {
     const created = await createStudents(institutionId, ofAction(rows, 'create'));
     const updated = await fourAtATime(ofAction(rows, 'update'), (row) =>
-      update(institutionId, '/students', row, {
-        ...(row.changes.includes('name') ? { full_name: row.values.full_name! } : {}),
-        ...(row.changes.includes('personal e-mail') ? { personal_email: row.values.personal_email! } : {}),
-      }),
+      update(row, (id) =>
+        call(
+          portal.PATCH('/institutions/{institution}/students/{id}', {
+            params: { path: { institution: institutionId, id } },
+            body: {
+              ...(row.changes.includes('name') ? { full_name: row.values.full_name! } : {}),
+              ...(row.changes.includes('personal e-mail') ? { personal_email: row.values.personal_email! } : {}),
+            },
+          }),
+        ),
+      ),
     );
     return [...created, ...updated, ...ofAction(rows, 'unchanged').map(unchanged)];
   },
@@ -144,10 +154,12 @@ export const studentImport: ImportKind = {
 /** Creates one faculty member (there is no bulk endpoint for faculty); a refusal is the row's outcome. */
 async function createTeacher(institutionId: string, row: PlannedRow): Promise<RowOutcome> {
   try {
-    const created = await api.post<{ id: string; login_email: string }>(dataPath(institutionId, '/faculty'), {
-      full_name: row.values.full_name,
-      faculty_id: optional(row.values.external_id),
-    });
+    const created = await call(
+      portal.POST('/institutions/{institution}/faculty', {
+        params: { path: { institution: institutionId } },
+        body: { full_name: row.values.full_name!, faculty_id: optional(row.values.external_id) },
+      }),
+    );
     return { line: row.line, result: 'created', id: created.id, detail: created.login_email };
   } catch (error) {
     return { line: row.line, result: 'rejected', id: null, detail: refusalInWords(error, IMPORT_LABELS) };
@@ -169,7 +181,16 @@ export const facultyImport: ImportKind = {
   plan: (values, line, state) => planPerson(values, line, state, 'faculty ID'),
   async send(institutionId, rows) {
     const created = await fourAtATime(ofAction(rows, 'create'), (row) => createTeacher(institutionId, row));
-    const updated = await fourAtATime(ofAction(rows, 'update'), (row) => update(institutionId, '/faculty', row, { full_name: row.values.full_name! }));
+    const updated = await fourAtATime(ofAction(rows, 'update'), (row) =>
+      update(row, (id) =>
+        call(
+          portal.PATCH('/institutions/{institution}/faculty/{id}', {
+            params: { path: { institution: institutionId, id } },
+            body: { full_name: row.values.full_name! },
+          }),
+        ),
+      ),
+    );
     return [...created, ...updated, ...ofAction(rows, 'unchanged').map(unchanged)];
   },
 };

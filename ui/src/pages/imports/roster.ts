@@ -1,7 +1,6 @@
-import { api, type Page } from '../../api/client';
+import { call, portal, type Page } from '../../api/portal';
 import type { Faculty } from '../faculty/faculty';
-import type { Group } from '../groups/groups';
-import { dataPath, PICKER_LIMIT } from '../shared/areas';
+import { PICKER_LIMIT } from '../shared/areas';
 import type { Student } from '../students/students';
 import { fourAtATime } from './refusals';
 
@@ -38,10 +37,10 @@ export const EMPTY_CONTEXT: ImportContext = { people: [], groups: [], owners: []
  * server/validation/schemas.ts). Lists are oldest first, so people created while the pages are
  * read come after the ones already read, never in their place.
  */
-async function readAll<T>(institutionId: string, path: string, query: Record<string, string> = {}): Promise<T[]> {
+async function readAll<T>(readPage: (paging: { page: number; limit: number }) => Promise<Page<T>>): Promise<T[]> {
   const items: T[] = [];
   for (let page = 1; ; page += 1) {
-    const answer = await api.get<Page<T>>(dataPath(institutionId, path), { ...query, page, limit: PICKER_LIMIT });
+    const answer = await readPage({ page, limit: PICKER_LIMIT });
     items.push(...answer.items);
     if (page >= answer.totalPages) return items;
   }
@@ -51,15 +50,25 @@ const student = (row: Student): Existing => ({ id: row.id, login_email: row.logi
 const teacher = (row: Faculty): Existing => ({ id: row.id, login_email: row.login_email, full_name: row.full_name, external_id: row.faculty_id });
 
 /** The institution's students, or a group's with `{ group_id }`. */
-export const readStudents = async (institutionId: string, query?: Record<string, string>) =>
-  (await readAll<Student>(institutionId, '/students', query)).map(student);
+export const readStudents = async (institutionId: string, query?: { group_id?: string }) =>
+  (
+    await readAll((paging) =>
+      call(portal.GET('/institutions/{institution}/students', { params: { path: { institution: institutionId }, query: { ...query, ...paging } } })),
+    )
+  ).map(student);
 
 /** The institution's faculty, or only the active ones with `{ status: 'active' }`. */
-export const readFaculty = async (institutionId: string, query?: Record<string, string>) =>
-  (await readAll<Faculty>(institutionId, '/faculty', query)).map(teacher);
+export const readFaculty = async (institutionId: string, query?: { status?: Faculty['status'] }) =>
+  (
+    await readAll((paging) =>
+      call(portal.GET('/institutions/{institution}/faculty', { params: { path: { institution: institutionId }, query: { ...query, ...paging } } })),
+    )
+  ).map(teacher);
 
 export const readGroups = async (institutionId: string): Promise<GroupRef[]> =>
-  (await readAll<Group>(institutionId, '/groups')).map((group) => ({ id: group.id, name: group.name }));
+  (await readAll((paging) => call(portal.GET('/institutions/{institution}/groups', { params: { path: { institution: institutionId }, query: paging } })))).map(
+    (group) => ({ id: group.id, name: group.name }),
+  );
 
 /**
  * Whether a student's personal e-mail is already `email`. It is never answered (docs/api.md), but
@@ -67,7 +76,11 @@ export const readGroups = async (institutionId: string): Promise<GroupRef[]> =>
  * this student, as a family address can be several siblings'.
  */
 export async function hasPersonalEmail(institutionId: string, person: Existing, email: string): Promise<boolean> {
-  const answer = await api.get<Page<Student>>(dataPath(institutionId, '/students'), { email, student_id: person.external_id, limit: PICKER_LIMIT });
+  const answer = await call(
+    portal.GET('/institutions/{institution}/students', {
+      params: { path: { institution: institutionId }, query: { email, student_id: person.external_id ?? undefined, limit: PICKER_LIMIT } },
+    }),
+  );
   return answer.items.some((item) => item.id === person.id);
 }
 

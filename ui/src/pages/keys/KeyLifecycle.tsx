@@ -1,6 +1,6 @@
 import { Select, Stack, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDate, formatRelative, FormModal, SecretOnce, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { keysQueryKey, ROLL_OVERLAP, type ApiKey, type RolledApiKey } from './keys';
@@ -94,7 +94,14 @@ export function RollKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClo
   const [overlap, setOverlap] = useState(String(ROLL_OVERLAP.default));
   const [rolled, setRolled] = useState<RolledApiKey | null>(null);
   const roll = useApiMutation({
-    mutationFn: () => api.post<RolledApiKey>(`/institutions/${institution.id}/keys/${apiKey?.key_id}/roll`, { overlap_hours: Number(overlap) }),
+    // The modal only opens with a key, so the id is there when this runs.
+    mutationFn: () =>
+      call(
+        portal.POST('/institutions/{id}/keys/{keyId}/roll', {
+          params: { path: { id: institution.id, keyId: apiKey?.key_id ?? '' } },
+          body: { overlap_hours: Number(overlap) },
+        }),
+      ),
     invalidate: [keysQueryKey(institution.id)],
     onSuccess: setRolled,
     labels: { overlap_hours: 'Overlap' },

@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import { api, ApiError } from '../../api/client';
+import { ApiError, call, portal } from '../../api/portal';
 import {
   ConfirmModal,
   DataTable,
@@ -35,13 +35,12 @@ function CreateKeyModal({ opened, onClose }: { opened: boolean; onClose(): void 
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const create = useApiMutation({
     mutationFn: () =>
-      api.post<CreatedApiKey>(`/institutions/${institution.id}/keys`, {
-        name: name.trim(),
-        scopes,
-        rate_limit_per_min: rateLimit,
-        environment,
-        expires_at: expiryOfDay(expiresOn),
-      }),
+      call(
+        portal.POST('/institutions/{id}/keys', {
+          params: { path: { id: institution.id } },
+          body: { name: name.trim(), scopes, rate_limit_per_min: rateLimit, environment, expires_at: expiryOfDay(expiresOn) },
+        }),
+      ),
     invalidate: [keysQueryKey(institution.id)],
     onSuccess: setCreated,
     labels: KEY_LABELS,
@@ -128,7 +127,14 @@ function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): v
   const [name, setName] = useState(apiKey?.name ?? '');
   const [rateLimit, setRateLimit] = useState<number>(apiKey?.rate_limit_per_min ?? RATE_LIMIT.default);
   const update = useApiMutation({
-    mutationFn: () => api.patch<ApiKey>(`/institutions/${institution.id}/keys/${apiKey?.key_id}`, { name: name.trim(), rate_limit_per_min: rateLimit }),
+    // The modal only opens with a key, so the id is there when this runs.
+    mutationFn: () =>
+      call(
+        portal.PATCH('/institutions/{id}/keys/{keyId}', {
+          params: { path: { id: institution.id, keyId: apiKey?.key_id ?? '' } },
+          body: { name: name.trim(), rate_limit_per_min: rateLimit },
+        }),
+      ),
     invalidate: [keysQueryKey(institution.id)],
     success: 'Key updated.',
     onSuccess: onClose,
@@ -164,7 +170,8 @@ function EditKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): v
 function RevokeKeyModal({ apiKey, onClose }: { apiKey: ApiKey | null; onClose(): void }) {
   const institution = useInstitution();
   const revoke = useApiMutation({
-    mutationFn: () => api.post<ApiKey>(`/institutions/${institution.id}/keys/${apiKey?.key_id}/revoke`),
+    // The modal only opens with a key, so the id is there when this runs.
+    mutationFn: () => call(portal.POST('/institutions/{id}/keys/{keyId}/revoke', { params: { path: { id: institution.id, keyId: apiKey?.key_id ?? '' } } })),
     invalidate: [keysQueryKey(institution.id)],
     success: (key) => `Key “${key.name}” revoked.`,
     onSuccess: onClose,
@@ -192,7 +199,10 @@ export function KeysPage() {
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [rolling, setRolling] = useState<ApiKey | null>(null);
-  const keys = useQuery({ queryKey: keysQueryKey(institution.id), queryFn: () => api.get<ApiKey[]>(`/institutions/${institution.id}/keys`) });
+  const keys = useQuery({
+    queryKey: keysQueryKey(institution.id),
+    queryFn: () => call(portal.GET('/institutions/{id}/keys', { params: { path: { id: institution.id } } })),
+  });
   const active = keys.data?.filter((key) => key.status === 'active').length ?? 0;
 
   const columns = useMemo<ColumnDef<ApiKey>[]>(

@@ -4,7 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { useParams } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import {
   ConfirmModal,
   DataTable,
@@ -22,9 +22,9 @@ import {
 import { useInstitution } from '../../session';
 import { PersonLink } from '../people/people';
 import { useNames } from '../shared/names';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
-import type { License, Seat, SeatList } from './licenses';
+import type { License, Seat } from './licenses';
 
 const MAX_DAYS = 3650;
 
@@ -39,10 +39,12 @@ function ExtendModal({ license, onClose }: { license: License; onClose(): void }
   const [date, setDate] = useState('');
   const extend = useApiMutation({
     mutationFn: () =>
-      api.post<License>(
-        dataPath(institution.id, `/licenses/${license.id}/extend`),
-        // End of the chosen day, local time: the license holds through it.
-        mode === 'days' ? { days } : { expires_at: new Date(`${date}T23:59:59`).toISOString() },
+      call(
+        portal.POST('/institutions/{institution}/licenses/{id}/extend', {
+          params: { path: { institution: institution.id, id: license.id } },
+          // End of the chosen day, local time: the license holds through it.
+          body: mode === 'days' ? { days } : { expires_at: new Date(`${date}T23:59:59`).toISOString() },
+        }),
       ),
     invalidate: [areaKey(institution.id, 'licenses')],
     success: (row) => `License now expires ${formatDate(row.expires_at)}.`,
@@ -102,7 +104,13 @@ function RevokeModal({ license, onClose }: { license: License; onClose(): void }
   const institution = useInstitution();
   const [reason, setReason] = useState('');
   const revoke = useApiMutation({
-    mutationFn: () => api.post<License>(dataPath(institution.id, `/licenses/${license.id}/revoke`), reason.trim() ? { reason: reason.trim() } : {}),
+    mutationFn: () =>
+      call(
+        portal.POST('/institutions/{institution}/licenses/{id}/revoke', {
+          params: { path: { institution: institution.id, id: license.id } },
+          body: reason.trim() ? { reason: reason.trim() } : {},
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'licenses')],
     success: 'License revoked.',
     onSuccess: onClose,
@@ -140,13 +148,20 @@ export function LicenseDetailPage() {
   const [extending, extender] = useDisclosure(false);
   const [revoking, revoker] = useDisclosure(false);
   const [freeing, setFreeing] = useState<Seat | null>(null);
-  const base = dataPath(institution.id, `/licenses/${encodeURIComponent(licenseId)}`);
+  const path = { institution: institution.id, id: licenseId };
 
-  const license = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'one', licenseId], queryFn: () => api.get<License>(base) });
+  const license = useQuery({
+    queryKey: [...areaKey(institution.id, 'licenses'), 'one', licenseId],
+    queryFn: () => call(portal.GET('/institutions/{institution}/licenses/{id}', { params: { path } })),
+  });
   const holderName = useNames(institution.id, [license.data?.user_id]).get(license.data?.user_id ?? '')?.name;
-  const seats = useQuery({ queryKey: [...areaKey(institution.id, 'licenses'), 'devices', licenseId], queryFn: () => api.get<SeatList>(`${base}/devices`) });
+  const seats = useQuery({
+    queryKey: [...areaKey(institution.id, 'licenses'), 'devices', licenseId],
+    queryFn: () => call(portal.GET('/institutions/{institution}/licenses/{id}/devices', { params: { path } })),
+  });
   const freeSeat = useApiMutation({
-    mutationFn: (seat: Seat) => api.post<Seat>(`${base}/devices/${seat.seat_id}/revoke`),
+    mutationFn: (seat: Seat) =>
+      call(portal.POST('/institutions/{institution}/licenses/{id}/devices/{seatId}/revoke', { params: { path: { ...path, seatId: seat.seat_id } } })),
     invalidate: [[...areaKey(institution.id, 'licenses'), 'devices', licenseId]],
     success: (seat) => `${seat.device_name ?? 'Device'} signed out; its seat is free.`,
     onSuccess: () => setFreeing(null),

@@ -59,7 +59,7 @@ export function LicensesPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
-  const licenses = usePagedList<License>(institution.id, 'licenses', { ...filters, sort }, page);
+  const licenses = usePagedList(institution.id, 'licenses', { ...filters, sort }, page);
   const names = useNames(
     institution.id,
     (licenses.data?.items ?? []).map((license) => license.user_id),

@@ -1,22 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { licenseSchema, licenseSummary, seatList, seatSchema } from '../../../../server/routes/licenses/schema';
+import type { licenseSchema, licenseSummary, seatSchema } from '../../../../server/routes/licenses/schema';
 import type { licenseExpirySchema } from '../../../../server/routes/stats/schema';
-import { api } from '../../api/client';
-import { areaKey, dataPath } from '../shared/areas';
+import { call, portal } from '../../api/portal';
+import { areaKey } from '../shared/areas';
 
 /** Licenses' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
 export type License = z.input<typeof licenseSchema>;
 export type LicenseSummary = z.input<typeof licenseSummary>;
 export type Seat = z.input<typeof seatSchema>;
-export type SeatList = z.input<typeof seatList>;
 export type LicenseExpiry = z.input<typeof licenseExpirySchema>;
 
 /** Counts by type and status (GET /licenses/summary): the cards and the chart above the list. */
 export function useLicenseSummary(institutionId: string) {
   return useQuery({
     queryKey: [...areaKey(institutionId, 'licenses'), 'summary'],
-    queryFn: () => api.get<LicenseSummary>(dataPath(institutionId, '/licenses/summary')),
+    queryFn: () => call(portal.GET('/institutions/{institution}/licenses/summary', { params: { path: { institution: institutionId } } })),
   });
 }
 
@@ -24,6 +23,6 @@ export function useLicenseSummary(institutionId: string) {
 export function useLicenseExpiry(institutionId: string) {
   return useQuery({
     queryKey: [...areaKey(institutionId, 'licenses'), 'expiry'],
-    queryFn: () => api.get<LicenseExpiry>(`/institutions/${institutionId}/stats/licenses`),
+    queryFn: () => call(portal.GET('/institutions/{id}/stats/licenses', { params: { path: { id: institutionId } } })),
   });
 }

@@ -1,6 +1,6 @@
 import { Button, Card, Group, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDateSeconds, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { CopyValue } from './CopyFields';
@@ -10,7 +10,7 @@ export function DynamicRegistration() {
   const institution = useInstitution();
   const [made, setMade] = useState<{ url: string; expires_at: string } | null>(null);
   const create = useApiMutation({
-    mutationFn: () => api.post<{ url: string; expires_at: string }>(`/institutions/${institution.id}/lti/registrations`, {}),
+    mutationFn: () => call(portal.POST('/institutions/{id}/lti/registrations', { params: { path: { id: institution.id } } })),
     onSuccess: (data) => setMade(data),
   });
   return (

@@ -1,5 +1,5 @@
 import { Badge, Button, Group, Table, Text } from '@mantine/core';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDateSeconds, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { ltiKey, type LtiLink, type LtiMembersSync } from './lti';
@@ -24,7 +24,15 @@ export function LinksTable({ links }: { links: LtiLink[] }) {
   const institution = useInstitution();
   const sync = useApiMutation({
     mutationFn: ({ id, dryRun, confirm }: { id: string; dryRun?: boolean; confirm?: boolean }) =>
-      api.post<LtiMembersSync>(`/institutions/${institution.id}/lti/links/${id}/members/sync?dry_run=${dryRun === true}&confirm=${confirm === true}`, {}),
+      call(
+        portal.POST('/institutions/{id}/lti/links/{link}/members/sync', {
+          // Both flags always go in the URL, false unless asked for.
+          params: {
+            path: { id: institution.id, link: id },
+            query: { dry_run: dryRun === true ? 'true' : 'false', confirm: confirm === true ? 'true' : 'false' },
+          },
+        }),
+      ),
     invalidate: [ltiKey(institution.id)],
     success: (run) => `${OUTCOME_WORDS[run.outcome]}. ${run.reason ?? describeSync(run)}`,
   });

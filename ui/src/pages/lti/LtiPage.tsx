@@ -1,10 +1,10 @@
 import { Skeleton, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { PageHeader, QueryError } from '../../components';
 import { useInstitution } from '../../session';
 import { DynamicRegistration } from './DynamicRegistration';
-import { ltiKey, type LtiOverview } from './lti';
+import { ltiKey } from './lti';
 import { LinksTable } from './LinksTable';
 import { PlatformForm } from './PlatformForm';
 import { PlatformsTable } from './PlatformsTable';
@@ -14,7 +14,10 @@ import { ToolSide } from './ToolSide';
 /** Settings → LTI: the tool's side to paste into the LMS, the registered platforms, and the grades sent back. */
 export function LtiPage() {
   const institution = useInstitution();
-  const overview = useQuery({ queryKey: ltiKey(institution.id), queryFn: () => api.get<LtiOverview>(`/institutions/${institution.id}/lti`) });
+  const overview = useQuery({
+    queryKey: ltiKey(institution.id),
+    queryFn: () => call(portal.GET('/institutions/{id}/lti', { params: { path: { id: institution.id } } })),
+  });
   return (
     <>
       <PageHeader

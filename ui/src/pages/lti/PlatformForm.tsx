@@ -1,9 +1,9 @@
 import { Button, Checkbox, Fieldset, Group, SegmentedControl, SimpleGrid, Stack, Text, Textarea, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { LABELS, ltiKey, type LtiPlatform } from './lti';
+import { LABELS, ltiKey, type LtiPlatformInput } from './lti';
 
 /** Registers an LMS by hand: its issuer, client and deployment IDs, endpoints and keys. */
 export function PlatformForm() {
@@ -19,7 +19,7 @@ export function PlatformForm() {
   const [publicKey, setPublicKey] = useState('');
   const [provision, setProvision] = useState(false);
   const add = useApiMutation({
-    mutationFn: (body: Record<string, unknown>) => api.post<LtiPlatform>(`/institutions/${institution.id}/lti/platforms`, body),
+    mutationFn: (body: LtiPlatformInput) => call(portal.POST('/institutions/{id}/lti/platforms', { params: { path: { id: institution.id } }, body })),
     invalidate: [ltiKey(institution.id)],
     success: 'Platform registered.',
     labels: LABELS,

@@ -1,6 +1,6 @@
 import { Badge, Button, Checkbox, Group, Table, Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, FormModal, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { LABELS, ltiKey, type LtiPlatform, type LtiPlatformUpdate } from './lti';
@@ -11,7 +11,8 @@ export function PlatformsTable({ platforms }: { platforms: LtiPlatform[] }) {
   const [removing, setRemoving] = useState<LtiPlatform | null>(null);
   const [editing, setEditing] = useState<LtiPlatform | null>(null);
   const remove = useApiMutation({
-    mutationFn: (id: string) => api.del<{ removed: true }>(`/institutions/${institution.id}/lti/platforms/${id}`),
+    mutationFn: (id: string) =>
+      call(portal.DELETE('/institutions/{id}/lti/platforms/{platformId}', { params: { path: { id: institution.id, platformId: id } } })),
     invalidate: [ltiKey(institution.id)],
     success: 'Platform removed.',
     onSuccess: () => setRemoving(null),
@@ -90,7 +91,8 @@ function EditPlatform({ platform, onClose }: { platform: LtiPlatform; onClose():
   const [provision, setProvision] = useState(platform.provision_users);
   const [frameOrigins, setFrameOrigins] = useState(platform.listed_frame_origins.join(', '));
   const save = useApiMutation({
-    mutationFn: (body: LtiPlatformUpdate) => api.patch<LtiPlatform>(`/institutions/${institution.id}/lti/platforms/${platform.id}`, body),
+    mutationFn: (body: LtiPlatformUpdate) =>
+      call(portal.PATCH('/institutions/{id}/lti/platforms/{platformId}', { params: { path: { id: institution.id, platformId: platform.id } }, body })),
     invalidate: [ltiKey(institution.id)],
     success: 'Platform saved.',
     labels: LABELS,

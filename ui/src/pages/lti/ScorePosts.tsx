@@ -1,3 +1,4 @@
+import { call, portal } from '../../api/portal';
 import { useInstitution } from '../../session';
 import { OutboundPostsTable } from '../shared/OutboundPostsTable';
 import { ltiScoresKey, type LtiScorePost } from './lti';
@@ -8,7 +9,8 @@ export function ScorePosts() {
   return (
     <OutboundPostsTable<LtiScorePost>
       queryKey={ltiScoresKey(institution.id)}
-      listPath={`/institutions/${institution.id}/lti/score-posts`}
+      list={() => call(portal.GET('/institutions/{id}/lti/score-posts', { params: { path: { id: institution.id } } }))}
+      retry={(postId) => call(portal.POST('/institutions/{id}/lti/score-posts/{postId}/retry', { params: { path: { id: institution.id, postId } } }))}
       label="Grades sent to the LMS"
       empty="No grade has been sent to an LMS yet."
       columns={[

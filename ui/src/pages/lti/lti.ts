@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { membersRunSchema } from '../../../../server/routes/lti/members';
-import type { ltiOverviewSchema, platformSchema, platformUpdate, scorePostSchema } from '../../../../server/routes/lti/portal';
+import type { ltiOverviewSchema, platformInput, platformSchema, platformUpdate, scorePostSchema } from '../../../../server/routes/lti/portal';
 
 /** Types and query keys of the LTI page (type-only imports of server/routes/lti/portal.ts). */
 export type LtiOverview = z.input<typeof ltiOverviewSchema>;
 export type LtiPlatform = z.input<typeof platformSchema>;
 export type LtiScorePost = z.input<typeof scorePostSchema>;
+export type LtiPlatformInput = z.input<typeof platformInput>;
 export type LtiPlatformUpdate = z.input<typeof platformUpdate>;
 export type LtiLink = LtiOverview['links'][number];
 export type LtiMembersSync = z.input<typeof membersRunSchema>;

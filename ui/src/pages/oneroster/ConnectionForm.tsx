@@ -1,9 +1,9 @@
 import { Button, Checkbox, Fieldset, Group, NumberInput, PasswordInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
-import { onerosterKey, type OneRosterConnection } from './oneroster';
+import { onerosterKey, type OneRosterConnection, type OneRosterConnectionInput } from './oneroster';
 
 /** The form's labels by API field: on the inputs and in every refusal's words. */
 const LABELS = {
@@ -42,7 +42,7 @@ export function ConnectionForm({ connection }: { connection: OneRosterConnection
   const rest = connection?.source === 'rest';
 
   const save = useApiMutation({
-    mutationFn: (body: Record<string, unknown>) => api.put<OneRosterConnection>(`/institutions/${institution.id}/oneroster`, body),
+    mutationFn: (body: OneRosterConnectionInput) => call(portal.PUT('/institutions/{id}/oneroster', { params: { path: { id: institution.id } }, body })),
     invalidate: [onerosterKey(institution.id)],
     success: 'OneRoster connection saved.',
     labels: LABELS,
@@ -50,7 +50,7 @@ export function ConnectionForm({ connection }: { connection: OneRosterConnection
   const errors: Partial<Record<string, string>> = save.fieldErrors;
   const [disconnecting, setDisconnecting] = useState(false);
   const disconnect = useApiMutation({
-    mutationFn: () => api.del<{ deleted: true }>(`/institutions/${institution.id}/oneroster`),
+    mutationFn: () => call(portal.DELETE('/institutions/{id}/oneroster', { params: { path: { id: institution.id } } })),
     invalidate: [onerosterKey(institution.id)],
     success: 'Disconnected from the SIS. The people and groups it made stay.',
     onSuccess: () => setDisconnecting(false),

@@ -1,7 +1,7 @@
 import { Button, Card, FileInput, Group, Stack, Text } from '@mantine/core';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal } from '../../components';
 import { useInstitution } from '../../session';
 import { ImportError } from './ImportError';
@@ -26,7 +26,12 @@ export function CsvImportCard() {
     mutationFn: ({ file: zip, dryRun = false, confirm = false }) => {
       const form = new FormData();
       form.append('file', zip, zip.name);
-      return api.upload<SyncResult>(`/institutions/${institution.id}/oneroster/import`, form, { dry_run: dryRun, confirm });
+      return call(
+        portal.POST('/institutions/{id}/oneroster/import', {
+          params: { path: { id: institution.id }, query: { dry_run: dryRun ? 'true' : 'false', confirm: confirm ? 'true' : 'false' } },
+          body: form as never,
+        }),
+      );
     },
     onSuccess: async (result, request) => {
       // A run was recorded (and the roster perhaps changed): the runs list and the connection are read again.

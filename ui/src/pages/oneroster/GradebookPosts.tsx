@@ -1,3 +1,4 @@
+import { call, portal } from '../../api/portal';
 import { useInstitution } from '../../session';
 import { OutboundPostsTable } from '../shared/OutboundPostsTable';
 import { gradebookPostsKey, type GradebookPost } from './oneroster';
@@ -20,7 +21,8 @@ export function GradebookPosts() {
   return (
     <OutboundPostsTable<GradebookPost>
       queryKey={gradebookPostsKey(institution.id)}
-      listPath={`/institutions/${institution.id}/oneroster/gradebook/posts`}
+      list={() => call(portal.GET('/institutions/{id}/oneroster/gradebook/posts', { params: { path: { id: institution.id } } }))}
+      retry={(postId) => call(portal.POST('/institutions/{id}/oneroster/gradebook/posts/{postId}/retry', { params: { path: { id: institution.id, postId } } }))}
       label="Grades sent to the SIS"
       empty="No grade has been sent to the SIS yet."
       refetchInterval={REFRESH_MS}

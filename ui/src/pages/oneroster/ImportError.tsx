@@ -1,5 +1,5 @@
 import { Alert, List, Stack, Text } from '@mantine/core';
-import { ApiError } from '../../api/client';
+import { ApiError } from '../../api/portal';
 
 const PROBLEMS_LISTED = 5;
 

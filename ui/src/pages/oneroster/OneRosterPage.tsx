@@ -1,19 +1,22 @@
 import { Alert, Skeleton, Stack, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { PageHeader, QueryError } from '../../components';
 import { useInstitution } from '../../session';
 import { ConnectionForm } from './ConnectionForm';
 import { CsvImportCard } from './CsvImportCard';
 import { GradebookPosts } from './GradebookPosts';
-import { onerosterKey, type OneRosterState } from './oneroster';
+import { onerosterKey } from './oneroster';
 import { RunsTable } from './RunsTable';
 import { isCsvImport } from './runWords';
 import { SyncCard } from './SyncCard';
 
 export function OneRosterPage() {
   const institution = useInstitution();
-  const state = useQuery({ queryKey: onerosterKey(institution.id), queryFn: () => api.get<OneRosterState>(`/institutions/${institution.id}/oneroster`) });
+  const state = useQuery({
+    queryKey: onerosterKey(institution.id),
+    queryFn: () => call(portal.GET('/institutions/{id}/oneroster', { params: { path: { id: institution.id } } })),
+  });
   const heldScheduled = state.data?.runs[0]?.outcome === 'held_back' ? state.data.runs[0] : null;
   return (
     <>

@@ -1,6 +1,6 @@
 import { Alert, Button, Card, Group, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { onerosterKey, type SyncResult } from './oneroster';
@@ -13,11 +13,12 @@ export function SyncCard() {
   const [tested, setTested] = useState<{ ok: boolean; message: string } | null>(null);
   const [confirming, setConfirming] = useState(false);
   const test = useApiMutation({
-    mutationFn: () => api.post<{ ok: boolean; message: string }>(`/institutions/${institution.id}/oneroster/test`),
+    mutationFn: () => call(portal.POST('/institutions/{id}/oneroster/test', { params: { path: { id: institution.id } } })),
     onSuccess: setTested,
   });
   const sync = useApiMutation({
-    mutationFn: (body: { dry_run?: boolean; confirm?: boolean }) => api.post<SyncResult>(`/institutions/${institution.id}/oneroster/sync`, body),
+    mutationFn: (body: { dry_run?: boolean; confirm?: boolean }) =>
+      call(portal.POST('/institutions/{id}/oneroster/sync', { params: { path: { id: institution.id } }, body })),
     invalidate: [onerosterKey(institution.id)],
     onSuccess: (result) => {
       setLast(result);

@@ -1,10 +1,13 @@
 import type { z } from 'zod';
 import type { gradebookPostSchema } from '../../../../server/routes/oneroster/gradebook';
+import type { PortalPaths } from '../../api/portal';
 import type { connectionSchema, onerosterStateSchema, runSchema, syncResultSchema } from '../../../../server/routes/oneroster/oneroster';
 
 /** Types and query key of the OneRoster page (type-only imports of server/routes/oneroster/oneroster.ts). */
 export type OneRosterState = z.input<typeof onerosterStateSchema>;
 export type OneRosterConnection = z.input<typeof connectionSchema>;
+/** What saving the connection sends, as the portal's document declares it (the server's schema is not exported). */
+export type OneRosterConnectionInput = PortalPaths['/institutions/{id}/oneroster']['put']['requestBody']['content']['application/json'];
 export type OneRosterRun = z.input<typeof runSchema>;
 export type SyncResult = z.input<typeof syncResultSchema>;
 

@@ -3,14 +3,13 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { z } from 'zod';
-import type { accountLineSchema, accountListSchema } from '../../../../server/routes/operator/accounts';
-import { api } from '../../api/client';
+import type { accountLineSchema } from '../../../../server/routes/operator/accounts';
+import { call, portal } from '../../api/portal';
 import { DataTable, FormModal, MIN_PASSWORD, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { useSession } from '../../session';
 
-/** As GET /portal/api/operator/accounts (type-only imports of the server's schemas). */
+/** A line of GET /portal/api/operator/accounts (type-only import of the server's schema). */
 type AccountLine = z.input<typeof accountLineSchema>;
-type AccountList = z.input<typeof accountListSchema>;
 
 const accountsKey = ['operator', 'accounts'] as const;
 /** The form's label by API field: shown on the input, and in a refusal's words. */
@@ -19,7 +18,8 @@ const PASSWORD_LABELS = { password: 'New password' } as const;
 function SetPasswordModal({ line, onClose }: { line: AccountLine | null; onClose(): void }) {
   const [password, setPassword] = useState('');
   const set = useApiMutation({
-    mutationFn: () => api.post(`/operator/accounts/${line?.account_id}/password`, { password }),
+    mutationFn: () =>
+      call(portal.POST('/operator/accounts/{accountId}/password', { params: { path: { accountId: line?.account_id ?? '' } }, body: { password } })),
     success: () => `New password set for ${line?.email}; their sessions were signed out. Tell them the password another way.`,
     onSuccess: () => {
       setPassword('');
@@ -56,7 +56,7 @@ function SetPasswordModal({ line, onClose }: { line: AccountLine | null; onClose
 export function AccountsPage() {
   const session = useSession();
   const [target, setTarget] = useState<AccountLine | null>(null);
-  const accounts = useQuery({ queryKey: accountsKey, queryFn: () => api.get<AccountList>('/operator/accounts') });
+  const accounts = useQuery({ queryKey: accountsKey, queryFn: () => call(portal.GET('/operator/accounts')) });
   const columns = useMemo<ColumnDef<AccountLine>[]>(
     () => [
       { header: 'Email', accessorKey: 'email' },

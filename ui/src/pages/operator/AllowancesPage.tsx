@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { MAX_ALLOWANCE_CENTS as SERVER_MAX_ALLOWANCE_CENTS } from '../../../../server/commands/wallet/merits';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, FormModal, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { formatCents, operatorKey, type OperatorAllowance } from './operator';
 
@@ -17,7 +17,8 @@ const LABELS = { total_cents: 'Total allowance (cents)' } as const;
 function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowance | null; onClose(): void }) {
   const [total, setTotal] = useState<number | string>(allowance?.total_cents ?? 0);
   const save = useApiMutation({
-    mutationFn: (totalCents: number) => api.put<OperatorAllowance>(`/operator/allowances/${allowance?.institution.id}`, { total_cents: totalCents }),
+    mutationFn: (totalCents: number) =>
+      call(portal.PUT('/operator/allowances/{id}', { params: { path: { id: allowance?.institution.id ?? '' } }, body: { total_cents: totalCents } })),
     invalidate: [allowancesKey],
     success: (saved) =>
       `${saved.institution.name} may now credit ${formatCents(saved.total_cents)} cents in total (${formatCents(saved.remaining_cents)} remaining).`,
@@ -60,7 +61,7 @@ function SetAllowanceModal({ allowance, onClose }: { allowance: OperatorAllowanc
 
 export function AllowancesPage() {
   const [editing, setEditing] = useState<OperatorAllowance | null>(null);
-  const allowances = useQuery({ queryKey: allowancesKey, queryFn: () => api.get<OperatorAllowance[]>('/operator/allowances') });
+  const allowances = useQuery({ queryKey: allowancesKey, queryFn: () => call(portal.GET('/operator/allowances')) });
 
   const columns = useMemo<ColumnDef<OperatorAllowance>[]>(
     () => [

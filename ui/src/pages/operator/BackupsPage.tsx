@@ -4,15 +4,12 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { z } from 'zod';
-import { api } from '../../api/client';
+import { call, portal, portalHref } from '../../api/portal';
 import { ConfirmModal, DataTable, formatDate, FormModal, formatSize, NameCell, PageHeader, useApiMutation } from '../../components';
-import type { backupListSchema, backupSchema, recoveryKitSchema, restoreAnswerSchema } from '../../../../server/routes/operator/backups';
+import type { backupSchema } from '../../../../server/routes/operator/backups';
 
 /** Types of server/routes/operator/backups.ts's schemas (type-only). */
 type Backup = z.input<typeof backupSchema>;
-type BackupList = z.input<typeof backupListSchema>;
-type RestoreAnswer = z.input<typeof restoreAnswerSchema>;
-type RecoveryKit = z.input<typeof recoveryKitSchema>;
 
 const backupsKey = ['operator', 'backups'] as const;
 const MIN_PASSPHRASE = 12;
@@ -27,7 +24,7 @@ const REASONS: Record<Backup['reason'], string> = {
   other: 'Put in the folder',
 };
 
-const downloadUrl = (name: string) => `/portal/api/operator/backups/${encodeURIComponent(name)}/download`;
+const downloadUrl = (name: string) => portalHref('/operator/backups/{name}/download', { path: { name } });
 
 /** Saves text as a file through the browser (the portal window in the desktop app too). */
 function saveFile(name: string, text: string): void {
@@ -44,7 +41,7 @@ function RestoreModal({ backup, restartAvailable, onClose }: { backup: Backup | 
   const [shown, setShown] = useState(backup);
   if (backup && backup !== shown) setShown(backup);
   const restore = useApiMutation({
-    mutationFn: (name: string) => api.post<RestoreAnswer>(`/operator/backups/${encodeURIComponent(name)}/restore`, { restart: restartAvailable }),
+    mutationFn: (name: string) => call(portal.POST('/operator/backups/{name}/restore', { params: { path: { name } }, body: { restart: restartAvailable } })),
     invalidate: [backupsKey],
     success: (answer) =>
       answer.restarting
@@ -84,7 +81,7 @@ function RecoveryKitModal({ opened, onClose }: { opened: boolean; onClose(): voi
     onClose();
   };
   const download = useApiMutation({
-    mutationFn: () => api.post<RecoveryKit>('/operator/recovery-kit', { passphrase }),
+    mutationFn: () => call(portal.POST('/operator/recovery-kit', { body: { passphrase } })),
     success: (kit) => `Recovery kit saved as ${kit.file_name}. Keep it, and its passphrase, away from the backups.`,
     onSuccess: (kit) => {
       saveFile(kit.file_name, kit.content);
@@ -132,19 +129,19 @@ function RecoveryKitModal({ opened, onClose }: { opened: boolean; onClose(): voi
 export function BackupsPage() {
   const [restoring, setRestoring] = useState<Backup | null>(null);
   const [kitOpen, { open: openKit, close: closeKit }] = useDisclosure(false);
-  const backups = useQuery({ queryKey: backupsKey, queryFn: () => api.get<BackupList>('/operator/backups') });
+  const backups = useQuery({ queryKey: backupsKey, queryFn: () => call(portal.GET('/operator/backups')) });
   const backUp = useApiMutation({
-    mutationFn: () => api.post<Backup>('/operator/backups'),
+    mutationFn: () => call(portal.POST('/operator/backups')),
     invalidate: [backupsKey],
     success: (made) => `Backed up as ${made.name}.`,
   });
   const cancel = useApiMutation({
-    mutationFn: () => api.del<{ cancelled: boolean }>('/operator/pending-restore'),
+    mutationFn: () => call(portal.DELETE('/operator/pending-restore')),
     invalidate: [backupsKey],
     success: 'The restore is cancelled.',
   });
   const restart = useApiMutation({
-    mutationFn: () => api.post<{ restarting: true }>('/operator/restart'),
+    mutationFn: () => call(portal.POST('/operator/restart')),
     invalidate: [backupsKey],
     success: 'CampusBridge is restarting. This page comes back in a few seconds.',
   });

@@ -2,7 +2,7 @@ import { Button, Group, SegmentedControl, Stack, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useApiMutation } from '../../components';
 import { BATCH_STATUSES, formatCents, operatorKey, type BatchStatus, type OperatorBatch } from './operator';
 
@@ -13,7 +13,10 @@ type Decision = { batch: OperatorBatch; action: 'approve' | 'reject' };
 
 function DecisionModal({ decision, onClose }: { decision: Decision | null; onClose(): void }) {
   const decide = useApiMutation({
-    mutationFn: ({ batch, action }: Decision) => api.post<OperatorBatch>(`/operator/coupon-batches/${batch.id}/${action}`),
+    mutationFn: ({ batch, action }: Decision) =>
+      action === 'approve'
+        ? call(portal.POST('/operator/coupon-batches/{batchId}/approve', { params: { path: { batchId: batch.id } } }))
+        : call(portal.POST('/operator/coupon-batches/{batchId}/reject', { params: { path: { batchId: batch.id } } })),
     invalidate: [batchesKey],
     success: (batch) =>
       batch.status === 'approved' ? `${batch.name} approved: ${batch.total_coupons} codes generated for ${batch.institution.name}.` : `${batch.name} rejected.`,
@@ -52,7 +55,8 @@ export function CouponBatchesPage() {
   const [decision, setDecision] = useState<Decision | null>(null);
   const batches = useQuery({
     queryKey: [...batchesKey, status, page],
-    queryFn: () => api.get<Page<OperatorBatch>>('/operator/coupon-batches', { status: status === 'all' ? undefined : status, page, limit: PAGE_SIZE }),
+    queryFn: () =>
+      call(portal.GET('/operator/coupon-batches', { params: { query: { status: status === 'all' ? undefined : status, page, limit: PAGE_SIZE } } })),
     placeholderData: keepPreviousData,
   });
 

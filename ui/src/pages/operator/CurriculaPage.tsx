@@ -3,9 +3,9 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, formatDate, FormModal, NameCell, PageHeader, StatusBadge, useApiMutation } from '../../components';
-import { operatorKey, type OperatorCurriculum, type OperatorInstitution } from './operator';
+import { operatorKey, type OperatorCurriculum } from './operator';
 
 const curriculaKey = operatorKey('curricula');
 /** The Select's value for "no institution" (ids start with inst_, so it cannot collide). */
@@ -17,7 +17,7 @@ const CURRICULUM_LABELS = { name: 'Name', description: 'Description', concepts: 
 function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const institutions = useQuery({
     queryKey: operatorKey('institutions'),
-    queryFn: () => api.get<OperatorInstitution[]>('/operator/institutions'),
+    queryFn: () => call(portal.GET('/operator/institutions')),
     enabled: opened,
   });
   const [name, setName] = useState('');
@@ -27,13 +27,17 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
   const [publish, setPublish] = useState(false);
   const create = useApiMutation({
     mutationFn: () =>
-      api.post<OperatorCurriculum>('/operator/curricula', {
-        name: name.trim(),
-        description,
-        concepts,
-        institution_id: owner === SHARED ? null : owner,
-        publish,
-      }),
+      call(
+        portal.POST('/operator/curricula', {
+          body: {
+            name: name.trim(),
+            description,
+            concepts,
+            institution_id: owner === SHARED ? null : owner,
+            publish,
+          },
+        }),
+      ),
     invalidate: [curriculaKey],
     success: (created) => `${created.name} created as ${created.status === 'published' ? 'published' : 'a draft'}.`,
     labels: CURRICULUM_LABELS,
@@ -110,7 +114,7 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
 
 function PublishModal({ curriculum, onClose }: { curriculum: OperatorCurriculum | null; onClose(): void }) {
   const publish = useApiMutation({
-    mutationFn: (id: string) => api.post<OperatorCurriculum>(`/operator/curricula/${id}/publish`),
+    mutationFn: (id: string) => call(portal.POST('/operator/curricula/{curriculumId}/publish', { params: { path: { curriculumId: id } } })),
     invalidate: [curriculaKey],
     success: (published) => `${published.name} is published.`,
     onSuccess: onClose,
@@ -135,7 +139,7 @@ function PublishModal({ curriculum, onClose }: { curriculum: OperatorCurriculum 
 export function CurriculaPage() {
   const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
   const [publishing, setPublishing] = useState<OperatorCurriculum | null>(null);
-  const curricula = useQuery({ queryKey: curriculaKey, queryFn: () => api.get<OperatorCurriculum[]>('/operator/curricula') });
+  const curricula = useQuery({ queryKey: curriculaKey, queryFn: () => call(portal.GET('/operator/curricula')) });
 
   const columns = useMemo<ColumnDef<OperatorCurriculum>[]>(
     () => [

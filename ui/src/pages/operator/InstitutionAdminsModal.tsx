@@ -1,15 +1,10 @@
 import { Button, Group, List, Loader, Modal, Stack, Text, TextInput } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import type { z } from 'zod';
-import type { institutionAdminsSchema } from '../../../../server/routes/operator/institution-admins';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDate, QueryError, useApiMutation } from '../../components';
 import { InvitationOutcome, type SentInvitation } from '../developers/InvitationOutcome';
 import type { OperatorInstitution } from './operator';
-
-/** As GET /portal/api/operator/institutions/{id}/admins (type-only import of the server's schema). */
-type InstitutionAdmins = z.input<typeof institutionAdminsSchema>;
 
 const adminsKey = (institutionId: string) => ['operator', 'institutions', institutionId, 'admins'] as const;
 
@@ -21,10 +16,11 @@ function AdminsOf({ institution }: { institution: OperatorInstitution }) {
   const [sent, setSent] = useState<SentInvitation | null>(null);
   const admins = useQuery({
     queryKey: adminsKey(institution.id),
-    queryFn: () => api.get<InstitutionAdmins>(`/operator/institutions/${institution.id}/admins`),
+    queryFn: () => call(portal.GET('/operator/institutions/{id}/admins', { params: { path: { id: institution.id } } })),
   });
   const invite = useApiMutation({
-    mutationFn: () => api.post<SentInvitation>(`/operator/institutions/${institution.id}/admins/invitations`, { email: email.trim() }),
+    mutationFn: () =>
+      call(portal.POST('/operator/institutions/{id}/admins/invitations', { params: { path: { id: institution.id } }, body: { email: email.trim() } })),
     invalidate: [adminsKey(institution.id)],
     onSuccess: (answer) => {
       setEmail('');

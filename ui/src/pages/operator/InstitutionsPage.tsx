@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, formatDate, FormModal, NameCell, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { sessionQueryKey } from '../../session';
 import { InstitutionAdminsModal } from './InstitutionAdminsModal';
@@ -18,7 +18,7 @@ function CreateModal({ opened, onClose }: { opened: boolean; onClose(): void }) 
   const [name, setName] = useState('');
   const [approve, setApprove] = useState(true);
   const create = useApiMutation({
-    mutationFn: () => api.post<OperatorInstitution>('/operator/institutions', { name: name.trim(), approve }),
+    mutationFn: () => call(portal.POST('/operator/institutions', { body: { name: name.trim(), approve } })),
     invalidate: [institutionsKey, operatorKey('allowances')],
     success: (created) => `${created.name} created (${created.status}).`,
     labels: CREATE_LABELS,
@@ -53,7 +53,10 @@ type Change = { institution: OperatorInstitution; action: 'approve' | 'suspend' 
 
 function StatusChangeModal({ change, onClose }: { change: Change | null; onClose(): void }) {
   const apply = useApiMutation({
-    mutationFn: ({ institution, action }: Change) => api.post<OperatorInstitution>(`/operator/institutions/${institution.id}/${action}`),
+    mutationFn: ({ institution, action }: Change) =>
+      action === 'approve'
+        ? call(portal.POST('/operator/institutions/{id}/approve', { params: { path: { id: institution.id } } }))
+        : call(portal.POST('/operator/institutions/{id}/suspend', { params: { path: { id: institution.id } } })),
     invalidate: [institutionsKey, sessionQueryKey],
     success: (updated) => (updated.status === 'suspended' ? `${updated.name} suspended. Its API keys are refused from now on.` : `${updated.name} approved.`),
     onSuccess: onClose,
@@ -90,7 +93,7 @@ export function InstitutionsPage() {
   const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
   const [change, setChange] = useState<Change | null>(null);
   const [adminsOf, setAdminsOf] = useState<OperatorInstitution | null>(null);
-  const institutions = useQuery({ queryKey: institutionsKey, queryFn: () => api.get<OperatorInstitution[]>('/operator/institutions') });
+  const institutions = useQuery({ queryKey: institutionsKey, queryFn: () => call(portal.GET('/operator/institutions')) });
 
   const columns = useMemo<ColumnDef<OperatorInstitution>[]>(
     () => [

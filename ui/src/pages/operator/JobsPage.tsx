@@ -3,13 +3,12 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
 import type { z } from 'zod';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, formatDate, NameCell, PageHeader, useApiMutation } from '../../components';
 import type { operatorJobSchema } from '../../../../server/routes/operator/jobs';
 
 /** Types of server/routes/operator/jobs.ts's schemas (type-only). */
 type Job = z.input<typeof operatorJobSchema>;
-type RunAnswer = { name: string; outcome: 'ok' | 'failed' };
 
 const jobsKey = ['operator', 'jobs'] as const;
 
@@ -31,9 +30,9 @@ function LastRun({ job }: { job: Job }) {
 
 /** The appliance's periodic jobs: when each last ran and how it went, when it runs next, and running one now. */
 export function JobsPage() {
-  const jobs = useQuery({ queryKey: jobsKey, queryFn: () => api.get<{ items: Job[] }>('/operator/jobs'), refetchInterval: 30_000 });
+  const jobs = useQuery({ queryKey: jobsKey, queryFn: () => call(portal.GET('/operator/jobs')), refetchInterval: 30_000 });
   const runNow = useApiMutation({
-    mutationFn: (name: string) => api.post<RunAnswer>(`/operator/jobs/${encodeURIComponent(name)}/run`),
+    mutationFn: (name: string) => call(portal.POST('/operator/jobs/{name}/run', { params: { path: { name } } })),
     invalidate: [jobsKey],
     success: (answer) => (answer.outcome === 'ok' ? `${answer.name} ran.` : `${answer.name} failed; its detail is in the list.`),
   });

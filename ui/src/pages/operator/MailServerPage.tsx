@@ -2,7 +2,7 @@ import { Alert, Button, Card, Checkbox, Group, NumberInput, PasswordInput, Skele
 import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { call, portal, type PortalPaths } from '../../api/portal';
 import { ConfirmModal, formatDate, PageHeader, QueryError, useApiMutation } from '../../components';
 import { useSession } from '../../session';
 import { operatorKey, type SmtpSettings, type TestMailResult } from './operator';
@@ -11,6 +11,9 @@ const smtpKey = operatorKey('smtp');
 /** The forms' labels by API field: shown on the inputs, and in a refusal's words. */
 const SMTP_LABELS = { host: 'Host', port: 'Port', secure: 'TLS from the start (port 465)', user: 'User', password: 'Password', from: 'From' } as const;
 const TEST_LABELS = { to: 'To' } as const;
+
+/** What PUT /operator/smtp takes. */
+type SmtpInput = PortalPaths['/operator/smtp']['put']['requestBody']['content']['application/json'];
 
 function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
   const [host, setHost] = useState(saved?.host ?? '');
@@ -22,7 +25,7 @@ function SettingsForm({ saved }: { saved: SmtpSettings | null }) {
   const [from, setFrom] = useState(saved?.from ?? '');
 
   const save = useApiMutation({
-    mutationFn: (body: Record<string, unknown>) => api.put<SmtpSettings>('/operator/smtp', body),
+    mutationFn: (body: SmtpInput) => call(portal.PUT('/operator/smtp', { body })),
     invalidate: [smtpKey],
     success:
       'Mail server saved. Mail waiting in the outboxes goes out now; what went stale meanwhile (expired invitations, closed exams) is dropped, not sent.',
@@ -127,7 +130,7 @@ function TestMailCard({ configured }: { configured: boolean }) {
   const [to, setTo] = useState(session.account.email);
   const [result, setResult] = useState<TestMailResult | null>(null);
   const send = useApiMutation({
-    mutationFn: (address: string) => api.post<TestMailResult>('/operator/smtp/test', { to: address }),
+    mutationFn: (address: string) => call(portal.POST('/operator/smtp/test', { body: { to: address } })),
     onSuccess: setResult,
     labels: TEST_LABELS,
   });
@@ -185,7 +188,7 @@ function TestMailCard({ configured }: { configured: boolean }) {
 
 function ClearModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
   const clear = useApiMutation({
-    mutationFn: () => api.del<null>('/operator/smtp'),
+    mutationFn: () => call(portal.DELETE('/operator/smtp')),
     invalidate: [smtpKey],
     success: 'Mail server removed. Mail now waits in the outboxes.',
     onSuccess: onClose,
@@ -210,7 +213,7 @@ function ClearModal({ opened, onClose }: { opened: boolean; onClose(): void }) {
 
 export function MailServerPage() {
   const [clearing, { open: openClear, close: closeClear }] = useDisclosure(false);
-  const smtp = useQuery({ queryKey: smtpKey, queryFn: () => api.get<SmtpSettings | null>('/operator/smtp') });
+  const smtp = useQuery({ queryKey: smtpKey, queryFn: () => call(portal.GET('/operator/smtp')) });
   return (
     <>
       <PageHeader

@@ -1,7 +1,7 @@
 import { Alert, Autocomplete, Badge, Button, Card, Code, Group, Radio, Skeleton, Stack, Text, Textarea, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { PageHeader, QueryError, useApiMutation } from '../../components';
 import { operatorKey, type ApplianceSettings, type ResolvedSetting } from './operator';
 
@@ -36,7 +36,7 @@ const VALUE_LABEL = { public_url: 'Address', outbound_private_hosts: 'Hosts and 
 
 function useSaveSetting(name: 'public_url' | 'outbound_private_hosts', success: string) {
   return useApiMutation({
-    mutationFn: (value: string) => api.put<ResolvedSetting>(`/operator/settings/${name}`, { value }),
+    mutationFn: (value: string) => call(portal.PUT('/operator/settings/{name}', { params: { path: { name } }, body: { value } })),
     invalidate: [settingsKey, ['appliance']],
     success,
     labels: { value: VALUE_LABEL[name] },
@@ -162,7 +162,7 @@ function PrivateTargetsCard({ data }: { data: ApplianceSettings }) {
 }
 
 export function SettingsPage() {
-  const settings = useQuery({ queryKey: settingsKey, queryFn: () => api.get<ApplianceSettings>('/operator/settings') });
+  const settings = useQuery({ queryKey: settingsKey, queryFn: () => call(portal.GET('/operator/settings')) });
   return (
     <>
       <PageHeader

@@ -1,17 +1,16 @@
 import { Alert, Anchor, Button, Card, Code, CopyButton, Group, SimpleGrid, Stack, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { PageHeader } from '../../components';
 import { useInstitution } from '../../session';
-import type { ApplianceStatus } from '../operator/operator';
 import { OverviewCharts } from './OverviewCharts';
 
 /** Where an integrator starts: the institution at a glance, the base URL, the institution id, the next steps for the role. */
 export function OverviewPage() {
   const institution = useInstitution();
   // The saved address (the one links use), not the one this browser happens to open the portal at.
-  const appliance = useQuery({ queryKey: ['appliance'], queryFn: () => api.get<ApplianceStatus>('/appliance'), staleTime: 60_000 });
+  const appliance = useQuery({ queryKey: ['appliance'], queryFn: () => call(portal.GET('/appliance')), staleTime: 60_000 });
   const baseUrl = `${appliance.data?.public_url ?? window.location.origin}/v1`;
   const base = `/i/${institution.id}`;
   return (

@@ -1,10 +1,10 @@
 import { Text, TextInput } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { FormModal, useApiMutation, WholeNumberInput } from '../../components';
 import { useInstitution } from '../../session';
 import type { Faculty } from '../faculty/faculty';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import type { Student } from '../students/students';
 
 /** What differs between adding a student and adding a faculty member: the API's own fields. */
@@ -68,13 +68,27 @@ export function AddPersonModal({ area, opened, onClose }: { area: keyof typeof R
     onClose();
   };
   const create = useApiMutation({
-    mutationFn: () =>
-      api.post<Created>(dataPath(institution.id, `/${area}`), {
-        full_name: fullName.trim(),
-        ...(externalId.trim() ? { [role.idField]: externalId.trim() } : {}),
-        ...(role.personalEmail && personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
-        license_days: licenseDays,
-      }),
+    mutationFn: (): Promise<Created> => {
+      const path = { institution: institution.id };
+      return area === 'students'
+        ? call(
+            portal.POST('/institutions/{institution}/students', {
+              params: { path },
+              body: {
+                full_name: fullName.trim(),
+                ...(externalId.trim() ? { student_id: externalId.trim() } : {}),
+                ...(personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
+                license_days: licenseDays,
+              },
+            }),
+          )
+        : call(
+            portal.POST('/institutions/{institution}/faculty', {
+              params: { path },
+              body: { full_name: fullName.trim(), ...(externalId.trim() ? { faculty_id: externalId.trim() } : {}), license_days: licenseDays },
+            }),
+          );
+    },
     invalidate: [areaKey(institution.id, area), areaKey(institution.id, 'licenses')],
     success: (person) => `${person.full_name} can sign in as ${person.login_email}.`,
     onSuccess: close,

@@ -2,11 +2,11 @@ import { Anchor } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link, useNavigate } from 'react-router';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, formatDate, Section, StatusBadge, type EmptyState } from '../../components';
 import type { Faculty } from '../faculty/faculty';
 import type { License } from '../licenses/licenses';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { Mono } from '../shared/common';
 import type { Student } from '../students/students';
 
@@ -44,7 +44,8 @@ export function HolderLicenses({ institutionId, holderId, empty }: { institution
   const navigate = useNavigate();
   const licenses = useQuery({
     queryKey: [...areaKey(institutionId, 'licenses'), 'of', holderId],
-    queryFn: () => api.get<Page<License>>(dataPath(institutionId, '/licenses'), { user_id: holderId, limit: 50 }),
+    queryFn: () =>
+      call(portal.GET('/institutions/{institution}/licenses', { params: { path: { institution: institutionId }, query: { user_id: holderId, limit: 50 } } })),
   });
   return (
     <Section title="License">

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { scopesResponse } from '../../../../server/routes/meta/schema';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { useInstitution } from '../../session';
 
 /** A scope as GET /v1/scopes lists it, `admin_only` included (type-only import of the server's schema). */
@@ -17,7 +17,7 @@ export function useScopes() {
   const institution = useInstitution();
   return useQuery({
     queryKey: ['scopes'],
-    queryFn: async () => (await api.get<{ items: ScopeInfo[] }>(`/institutions/${institution.id}/scopes`)).items,
+    queryFn: async () => (await call(portal.GET('/institutions/{institution}/scopes', { params: { path: { institution: institution.id } } }))).items,
     staleTime: Infinity,
   });
 }

@@ -1,7 +1,7 @@
 import { Button, Card, Fieldset, Group, JsonInput, NumberInput, SimpleGrid, Skeleton, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDate, PageHeader, QueryError, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { configKey, settingsKey, type InstitutionProfile, type IntegrationConfig } from './settings';
@@ -18,7 +18,7 @@ function ProfileCard() {
   const institution = useInstitution();
   const profile = useQuery({
     queryKey: settingsKey(institution.id),
-    queryFn: () => api.get<InstitutionProfile>(`/institutions/${institution.id}/institution`),
+    queryFn: () => call(portal.GET('/institutions/{institution}/institution', { params: { path: { institution: institution.id } } })),
   });
   if (profile.error) return <QueryError error={profile.error} />;
   const data = profile.data;
@@ -99,7 +99,8 @@ function ConfigForm({ config }: { config: IntegrationConfig }) {
   const [problems, setProblems] = useState<{ toolchain_mirror?: string; lms?: string }>({});
 
   const save = useApiMutation({
-    mutationFn: (next: IntegrationConfig) => api.put<IntegrationConfig>(`/institutions/${institution.id}/institution/config`, next),
+    mutationFn: (next: IntegrationConfig) =>
+      call(portal.PUT('/institutions/{institution}/institution/config', { params: { path: { institution: institution.id } }, body: next })),
     invalidate: [configKey(institution.id)],
     success: 'Integration config saved. The API answers with it from now on.',
     labels: LABELS,
@@ -226,7 +227,7 @@ export function InstitutionSettingsPage() {
   const institution = useInstitution();
   const config = useQuery({
     queryKey: configKey(institution.id),
-    queryFn: () => api.get<IntegrationConfig>(`/institutions/${institution.id}/institution/config`),
+    queryFn: () => call(portal.GET('/institutions/{institution}/institution/config', { params: { path: { institution: institution.id } } })),
   });
   return (
     <>

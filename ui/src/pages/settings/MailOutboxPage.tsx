@@ -3,11 +3,11 @@ import { useInfiniteQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, formatDate, formatRelative, PageHeader } from '../../components';
 import { useInstitution, useSession } from '../../session';
 import { describeMail, STATUS_COLOR, STATUS_LABEL } from './mail-status';
-import { MAIL_STATUSES, outboxKey, type MailStatus, type OutboxMail, type OutboxPage } from './settings';
+import { MAIL_STATUSES, outboxKey, type MailStatus, type OutboxMail } from './settings';
 
 const PAGE_SIZE = 50;
 /** Mail moves from queued to sent within seconds of a change; the open page follows it. */
@@ -40,7 +40,11 @@ export function MailOutboxPage() {
   const outbox = useInfiniteQuery({
     queryKey: [...outboxKey(institution.id), status],
     queryFn: ({ pageParam }) =>
-      api.get<OutboxPage>(`/institutions/${institution.id}/outbox`, { status: status === 'all' ? undefined : status, cursor: pageParam, limit: PAGE_SIZE }),
+      call(
+        portal.GET('/institutions/{id}/outbox', {
+          params: { path: { id: institution.id }, query: { status: status === 'all' ? undefined : status, cursor: pageParam, limit: PAGE_SIZE } },
+        }),
+      ),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     refetchInterval: REFRESH_MS,

@@ -1,7 +1,6 @@
 import { Badge, Button, Skeleton, Stack, Table, Text } from '@mantine/core';
 import { useQuery, type QueryKey } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { api } from '../../api/client';
 import { formatDateSeconds, QueryError, useApiMutation } from '../../components';
 
 /** What the appliance's durable outbound queues share (server/commands/lms/outbound-posts.ts): AGS scores to the LMS, results to the SIS. */
@@ -29,8 +28,10 @@ export interface PostColumn<P> {
 
 interface Props<P extends OutboundPost> {
   queryKey: QueryKey;
-  /** The list's portal path; `${listPath}/{id}/retry` sends a post that gave up again. */
-  listPath: string;
+  /** Reads the queue's posts: the list operation of the page's own queue, with its path filled in. */
+  list: () => Promise<{ items: P[] }>;
+  /** Sends a post that gave up again, by its id: the queue's retry operation. */
+  retry: (id: string) => Promise<unknown>;
   /** Names the table for assistive technology, and the empty state ("No grade has been sent to the SIS yet."). */
   label: string;
   empty: string;
@@ -42,10 +43,10 @@ interface Props<P extends OutboundPost> {
 }
 
 /** Grades sent (or to send) to another system, each attempt with the answer, and Retry for one that gave up. */
-export function OutboundPostsTable<P extends OutboundPost>({ queryKey, listPath, label, empty, columns, attemptStep, refetchInterval }: Props<P>) {
-  const posts = useQuery({ queryKey, queryFn: () => api.get<{ items: P[] }>(listPath), refetchInterval });
+export function OutboundPostsTable<P extends OutboundPost>({ queryKey, list, retry: resend, label, empty, columns, attemptStep, refetchInterval }: Props<P>) {
+  const posts = useQuery({ queryKey, queryFn: () => list(), refetchInterval });
   const retry = useApiMutation({
-    mutationFn: (id: string) => api.post<{ queued: true }>(`${listPath}/${id}/retry`),
+    mutationFn: (id: string) => resend(id),
     invalidate: [queryKey],
     success: 'The grade will be sent again.',
   });

@@ -5,8 +5,8 @@ import type { z } from 'zod';
 import type { KIND_OF_PREFIX as SERVER_KINDS } from '../../../../server/commands/people/names';
 import type { OPERATOR_KIND_OF_PREFIX as SERVER_OPERATOR_KINDS } from '../../../../server/commands/operator/names';
 import type { namesResponse, operatorNamesResponse } from '../../../../server/routes/names/names';
-import { api } from '../../api/client';
-import { areaKey, dataPath } from './areas';
+import { call, portal } from '../../api/portal';
+import { areaKey } from './areas';
 
 /** What `GET …/names` answers for an id (type-only import of the server's schema). */
 export type NamedRef = z.input<typeof namesResponse>['items'][number];
@@ -76,7 +76,7 @@ export function useNames(institutionId: string, ids: ReadonlyArray<string | null
   const wanted = idList(ids);
   const names = useQuery({
     queryKey: [...areaKey(institutionId, 'students'), 'names', wanted],
-    queryFn: () => api.get<{ items: NamedRef[] }>(dataPath(institutionId, '/names'), { ids: wanted }),
+    queryFn: () => call(portal.GET('/institutions/{id}/names', { params: { path: { id: institutionId }, query: { ids: wanted } } })),
     enabled: wanted.length > 0,
     staleTime: 60_000,
   });
@@ -88,7 +88,7 @@ export function useOperatorNames(ids: ReadonlyArray<string | null | undefined>):
   const wanted = idList(ids);
   const names = useQuery({
     queryKey: ['operator', 'names', wanted],
-    queryFn: () => api.get<{ items: OperatorNamedRef[] }>('/operator/names', { ids: wanted }),
+    queryFn: () => call(portal.GET('/operator/names', { params: { query: { ids: wanted } } })),
     enabled: wanted.length > 0,
     staleTime: 60_000,
   });

@@ -4,9 +4,9 @@ import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import type { z } from 'zod';
 import type { reportSchema } from '../../../../server/routes/guardians/schema';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, Fact, Facts, formatDate, Section } from '../../components';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 
 /** A weekly guardian report as GET /guardians/reports returns it: what the verified guardians were mailed. */
 export type GuardianReport = z.input<typeof reportSchema>;
@@ -118,7 +118,12 @@ export function GuardianReports({ institutionId, studentId }: { institutionId: s
   const [open, setOpen] = useState<GuardianReport | null>(null);
   const reports = useQuery({
     queryKey: [...areaKey(institutionId, 'students'), 'guardian-reports', studentId],
-    queryFn: () => api.get<Page<GuardianReport>>(dataPath(institutionId, '/guardians/reports'), { student_id: studentId, limit: 200 }),
+    queryFn: () =>
+      call(
+        portal.GET('/institutions/{institution}/guardians/reports', {
+          params: { path: { institution: institutionId }, query: { student_id: studentId, limit: 200 } },
+        }),
+      ),
   });
   const columns: ColumnDef<GuardianReport>[] = [
     { header: 'Week', id: 'week', cell: ({ row }) => `${row.original.summary.week.start} to ${row.original.summary.week.end}` },

@@ -4,11 +4,11 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { HolderLicenses } from '../people/people';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { GuardianReports } from './GuardianReports';
 import type { Student, StudentExam } from './students';
@@ -24,12 +24,17 @@ function EditStudentModal({ student, opened, onClose }: { student: Student; open
   const [removeEmail, setRemoveEmail] = useState(false);
   const update = useApiMutation({
     mutationFn: () =>
-      api.patch<Student>(dataPath(institution.id, `/students/${student.id}`), {
-        full_name: fullName.trim(),
-        student_id: studentId.trim() || null,
-        // Never shown, so only sent when changed: blank keeps it.
-        ...(removeEmail ? { personal_email: null } : personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
-      }),
+      call(
+        portal.PATCH('/institutions/{institution}/students/{id}', {
+          params: { path: { institution: institution.id, id: student.id } },
+          body: {
+            full_name: fullName.trim(),
+            student_id: studentId.trim() || null,
+            // Never shown, so only sent when changed: blank keeps it.
+            ...(removeEmail ? { personal_email: null } : personalEmail.trim() ? { personal_email: personalEmail.trim() } : {}),
+          },
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'students')],
     success: 'Student updated.',
     onSuccess: onClose,
@@ -86,17 +91,23 @@ export function StudentDetailPage() {
   const { studentId = '' } = useParams();
   const [editing, edit] = useDisclosure(false);
   const [confirming, confirm] = useDisclosure(false);
-  const base = dataPath(institution.id, `/students/${encodeURIComponent(studentId)}`);
+  const path = { institution: institution.id, id: studentId };
 
-  const student = useQuery({ queryKey: [...areaKey(institution.id, 'students'), 'one', studentId], queryFn: () => api.get<Student>(base) });
+  const student = useQuery({
+    queryKey: [...areaKey(institution.id, 'students'), 'one', studentId],
+    queryFn: () => call(portal.GET('/institutions/{institution}/students/{id}', { params: { path } })),
+  });
   const exams = useQuery({
     queryKey: [...areaKey(institution.id, 'students'), 'exams', studentId],
-    queryFn: () => api.get<Page<StudentExam>>(`${base}/exams`, { limit: 200 }),
+    queryFn: () => call(portal.GET('/institutions/{institution}/students/{id}/exams', { params: { path, query: { limit: 200 } } })),
   });
 
   const suspended = student.data?.status === 'suspended';
   const setStatus = useApiMutation({
-    mutationFn: () => api.post<Student>(`${base}/${suspended ? 'reactivate' : 'suspend'}`),
+    mutationFn: () =>
+      suspended
+        ? call(portal.POST('/institutions/{institution}/students/{id}/reactivate', { params: { path } }))
+        : call(portal.POST('/institutions/{institution}/students/{id}/suspend', { params: { path } })),
     invalidate: [areaKey(institution.id, 'students')],
     success: (row) => (row.status === 'suspended' ? `${row.full_name} is suspended.` : `${row.full_name} is active again.`),
     onSuccess: confirm.close,

@@ -4,14 +4,13 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
 import { useNavigate } from 'react-router';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
-import type { Group as GroupRow } from '../groups/groups';
 import { AddPersonModal } from '../people/AddPersonModal';
 import { ImportWizard } from '../imports/ImportWizard';
 import { studentImport } from '../imports/kinds';
-import { areaKey, dataPath, PICKER_LIMIT, usePagedList } from '../shared/areas';
+import { areaKey, PICKER_LIMIT, usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import type { Student } from './students';
 
@@ -23,10 +22,11 @@ export function StudentsPage() {
   const [creating, create] = useDisclosure(false);
   const [importing, importer] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
-  const students = usePagedList<Student>(institution.id, 'students', { ...filters, sort }, page);
+  const students = usePagedList(institution.id, 'students', { ...filters, sort }, page);
   const groups = useQuery({
     queryKey: [...areaKey(institution.id, 'groups'), 'options'],
-    queryFn: () => api.get<Page<GroupRow>>(dataPath(institution.id, '/groups'), { limit: PICKER_LIMIT }),
+    queryFn: () =>
+      call(portal.GET('/institutions/{institution}/groups', { params: { path: { institution: institution.id }, query: { limit: PICKER_LIMIT } } })),
     staleTime: 30_000,
   });
 

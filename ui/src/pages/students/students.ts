@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { studentExamItem } from '../../../../server/routes/exams/schema-results';
-import type { bulkStudentsResponse, MAX_BULK as SERVER_MAX_BULK, studentSchema } from '../../../../server/routes/students/schema';
+import type { MAX_BULK as SERVER_MAX_BULK, studentSchema } from '../../../../server/routes/students/schema';
 
 /** Students' wire types: type-only imports of the server's schemas (z.input: the JSON the handler returns). */
 export type Student = z.input<typeof studentSchema>;
-export type BulkResult = z.input<typeof bulkStudentsResponse>;
 export type StudentExam = z.input<typeof studentExamItem>;
 
 /**

@@ -2,7 +2,7 @@ import { Badge, Group, List, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { gradeStandingSchema } from '../../../../server/routes/grade-standing/grade-standing';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDate, Section } from '../../components';
 import { useInstitution } from '../../session';
 import { areaKey } from '../shared/areas';
@@ -44,7 +44,7 @@ export function GradeStanding({ submissionId }: { submissionId: string }) {
   const institution = useInstitution();
   const standing = useQuery({
     queryKey: gradeStandingKey(institution.id, { submission_id: submissionId }),
-    queryFn: () => api.get<GradeStandingItem>(`/institutions/${institution.id}/grade-standing/submissions/${encodeURIComponent(submissionId)}`),
+    queryFn: () => call(portal.GET('/institutions/{id}/grade-standing/submissions/{submissionId}', { params: { path: { id: institution.id, submissionId } } })),
     refetchInterval: (query) => (query.state.data?.destinations.some((entry) => entry.state === 'queued') ? REFRESH_MS : false),
   });
   const item = standing.data;
@@ -68,7 +68,7 @@ export function useExamGradeStandings(examId: string): Map<string, GradeStanding
   const institution = useInstitution();
   const standing = useQuery({
     queryKey: gradeStandingKey(institution.id, { exam_id: examId }),
-    queryFn: () => api.get<{ items: GradeStandingItem[] }>(`/institutions/${institution.id}/grade-standing/exams/${encodeURIComponent(examId)}`),
+    queryFn: () => call(portal.GET('/institutions/{id}/grade-standing/exams/{examId}', { params: { path: { id: institution.id, examId } } })),
     enabled: examId !== '',
     refetchInterval: (query) => (query.state.data?.items.some((item) => item.destinations.some((entry) => entry.state === 'queued')) ? REFRESH_MS : false),
   });

@@ -4,17 +4,16 @@ import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, formatSize, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution, useSession } from '../../session';
-import type { Exam } from '../exams/exams';
 import { PersonLink } from '../people/people';
-import { areaKey, dataPath } from '../shared/areas';
+import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { useNames } from '../shared/names';
 import { Answers } from './Answers';
 import { GradeStanding } from './GradeStanding';
-import { RESUBMISSION_SCORE, type FileLink, type ProctoringFeed, type Submission, type SubmissionDetail } from './submissions';
+import { RESUBMISSION_SCORE, type FileLink, type ProctoringFeed, type SubmissionDetail } from './submissions';
 
 function Files({ files, empty }: { files: FileLink[]; empty: string }) {
   if (files.length === 0) {
@@ -54,11 +53,16 @@ function GradeForm({ submission, maxScore }: { submission: SubmissionDetail; max
   const [asking, ask] = useDisclosure(false);
   const grade = useApiMutation({
     mutationFn: (value: number) =>
-      api.post<Submission>(dataPath(institution.id, `/submissions/${submission.id}/grade`), {
-        score: value,
-        ...(feedback.trim() ? { feedback: feedback.trim() } : {}),
-        ...(gradedBy.trim() ? { graded_by: gradedBy.trim() } : {}),
-      }),
+      call(
+        portal.POST('/institutions/{institution}/submissions/{id}/grade', {
+          params: { path: { institution: institution.id, id: submission.id } },
+          body: {
+            score: value,
+            ...(feedback.trim() ? { feedback: feedback.trim() } : {}),
+            ...(gradedBy.trim() ? { graded_by: gradedBy.trim() } : {}),
+          },
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'submissions')],
     success: (row) => (row.status === 'graded' ? `Graded: ${row.score}.` : 'Resubmission requested.'),
     onSuccess: ask.close,
@@ -133,7 +137,13 @@ function VoidModal({ submission, opened, onClose }: { submission: SubmissionDeta
   const institution = useInstitution();
   const [reason, setReason] = useState('');
   const voidIt = useApiMutation({
-    mutationFn: () => api.post<Submission>(dataPath(institution.id, `/submissions/${submission.id}/void`), reason.trim() ? { reason: reason.trim() } : {}),
+    mutationFn: () =>
+      call(
+        portal.POST('/institutions/{institution}/submissions/{id}/void', {
+          params: { path: { institution: institution.id, id: submission.id } },
+          body: reason.trim() ? { reason: reason.trim() } : {},
+        }),
+      ),
     invalidate: [areaKey(institution.id, 'submissions'), areaKey(institution.id, 'exams')],
     success: 'Submission voided.',
     onSuccess: onClose,
@@ -171,19 +181,22 @@ export function SubmissionDetailPage() {
   const institution = useInstitution();
   const { submissionId = '' } = useParams();
   const [voiding, voider] = useDisclosure(false);
-  const base = dataPath(institution.id, `/submissions/${encodeURIComponent(submissionId)}`);
+  const path = { institution: institution.id, id: submissionId };
 
-  const submission = useQuery({ queryKey: [...areaKey(institution.id, 'submissions'), 'one', submissionId], queryFn: () => api.get<SubmissionDetail>(base) });
+  const submission = useQuery({
+    queryKey: [...areaKey(institution.id, 'submissions'), 'one', submissionId],
+    queryFn: () => call(portal.GET('/institutions/{institution}/submissions/{id}', { params: { path } })),
+  });
   const examId = submission.data?.exam_id;
   const exam = useQuery({
     queryKey: [...areaKey(institution.id, 'exams'), 'one', examId],
-    queryFn: () => api.get<Exam>(dataPath(institution.id, `/exams/${examId}`)),
+    queryFn: () => call(portal.GET('/institutions/{institution}/exams/{id}', { params: { path: { institution: institution.id, id: examId! } } })),
     enabled: Boolean(examId),
   });
   const studentName = useNames(institution.id, [submission.data?.student_id]).get(submission.data?.student_id ?? '')?.name;
   const feed = useQuery({
     queryKey: [...areaKey(institution.id, 'submissions'), 'events', submissionId],
-    queryFn: () => api.get<ProctoringFeed>(`${base}/events`),
+    queryFn: () => call(portal.GET('/institutions/{institution}/submissions/{id}/events', { params: { path } })),
   });
 
   const eventColumns: ColumnDef<ProctoringFeed['items'][number]>[] = [

@@ -17,7 +17,7 @@ export function SubmissionsPage() {
   const institution = useInstitution();
   const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
-  const submissions = usePagedList<Submission>(institution.id, 'submissions', { ...filters, sort }, page);
+  const submissions = usePagedList(institution.id, 'submissions', { ...filters, sort }, page);
   const names = useNames(
     institution.id,
     (submissions.data?.items ?? []).flatMap((submission) => [submission.student_id, submission.exam_id]),

@@ -1,6 +1,6 @@
 import { Button, Code, CopyButton, Group, Modal, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDateSeconds, useApiMutation } from '../../components';
 import type { DeliveryCurl } from './debugging';
 
@@ -12,7 +12,8 @@ import type { DeliveryCurl } from './debugging';
 export function CopyAsCurl({ institutionId, deliveryId }: { institutionId: string; deliveryId: string }) {
   const [curl, setCurl] = useState<DeliveryCurl | null>(null);
   const make = useApiMutation({
-    mutationFn: () => api.post<DeliveryCurl>(`/institutions/${institutionId}/webhook-debugging/deliveries/${deliveryId}/curl`),
+    mutationFn: () =>
+      call(portal.POST('/institutions/{id}/webhook-debugging/deliveries/{deliveryId}/curl', { params: { path: { id: institutionId, deliveryId } } })),
     onSuccess: setCurl,
   });
   return (

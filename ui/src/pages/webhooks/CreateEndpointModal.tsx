@@ -1,6 +1,6 @@
 import { Alert, Code, Text } from '@mantine/core';
 import { useState } from 'react';
-import { api, ApiError } from '../../api/client';
+import { ApiError, call, portal } from '../../api/portal';
 import { FormModal, SecretOnce, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { EMPTY_FORM, EndpointFields, type EndpointFormValues } from './EndpointFields';
@@ -13,11 +13,12 @@ export function CreateEndpointModal({ opened, onClose }: { opened: boolean; onCl
   const [created, setCreated] = useState<CreatedEndpoint | null>(null);
   const create = useApiMutation({
     mutationFn: () =>
-      api.post<CreatedEndpoint>(`/institutions/${institution.id}/webhooks/endpoints`, {
-        url: values.url.trim(),
-        description: values.description.trim(),
-        events: values.events,
-      }),
+      call(
+        portal.POST('/institutions/{institution}/webhooks/endpoints', {
+          params: { path: { institution: institution.id } },
+          body: { url: values.url.trim(), description: values.description.trim(), events: values.events },
+        }),
+      ),
     invalidate: [endpointsKey(institution.id)],
     success: 'Endpoint added.',
     onSuccess: setCreated,

@@ -1,5 +1,5 @@
 import { Code, Text } from '@mantine/core';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { webhooksKey, type WebhookEndpoint } from './webhooks';
@@ -8,7 +8,8 @@ import { webhooksKey, type WebhookEndpoint } from './webhooks';
 export function DeleteEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndpoint; onClose(): void }) {
   const institution = useInstitution();
   const remove = useApiMutation({
-    mutationFn: () => api.del(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}`),
+    mutationFn: () =>
+      call(portal.DELETE('/institutions/{institution}/webhooks/endpoints/{id}', { params: { path: { institution: institution.id, id: endpoint.id } } })),
     // Its deliveries go with it: the log changes too.
     invalidate: [webhooksKey(institution.id)],
     success: 'Endpoint deleted.',

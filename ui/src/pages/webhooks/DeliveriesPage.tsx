@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api, type Page } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, FilterBar, formatDate, formatRelative, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { patternGroups } from './EventPatternPicker';
@@ -29,7 +29,13 @@ export function DeliveriesPage() {
   const eventTypes = useEventTypes(institution.id);
   const deliveries = useQuery({
     queryKey: [...deliveriesKey(institution.id), 'list', filters, sort, page],
-    queryFn: () => api.get<Page<Delivery>>(`/institutions/${institution.id}/webhooks/deliveries`, { ...filters, sort, page, limit: PAGE_SIZE }),
+    queryFn: () =>
+      call(
+        portal.GET('/institutions/{institution}/webhooks/deliveries', {
+          // The URL's filter strings go as they are; the server checks the status and sort.
+          params: { path: { institution: institution.id }, query: { ...filters, sort, page, limit: PAGE_SIZE } as never },
+        }),
+      ),
     placeholderData: keepPreviousData,
     refetchInterval: REFRESH_MS,
   });

@@ -2,11 +2,11 @@ import { Anchor, Button, Card, Code, SimpleGrid, Skeleton, Stack, Table, Text } 
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { Link, useNavigate, useParams } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, Fact, Facts, formatDateSeconds, formatRelative, PageHeader, QueryError, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { CopyAsCurl } from './CopyAsCurl';
-import { deliveriesKey, deliveryKey, useEndpoints, type DeliveryAttempt, type DeliveryDetail, type ReplayedDelivery } from './webhooks';
+import { deliveriesKey, deliveryKey, useEndpoints, type DeliveryAttempt } from './webhooks';
 
 /** States that can still change on their own: the page refreshes while the delivery is in one. */
 const UNSETTLED = new Set(['pending', 'delivering', 'failed']);
@@ -62,11 +62,13 @@ export function DeliveryDetailPage() {
   const endpoints = useEndpoints(institution.id);
   const detail = useQuery({
     queryKey: deliveryKey(institution.id, deliveryId),
-    queryFn: () => api.get<DeliveryDetail>(`/institutions/${institution.id}/webhooks/deliveries/${deliveryId}`),
+    queryFn: () =>
+      call(portal.GET('/institutions/{institution}/webhooks/deliveries/{id}', { params: { path: { institution: institution.id, id: deliveryId } } })),
     refetchInterval: (query) => (query.state.data && UNSETTLED.has(query.state.data.status) ? REFRESH_MS : false),
   });
   const replay = useApiMutation({
-    mutationFn: () => api.post<ReplayedDelivery>(`/institutions/${institution.id}/webhooks/deliveries/${deliveryId}/replay`),
+    mutationFn: () =>
+      call(portal.POST('/institutions/{institution}/webhooks/deliveries/{id}/replay', { params: { path: { institution: institution.id, id: deliveryId } } })),
     invalidate: [deliveriesKey(institution.id)],
     success: 'Replay queued: the same event goes to the endpoint again as a new delivery.',
     onSuccess: (created) => navigate(`../${created.id}`, { relative: 'path' }),

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { FormModal, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { EndpointFields, type EndpointFormValues } from './EndpointFields';
@@ -11,11 +11,12 @@ export function EditEndpointModal({ endpoint, onClose }: { endpoint: WebhookEndp
   const [values, setValues] = useState<EndpointFormValues>({ url: endpoint.url, description: endpoint.description, events: endpoint.events });
   const update = useApiMutation({
     mutationFn: () =>
-      api.patch<WebhookEndpoint>(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}`, {
-        url: values.url.trim(),
-        description: values.description.trim(),
-        events: values.events,
-      }),
+      call(
+        portal.PATCH('/institutions/{institution}/webhooks/endpoints/{id}', {
+          params: { path: { institution: institution.id, id: endpoint.id } },
+          body: { url: values.url.trim(), description: values.description.trim(), events: values.events },
+        }),
+      ),
     invalidate: [endpointsKey(institution.id)],
     success: 'Endpoint updated.',
     onSuccess: onClose,

@@ -1,14 +1,14 @@
 import { Button, SimpleGrid, Text, Tooltip } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { Fact, Facts, formatDate, PageHeader, StatusBadge, TagBadges } from '../../components';
 import { useInstitution } from '../../session';
 import { BackLink, DetailState } from '../shared/common';
 import { EndpointCharts } from './EndpointCharts';
 import { ReplaySinceCard } from './ReplaySinceCard';
 import { SendExampleCard } from './SendExampleCard';
-import { DISABLED_REASONS, endpointsKey, MAX_CONSECUTIVE_FAILURES, type WebhookEndpoint } from './webhooks';
+import { DISABLED_REASONS, endpointsKey, MAX_CONSECUTIVE_FAILURES } from './webhooks';
 
 /** One webhook endpoint: what it receives and its last week's deliveries in pictures. Changes stay on the endpoints list. */
 export function EndpointDetailPage() {
@@ -16,7 +16,8 @@ export function EndpointDetailPage() {
   const { endpointId = '' } = useParams();
   const endpoint = useQuery({
     queryKey: [...endpointsKey(institution.id), endpointId],
-    queryFn: () => api.get<WebhookEndpoint>(`/institutions/${institution.id}/webhooks/endpoints/${encodeURIComponent(endpointId)}`),
+    queryFn: () =>
+      call(portal.GET('/institutions/{institution}/webhooks/endpoints/{id}', { params: { path: { institution: institution.id, id: endpointId } } })),
   });
   return (
     <DetailState isPending={endpoint.isPending} error={endpoint.error}>

@@ -1,6 +1,6 @@
 import { Button, Card, Group, Select, Stack, Text, TextInput, Title } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { ConfirmModal, formatDateSeconds, useApiMutation } from '../../components';
 import type { ReplaySinceRequest, ReplaySinceResult } from './debugging';
 import { deliveriesKey, type WebhookEndpoint } from './webhooks';
@@ -27,11 +27,12 @@ export function ReplaySinceCard({ institutionId, endpoint }: { institutionId: st
   const sinceDate = new Date(since);
   const valid = since !== '' && !Number.isNaN(sinceDate.getTime());
   const run = (dryRun: boolean) =>
-    api.post<ReplaySinceResult>(`/institutions/${institutionId}/webhooks/endpoints/${endpoint.id}/replay`, {
-      since: sinceDate.toISOString(),
-      status,
-      dry_run: dryRun,
-    } satisfies ReplaySinceRequest);
+    call(
+      portal.POST('/institutions/{institution}/webhooks/endpoints/{id}/replay', {
+        params: { path: { institution: institutionId, id: endpoint.id } },
+        body: { since: sinceDate.toISOString(), status, dry_run: dryRun } satisfies ReplaySinceRequest,
+      }),
+    );
   const preview = useApiMutation({ mutationFn: () => run(true), onSuccess: setCount });
   const replay = useApiMutation({
     mutationFn: () => run(false),

@@ -1,6 +1,6 @@
 import { Code, Text } from '@mantine/core';
 import { useState } from 'react';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { formatDate, FormModal, SecretOnce, useApiMutation, WholeNumberInput } from '../../components';
 import { useInstitution } from '../../session';
 import { endpointsKey, GRACE_HOURS, type RotatedEndpoint, type WebhookEndpoint } from './webhooks';
@@ -14,7 +14,13 @@ export function RotateSecretModal({ endpoint, onClose }: { endpoint: WebhookEndp
   const [graceHours, setGraceHours] = useState<number>(GRACE_HOURS.default);
   const [rotated, setRotated] = useState<RotatedEndpoint | null>(null);
   const rotate = useApiMutation({
-    mutationFn: () => api.post<RotatedEndpoint>(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}/rotate-secret`, { grace_hours: graceHours }),
+    mutationFn: () =>
+      call(
+        portal.POST('/institutions/{institution}/webhooks/endpoints/{id}/rotate-secret', {
+          params: { path: { institution: institution.id, id: endpoint.id } },
+          body: { grace_hours: graceHours },
+        }),
+      ),
     invalidate: [endpointsKey(institution.id)],
     success: 'Secret rotated.',
     onSuccess: setRotated,

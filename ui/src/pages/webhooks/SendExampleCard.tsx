@@ -2,9 +2,9 @@ import { Anchor, Button, Card, Group, Select, Stack, Text, Title } from '@mantin
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { StatusBadge, useApiMutation } from '../../components';
-import { deliveriesKey, deliveryKey, useEventTypes, type Delivery, type DeliveryDetail, type WebhookEndpoint } from './webhooks';
+import { deliveriesKey, deliveryKey, useEventTypes, type WebhookEndpoint } from './webhooks';
 
 const SETTLED = new Set(['succeeded', 'dead']);
 
@@ -14,13 +14,22 @@ export function SendExampleCard({ institutionId, endpoint }: { institutionId: st
   const [type, setType] = useState<string | null>(null);
   const [sentId, setSentId] = useState<string | null>(null);
   const send = useApiMutation({
-    mutationFn: () => api.post<Delivery>(`/institutions/${institutionId}/webhooks/endpoints/${endpoint.id}/example`, { type }),
+    mutationFn: () =>
+      call(
+        portal.POST('/institutions/{institution}/webhooks/endpoints/{id}/example', {
+          params: { path: { institution: institutionId, id: endpoint.id } },
+          // The picker lists the server's own event types, and the button waits for one; the server checks it.
+          body: { type } as never,
+        }),
+      ),
     invalidate: [deliveriesKey(institutionId)],
     onSuccess: (delivery) => setSentId(delivery.id),
   });
   const sent = useQuery({
     queryKey: deliveryKey(institutionId, sentId ?? ''),
-    queryFn: () => api.get<DeliveryDetail>(`/institutions/${institutionId}/webhooks/deliveries/${sentId}`),
+    // Only enabled once an example was sent, so the id is there when this runs.
+    queryFn: () =>
+      call(portal.GET('/institutions/{institution}/webhooks/deliveries/{id}', { params: { path: { institution: institutionId, id: sentId ?? '' } } })),
     enabled: sentId !== null,
     refetchInterval: (query) => (query.state.data && SETTLED.has(query.state.data.status) ? false : 1_000),
   });

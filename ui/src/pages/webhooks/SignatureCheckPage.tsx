@@ -1,7 +1,7 @@
 import { Alert, Anchor, Button, Code, Group, PasswordInput, Select, SimpleGrid, Stack, Text, Textarea } from '@mantine/core';
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { PageHeader, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { VERDICT_TITLES, type SignatureCheckRequest, type SignatureCheckResult, type SignatureFinding } from './debugging';
@@ -26,11 +26,13 @@ export function SignatureCheckPage() {
   const [result, setResult] = useState<SignatureCheckResult | null>(null);
   const check = useApiMutation({
     mutationFn: () =>
-      api.post<SignatureCheckResult>(`/institutions/${institution.id}/webhook-debugging/endpoints/${endpointId}/signature-check`, {
-        body,
-        headers,
-        ...(secret.trim() ? { secret: secret.trim() } : {}),
-      } satisfies SignatureCheckRequest),
+      call(
+        portal.POST('/institutions/{id}/webhook-debugging/endpoints/{endpointId}/signature-check', {
+          // The button waits for an endpoint, so the id is there when this runs.
+          params: { path: { id: institution.id, endpointId: endpointId ?? '' } },
+          body: { body, headers, ...(secret.trim() ? { secret: secret.trim() } : {}) } satisfies SignatureCheckRequest,
+        }),
+      ),
     onSuccess: setResult,
   });
   return (

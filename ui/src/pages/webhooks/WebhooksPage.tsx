@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { DataTable, formatDate, PageHeader, RowActions, StatusBadge, TagBadges, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { CreateEndpointModal } from './CreateEndpointModal';
@@ -39,12 +39,18 @@ export function WebhooksPage() {
 
   const setStatus = useApiMutation({
     mutationFn: ({ endpoint, status }: { endpoint: WebhookEndpoint; status: EndpointStatus }) =>
-      api.patch<WebhookEndpoint>(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}`, { status }),
+      call(
+        portal.PATCH('/institutions/{institution}/webhooks/endpoints/{id}', {
+          params: { path: { institution: institution.id, id: endpoint.id } },
+          body: { status },
+        }),
+      ),
     invalidate: [webhooksKey(institution.id)],
     success: (_endpoint, { endpoint }) => STATUS_CHANGES[endpoint.status]?.done ?? 'Endpoint updated.',
   });
   const ping = useApiMutation({
-    mutationFn: (endpoint: WebhookEndpoint) => api.post<PingResult>(`/institutions/${institution.id}/webhooks/endpoints/${endpoint.id}/test`),
+    mutationFn: (endpoint: WebhookEndpoint) =>
+      call(portal.POST('/institutions/{institution}/webhooks/endpoints/{id}/test', { params: { path: { institution: institution.id, id: endpoint.id } } })),
     onSuccess: (result, endpoint) => setDialog({ kind: 'ping', endpoint, result }),
   });
 

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import type { endpointStatsSchema } from '../../../../server/routes/stats/schema';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 import { webhooksKey } from './webhooks';
 
 /** An endpoint's numbers per day: a type-only import of the server's schema. */
@@ -13,6 +13,11 @@ export const STATS_DAYS = 7;
 export function useEndpointStats(institutionId: string, endpointId: string) {
   return useQuery({
     queryKey: [...webhooksKey(institutionId), 'stats', endpointId],
-    queryFn: () => api.get<EndpointStats>(`/institutions/${institutionId}/stats/webhook-endpoints/${encodeURIComponent(endpointId)}`, { days: STATS_DAYS }),
+    queryFn: () =>
+      call(
+        portal.GET('/institutions/{id}/stats/webhook-endpoints/{endpointId}', {
+          params: { path: { id: institutionId, endpointId }, query: { days: STATS_DAYS } },
+        }),
+      ),
   });
 }

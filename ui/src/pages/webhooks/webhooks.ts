@@ -14,7 +14,7 @@ import type {
   DELIVERY_STATUSES as SERVER_DELIVERY_STATUSES,
   MAX_CONSECUTIVE_FAILURES as SERVER_MAX_CONSECUTIVE_FAILURES,
 } from '../../../../server/webhooks/deliveries';
-import { api } from '../../api/client';
+import { call, portal } from '../../api/portal';
 
 /**
  * Webhooks' wire types: type-only imports of the server's /v1 schemas (z.input: the JSON the
@@ -71,14 +71,14 @@ export const deliveryKey = (institutionId: string, deliveryId: string) => [...de
 export function useEndpoints(institutionId: string) {
   return useQuery({
     queryKey: endpointsKey(institutionId),
-    queryFn: async () => (await api.get<EndpointList>(`/institutions/${institutionId}/webhooks/endpoints`)).items,
+    queryFn: async () => (await call(portal.GET('/institutions/{institution}/webhooks/endpoints', { params: { path: { institution: institutionId } } }))).items,
   });
 }
 
 export function useEventTypes(institutionId: string) {
   return useQuery({
     queryKey: ['institution', institutionId, 'event-types'],
-    queryFn: async () => (await api.get<{ items: EventType[] }>(`/institutions/${institutionId}/events/types`)).items,
+    queryFn: async () => (await call(portal.GET('/institutions/{institution}/events/types', { params: { path: { institution: institutionId } } }))).items,
     staleTime: Infinity,
   });
 }

@@ -8,6 +8,7 @@ import type { PersonRole, PersonRow, PersonStatus } from '../../models/person.js
 import { ensureEmailDomain } from '../institutions/institutions.js';
 import { grantLicenses } from './licenses.js';
 import { normalizeEmail } from '../../validation/people.js';
+import { loginLocalPart } from './login-names.js';
 
 const ID_PREFIX: Record<PersonRole, string> = { student: 'stu', faculty: 'fac' };
 const NOUN: Record<PersonRole, string> = { student: 'student', faculty: 'faculty member' };
@@ -80,17 +81,6 @@ export async function resolveActiveFaculty(tenant: Tenant, ref: string | null | 
     throw new AppError('invalid_faculty', `faculty_id "${ref}" is not an active faculty member of this institution.`);
   }
   return person;
-}
-
-function loginLocalPart(fullName: string, role: PersonRole): string {
-  const words = fullName
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-  const local = words.join('.').slice(0, 40).replace(/\.+$/, '');
-  return local || role;
 }
 
 /** Suffixes tried beyond what a batch needs, per name and lookup: `ada.lovelace@`, `ada.lovelace2@`, … */

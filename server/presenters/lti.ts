@@ -1,4 +1,6 @@
 import { platformFrameOrigins } from '../commands/lti/frame.js';
+import { membersRunResult } from '../commands/lti/nrps.js';
+import type { LtiOverview } from '../commands/lti/overview.js';
 import type { ScorePostWithAttempts } from '../commands/lti/scores.js';
 import type { LtiPlatformRow } from '../models/lti.js';
 import type { LtiResourceLinkRow } from '../models/lti-launch.js';
@@ -58,5 +60,17 @@ export function presentScorePost({ post, attempts }: ScorePostWithAttempts) {
       response_body: attempt.response_body,
       error: attempt.error,
     })),
+  };
+}
+
+/** The portal's LTI page: the tool's side, the platforms, and each link with its newest class list sync (null: none yet). */
+export function presentLtiOverview({ tool, platforms, links, lastSyncs }: LtiOverview) {
+  return {
+    tool: { ...tool, public_jwk: { ...tool.public_jwk } },
+    platforms: platforms.map(presentPlatform),
+    links: links.map((link) => {
+      const last = lastSyncs.get(link.id);
+      return { ...presentResourceLink(link), last_members_sync: last ? membersRunResult(last) : null };
+    }),
   };
 }

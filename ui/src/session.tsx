@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { createContext, useContext, type ReactNode } from 'react';
 import { useParams } from 'react-router';
 import type { z } from 'zod';
-import type { sessionSchema } from '../../server/routes/account/account';
+import type { sessionSchema } from '../../server/routes/account/schema';
 import { call, portal, setCsrfToken } from './api/portal';
 
 /** As GET /portal/api/session, POST /login and POST /setup (type-only import of the server's schema). */

@@ -1,60 +1,28 @@
 import type { Request, Response } from 'express';
-import { hashPassword, verifyPassword } from '../../commands/accounts/passwords.js';
+import { accountWithPassword } from '../../commands/accounts/sign-in.js';
 import { isSetUp, runSetup, setupInput } from '../../commands/accounts/setup.js';
+import { sandboxIdsOf } from '../../commands/institutions/sandbox.js';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors.js';
-import { randomToken } from '../../ids.js';
+import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { LoginThrottle } from '../../portal/login-throttle.js';
 import { membershipsOf } from '../../portal/policies.js';
-import { sandboxIdsOf } from '../../commands/institutions/sandbox.js';
-import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { endSession, startSession, type PortalAuth } from '../../portal/session.js';
+import { presentSession } from '../../presenters/account.js';
 import { z } from '../../validation/zod.js';
+import { loginBody, sessionSchema, setupStatusSchema } from './schema.js';
 
 /** The portal account's session: first-run setup, sign-in, sign-out and who is signed in. */
 
-export const sessionSchema = z.object({
-  account: z.object({ id: z.string(), email: z.string(), is_operator: z.boolean() }),
-  memberships: z.array(
-    z.object({
-      institution: z.object({ id: z.string(), name: z.string(), status: z.enum(['pending', 'approved', 'suspended']) }),
-      role: z.enum(['admin', 'developer']),
-      /** The institution's sandbox (docs/decisions/sandbox.md), null until first opened: the portal's sandbox view uses this id. */
-      sandbox_id: z.string().nullable(),
-    }),
-  ),
-  csrf_token: z.string(),
-});
-
-export const setupStatusSchema = z.object({ needed: z.boolean() });
-
-const loginBody = z.strictObject({
-  email: z
-    .string()
-    .trim()
-    .min(1)
-    .max(320)
-    .transform((email) => email.toLowerCase()),
-  password: z.string().min(1).max(200),
-});
-
-/** The signed-in account as the portal shows it: never the password hash, never the session token. */
-async function presentSession(db: Database, auth: PortalAuth): Promise<z.input<typeof sessionSchema>> {
+/** The signed-in account with its memberships and their sandboxes; the memberships are the portal's, so they are read here. */
+async function sessionOf(db: Database, auth: PortalAuth) {
   const memberships = await membershipsOf(db, auth.account.id);
   const sandboxes = await sandboxIdsOf(
     db,
     memberships.map(({ institution }) => institution.id),
   );
-  return {
-    account: { id: auth.account.id, email: auth.account.email, is_operator: auth.account.is_operator },
-    memberships: memberships.map(({ institution, role }) => ({
-      institution: { id: institution.id, name: institution.name, status: institution.status },
-      role,
-      sandbox_id: sandboxes.get(institution.id) ?? null,
-    })),
-    csrf_token: auth.csrfToken,
-  };
+  return presentSession(auth, memberships, sandboxes);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -63,13 +31,7 @@ async function presentSession(db: Database, auth: PortalAuth): Promise<z.input<t
 
 const WRONG_CREDENTIALS = 'Wrong email or password.';
 
-/**
- * A hash of a password nobody knows: an unknown email is checked against it, so it costs the
- * same scrypt as a known one and the answer's timing does not tell which emails have accounts.
- */
-let dummyHash: Promise<string> | null = null;
-const unknownAccountHash = () => (dummyHash ??= hashPassword(randomToken(32)));
-
+/** Throttled per email and address: only a wrong email or password counts against it. */
 async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, res: Response, email: string, password: string) {
   const address = req.ip ?? 'unknown';
   const wait = throttle.retryAfterSeconds(email, address);
@@ -77,10 +39,8 @@ async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, re
     res.setHeader('Retry-After', String(wait));
     throw new AppError('rate_limited', 'Too many failed sign-ins; try again later.');
   }
-  const account = await ctx.db.models.PortalAccount.findOne({ where: { email } });
-  const storedHash = account?.password_hash ?? (await unknownAccountHash());
-  const matches = await verifyPassword(password, storedHash);
-  if (!account || !account.password_hash || !matches) {
+  const account = await accountWithPassword(ctx.db, email, password);
+  if (!account) {
     throttle.recordFailure(email, address);
     throw new AppError('unauthorized', WRONG_CREDENTIALS);
   }
@@ -113,7 +73,7 @@ export function accountRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       response: sessionSchema,
       handler: async ({ ctx, req, res, body }) => {
         const { admin } = await runSetup(ctx.db, body);
-        return presentSession(ctx.db, await startSession(ctx.db, req, res, admin));
+        return sessionOf(ctx.db, await startSession(ctx.db, req, res, admin));
       },
     }),
     defineRoute({
@@ -125,7 +85,7 @@ export function accountRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       caller: 'anyone',
       body: loginBody,
       response: sessionSchema,
-      handler: async ({ ctx, req, res, body }) => presentSession(ctx.db, await signIn(ctx, throttle, req, res, body.email, body.password)),
+      handler: async ({ ctx, req, res, body }) => sessionOf(ctx.db, await signIn(ctx, throttle, req, res, body.email, body.password)),
     }),
     defineRoute({
       method: 'post',
@@ -148,7 +108,7 @@ export function accountRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
       summary: 'The signed-in account, its memberships and the CSRF token',
       caller: 'signed-in',
       response: sessionSchema,
-      handler: ({ ctx, auth }) => presentSession(ctx.db, auth),
+      handler: ({ ctx, auth }) => sessionOf(ctx.db, auth),
     }),
   ];
 }

@@ -1,29 +1,19 @@
-import { changeOwnPassword, newPasswordSchema } from '../../commands/accounts/accounts.js';
+import { changeOwnPassword } from '../../commands/accounts/accounts.js';
 import { AppError } from '../../errors.js';
 import { LoginThrottle } from '../../portal/login-throttle.js';
 import { completePasswordReset, passwordResetAvailable, requestPasswordReset } from '../../commands/accounts/password-resets.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
-import { z } from '../../validation/zod.js';
+import {
+  changePasswordBody,
+  passwordChangedSchema,
+  passwordResetCompleteBody,
+  passwordResetDoneSchema,
+  passwordResetRequestBody,
+  passwordResetRequestedSchema,
+  passwordResetStateSchema,
+} from './schema.js';
 
 /** Passwords: the signed-in account changes its own; "forgot password" by mail (docs/api.md#portal-roles). */
-
-const changeBody = z.strictObject({
-  current_password: z.string().min(1).max(200),
-  new_password: newPasswordSchema,
-});
-const requestBody = z.strictObject({ email: z.string().trim().min(1).max(320) });
-const completeBody = z.strictObject({ token: z.string().min(1).max(100), password: newPasswordSchema });
-
-export const passwordChangedSchema = z.object({
-  /** The account's other sessions, signed out by the change; this one stays signed in. */
-  ended_sessions: z.number().int(),
-});
-export const passwordResetStateSchema = z.object({
-  /** false: no mail server, so "forgot password" cannot send its link; the operator resets passwords instead. */
-  available: z.boolean(),
-});
-export const passwordResetRequestedSchema = z.object({ requested: z.literal(true) });
-export const passwordResetDoneSchema = z.object({ email: z.string() });
 
 /** A wrong current password is a password guess (a borrowed session could try them): it counts like a failed sign-in. */
 function isWrongCurrentPassword(error: unknown): boolean {
@@ -43,7 +33,7 @@ export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThro
     tag: 'Account',
     summary: 'Change your own password (the current one is asked); your other sessions end',
     caller: 'signed-in',
-    body: changeBody,
+    body: changePasswordBody,
     response: passwordChangedSchema,
     errors: ['rate_limited'],
     handler: async ({ ctx, req, res, auth, body }) => {
@@ -84,7 +74,7 @@ export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThro
     tag: 'Account',
     summary: 'Mail a link to set a new password (valid one hour, once); the answer is the same for every email',
     caller: 'anyone',
-    body: requestBody,
+    body: passwordResetRequestBody,
     response: passwordResetRequestedSchema,
     errors: ['conflict', 'rate_limited'],
     handler: async ({ ctx, body, req, res }) => {
@@ -108,7 +98,7 @@ export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThro
     tag: 'Account',
     summary: 'Set a new password with a mailed link; every session of the account ends',
     caller: 'anyone',
-    body: completeBody,
+    body: passwordResetCompleteBody,
     response: passwordResetDoneSchema,
     handler: async ({ ctx, body }) => completePasswordReset(ctx.db, body),
   }),

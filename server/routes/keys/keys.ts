@@ -12,48 +12,9 @@ import { ensureSandbox } from '../../commands/institutions/sandbox.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentApiKey, presentCreatedApiKey, presentRolledApiKey } from '../../presenters/api-key.js';
 import { z } from '../../validation/zod.js';
+import { apiKeySchema, createdApiKeySchema, institutionParams, keyParams, rolledApiKeySchema } from './schema.js';
 
 /** An institution's API keys, managed in the portal by its admins and developers. */
-
-export const apiKeySchema = z.object({
-  key_id: z.string(),
-  name: z.string(),
-  prefix: z.string(),
-  last4: z.string(),
-  scopes: z.array(z.string()),
-  rate_limit_per_min: z.number().int(),
-  environment: z.enum(['live', 'sandbox']).openapi({ description: "`sandbox`: a `cb_test_` key acting on the institution's sandbox." }),
-  status: z
-    .enum(['active', 'revoked', 'expired'])
-    .openapi({ description: 'An active key past its `expires_at` is `expired` and answers 401 invalid_api_key.' }),
-  created_at: z.string(),
-  last_used_at: z.string().nullable().openapi({ description: 'Last use, to the minute.' }),
-  last_used_ip: z.string().nullable().openapi({ description: 'The address the last use came from, as the appliance saw the connection.' }),
-  revoked_at: z.string().nullable(),
-  expires_at: z.string().nullable().openapi({ description: 'When the key stops working; a rolled key ends at the end of its overlap. Null: never.' }),
-  replaced_by: z.string().nullable().openapi({ description: 'The key made by rolling this one.' }),
-  replaces: z.string().nullable().openapi({ description: 'The key this one was rolled from.' }),
-});
-
-export const createdApiKeySchema = z.object({
-  key_id: z.string(),
-  key: z.string(),
-  name: z.string(),
-  scopes: z.array(z.string()),
-  rate_limit_per_min: z.number().int(),
-  prefix: z.string(),
-  last4: z.string(),
-  environment: z.enum(['live', 'sandbox']),
-  expires_at: z.string().nullable(),
-});
-
-export const rolledApiKeySchema = createdApiKeySchema.extend({
-  replaces: z.string(),
-  old_key: apiKeySchema,
-});
-
-const institutionParams = z.strictObject({ id: z.string().min(1).max(40) });
-const keyParams = z.strictObject({ id: z.string().min(1).max(40), keyId: z.string().min(1).max(40) });
 
 export const KEY_ROLES = ['admin', 'developer'] as const;
 

@@ -1,46 +1,15 @@
 import { findMembersLink, listMembersRuns, membersRunResult, syncContextMembers } from '../../commands/lti/nrps.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
-import { LTI_NRPS_RUN_OUTCOMES, LTI_NRPS_RUN_TRIGGERS } from '../../models/lti-nrps.js';
 import { readApplianceSetting } from '../../settings/appliance-settings.js';
 import { z } from '../../validation/zod.js';
+import { linkParams, membersRunSchema, membersSyncQuery } from './schema.js';
 
 /**
  * An LTI link's class list (Names and Role Provisioning, docs/lms.md#names-and-role-provisioning-class-lists-from-the-lms)
  * in the portal: a sync now (or a dry run), confirmed past the guard, and the link's runs. The admins', as the rest of the LTI page.
  */
 
-const linkParams = z.strictObject({ id: z.string().min(1).max(40), link: z.string().min(1).max(255) });
 const ROLES = ['admin'] as const;
-
-const flag = z
-  .enum(['true', 'false'])
-  .default('false')
-  .transform((value) => value === 'true');
-
-const counts = z.object({ students: z.number().int(), faculty: z.number().int(), groups: z.number().int() });
-
-export const membersRunSchema = z.object({
-  run_id: z.string(),
-  link_id: z.string(),
-  group_id: z.string().nullable().openapi({ description: "The group kept equal to the course's learners (null when a dry run would make one)." }),
-  kind: z.literal('full'),
-  dry_run: z.boolean(),
-  outcome: z.enum(LTI_NRPS_RUN_OUTCOMES),
-  created: counts,
-  updated: counts,
-  suspended: counts,
-  reactivated: z.object({ students: z.number().int(), faculty: z.number().int() }),
-  memberships: z.object({ added: z.number().int(), removed: z.number().int() }),
-  skipped: z.number().int(),
-  matched: z.object({ subject: z.number().int(), email: z.number().int() }),
-  members: z.number().int().openapi({ description: 'Members the LMS listed, every page.' }),
-  pages: z.number().int(),
-  held_back: z.boolean(),
-  reason: z.string().nullable(),
-  trigger: z.enum(LTI_NRPS_RUN_TRIGGERS),
-  started_at: z.string(),
-  finished_at: z.string().nullable(),
-});
 
 export const ltiMembersPortalRoutes: AnyPortalRoute[] = [
   defineRoute({
@@ -53,7 +22,7 @@ export const ltiMembersPortalRoutes: AnyPortalRoute[] = [
     caller: 'member',
     roles: ROLES,
     params: linkParams,
-    query: z.strictObject({ dry_run: flag, confirm: flag }),
+    query: membersSyncQuery,
     response: membersRunSchema,
     errors: ['not_found', 'conflict', 'nrps_not_offered'],
     handler: async ({ ctx, access, params, query }) => {

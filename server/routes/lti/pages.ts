@@ -13,6 +13,7 @@ import { readApplianceSetting } from '../../settings/appliance-settings.js';
 import { escapeHtml, htmlPage } from '../../html.js';
 import { defineRoute, RawResponse, type AnyRoute } from '../../http/route.js';
 import { z } from '../../validation/zod.js';
+import { anyQuery, htmlAnswer, loginFields, type LoginFields } from './schema.js';
 
 /**
  * A page of the LTI flow, shown inside the LMS (often in an iframe): a page with a form may be
@@ -57,21 +58,6 @@ function refusalInWords(error: AppError, wantsHtml: boolean): RawResponse | null
     { status: error.status },
   );
 }
-
-/** What the LMS sends to begin a launch (OIDC third-party login), in the query or as a form; other fields are ignored. */
-const loginFields = z.looseObject({
-  iss: z.string().optional(),
-  login_hint: z.string().optional(),
-  target_link_uri: z.string().optional(),
-  lti_message_hint: z.string().optional(),
-  client_id: z.string().optional(),
-  lti_deployment_id: z.string().optional(),
-  lti_storage_target: z.string().optional(),
-});
-type LoginFields = z.output<typeof loginFields>;
-/** Any query: an LMS may add its own parameters to the tool's URLs. */
-const anyQuery = z.looseObject({});
-const htmlAnswer = z.string().openapi({ type: 'string', description: 'An HTML page, or a 302 redirect.' });
 
 const rulesOf = async (ctx: AppContext): Promise<OutboundRules> => ({
   privateHosts: await readApplianceSetting(ctx.db, ctx.config, 'outbound_private_hosts'),

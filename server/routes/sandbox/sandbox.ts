@@ -2,22 +2,14 @@ import { ensureSandbox, resetSandbox } from '../../commands/institutions/sandbox
 import { AppError } from '../../errors.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import type { InstitutionRow } from '../../models/institution.js';
-import { z } from '../../validation/zod.js';
+import type { z } from '../../validation/zod.js';
+import { liveParams, sandboxSchema } from './schema.js';
 
 /**
  * The portal's way into an institution's sandbox (docs/decisions/sandbox.md): its id, which the
  * portal then puts in `/portal/api/institutions/{institution}/…` in place of the live id, and its
  * reset. Both are called with the live institution's id; changes are audited like every portal change.
  */
-
-export const sandboxSchema = z.object({
-  id: z.string().openapi({ description: "The sandbox's own institution id: the portal's and the sandbox keys' `institution.id`." }),
-  name: z.string(),
-  sandbox_of: z.string().openapi({ description: 'The live institution it belongs to.' }),
-  environment: z.literal('sandbox'),
-});
-
-const liveParams = z.strictObject({ id: z.string().min(1).max(40) });
 
 function presentSandbox(row: InstitutionRow): z.input<typeof sandboxSchema> {
   return { id: row.id, name: row.name, sandbox_of: row.sandbox_of ?? '', environment: 'sandbox' };

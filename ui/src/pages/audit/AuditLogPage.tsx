@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
 import type { z } from 'zod';
-import type { auditEntrySchema } from '../../../../server/routes/audit/audit';
+import type { auditEntrySchema } from '../../../../server/routes/audit/schema';
 import { call, portal } from '../../api/portal';
 import { DataTable, formatDateSeconds, PageHeader, pagesOf } from '../../components';
 import { useInstitution } from '../../session';

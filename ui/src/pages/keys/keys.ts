@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { MAX_ACTIVE_KEYS as SERVER_MAX_ACTIVE_KEYS } from '../../../../server/commands/institutions/api-keys';
-import type { apiKeySchema, createdApiKeySchema, rolledApiKeySchema } from '../../../../server/routes/keys/keys';
+import type { apiKeySchema, createdApiKeySchema, rolledApiKeySchema } from '../../../../server/routes/keys/schema';
 
 /** As the portal's key operations answer (type-only imports of the server's schemas in server/routes/keys/keys.ts). */
 export type ApiKey = z.input<typeof apiKeySchema>;

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { membersRunSchema } from '../../../../server/routes/lti/members';
-import type { ltiOverviewSchema, platformInput, platformSchema, platformUpdate, scorePostSchema } from '../../../../server/routes/lti/portal';
+import type { ltiOverviewSchema, membersRunSchema, platformInput, platformSchema, platformUpdate, scorePostSchema } from '../../../../server/routes/lti/schema';
 
 /** Types and query keys of the LTI page (type-only imports of server/routes/lti/portal.ts). */
 export type LtiOverview = z.input<typeof ltiOverviewSchema>;

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import type { gradebookPostSchema } from '../../../../server/routes/oneroster/gradebook';
+import type { connectionSchema, gradebookPostSchema, onerosterStateSchema, runSchema, syncResultSchema } from '../../../../server/routes/oneroster/schema';
 import type { PortalPaths } from '../../api/portal';
-import type { connectionSchema, onerosterStateSchema, runSchema, syncResultSchema } from '../../../../server/routes/oneroster/oneroster';
 
 /** Types and query key of the OneRoster page (type-only imports of server/routes/oneroster/oneroster.ts). */
 export type OneRosterState = z.input<typeof onerosterStateSchema>;

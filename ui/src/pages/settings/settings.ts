@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { outboxItemSchema, outboxPageSchema } from '../../../../server/routes/outbox/outbox';
+import type { outboxItemSchema, outboxPageSchema } from '../../../../server/routes/outbox/schema';
 import type { institutionResponse, integrationConfig } from '../../../../server/routes/institution/schema';
 
 /** Types and query keys of the institution's settings pages (server: server/routes/outbox/outbox.ts). */

@@ -4,7 +4,7 @@ import { useMemo } from 'react';
 import type { z } from 'zod';
 import type { KIND_OF_PREFIX as SERVER_KINDS } from '../../../../server/commands/people/names';
 import type { OPERATOR_KIND_OF_PREFIX as SERVER_OPERATOR_KINDS } from '../../../../server/commands/operator/names';
-import type { namesResponse, operatorNamesResponse } from '../../../../server/routes/names/names';
+import type { namesResponse, operatorNamesResponse } from '../../../../server/routes/names/schema';
 import { call, portal } from '../../api/portal';
 import { areaKey } from './areas';
 

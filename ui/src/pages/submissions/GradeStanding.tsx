@@ -1,7 +1,7 @@
 import { Badge, Group, List, Text } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
-import type { gradeStandingSchema } from '../../../../server/routes/grade-standing/grade-standing';
+import type { gradeStandingSchema } from '../../../../server/routes/grade-standing/schema';
 import { call, portal } from '../../api/portal';
 import { formatDate, Section } from '../../components';
 import { useInstitution } from '../../session';

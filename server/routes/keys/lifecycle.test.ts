@@ -7,11 +7,11 @@
  * unknown one, even while the key cache holds its row (docs/decisions/api-key-lifecycle.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_ACTIVE_KEYS, MAX_KEY_LIFETIME_DAYS } from '../server/commands/institutions/api-keys.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { cliFails, cliOk, runCliCaptured } from './helpers/cli.js';
-import { expectError, institutionApi, ok, portalRequests, setUpPortal, signedInMember, type FirstRun } from './helpers/portal.js';
-import { waitFor } from './helpers/wait.js';
+import { MAX_ACTIVE_KEYS, MAX_KEY_LIFETIME_DAYS } from '../../commands/institutions/api-keys.js';
+import { makeInstitution, makeKey, startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
+import { cliFails, cliOk, runCliCaptured } from '../../../tests/helpers/cli.js';
+import { expectError, institutionApi, ok, portalRequests, setUpPortal, signedInMember, type FirstRun } from '../../../tests/helpers/portal.js';
+import { waitFor } from '../../../tests/helpers/wait.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -9,12 +9,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEndpoint } from '../server/commands/webhooks/endpoints.js';
-import { EVENT_TYPES } from '../server/events/catalog.js';
-import { newId } from '../server/ids.js';
-import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { expectError, institutionApi, ok, setUpPortal, signedInMember, type FirstRun, type SignedIn } from './helpers/portal.js';
-import { waitFor } from './helpers/wait.js';
+import { createEndpoint } from '../../commands/webhooks/endpoints.js';
+import { EVENT_TYPES } from '../../events/catalog.js';
+import { newId } from '../../ids.js';
+import { makeInstitution, startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
+import { expectError, institutionApi, ok, setUpPortal, signedInMember, type FirstRun, type SignedIn } from '../../../tests/helpers/portal.js';
+import { waitFor } from '../../../tests/helpers/wait.js';
 
 const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };

@@ -3,18 +3,19 @@
 // Names instead of ids in the portal's tables and audit logs (docs/decisions/names-not-ids.md): one call per page gives
 // the names of the page's ids, of this institution only, and only what the role may read.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCurriculum } from '../server/commands/alpha/curricula.js';
-import { createBatch } from '../server/commands/wallet/coupons.js';
-import { seedDemo, type DemoSeed } from '../server/commands/demo/seed.js';
-import { createGroup } from '../server/commands/people/groups.js';
-import { inviteMember } from '../server/commands/accounts/invitations.js';
-import { NAMED_KINDS, type NamedKind } from '../server/commands/people/names.js';
-import { createPerson } from '../server/commands/people/people.js';
-import { Tenant } from '../server/db/tenant.js';
-import { roleScopes } from '../server/policies/scopes.js';
-import { MAX_NAMED_IDS, nameableKinds } from '../server/routes/names/names.js';
-import { makeInstitution, startTestAppliance, type TestAppliance, type TestInstitution } from './helpers/appliance.js';
-import { createAccount, expectError, institutionApi, signedInMember, signIn } from './helpers/portal.js';
+import { createCurriculum } from '../../commands/alpha/curricula.js';
+import { createBatch } from '../../commands/wallet/coupons.js';
+import { seedDemo, type DemoSeed } from '../../commands/demo/seed.js';
+import { createGroup } from '../../commands/people/groups.js';
+import { inviteMember } from '../../commands/accounts/invitations.js';
+import { NAMED_KINDS, type NamedKind } from '../../commands/people/names.js';
+import { createPerson } from '../../commands/people/people.js';
+import { Tenant } from '../../db/tenant.js';
+import { roleScopes } from '../../policies/scopes.js';
+import { nameableKinds } from './names.js';
+import { MAX_NAMED_IDS } from './schema.js';
+import { makeInstitution, startTestAppliance, type TestAppliance, type TestInstitution } from '../../../tests/helpers/appliance.js';
+import { createAccount, expectError, institutionApi, signedInMember, signIn } from '../../../tests/helpers/portal.js';
 
 let app: TestAppliance;
 let school: TestInstitution;

@@ -6,8 +6,8 @@
  */
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeInstitution, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { setUpPortal, signedInMember, type Agent, type FirstRun } from './helpers/portal.js';
+import { makeInstitution, startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
+import { setUpPortal, signedInMember, type Agent, type FirstRun } from '../../../tests/helpers/portal.js';
 
 const ADMIN = { institution: 'Audit Academy', admin_email: 'admin@audit.test', admin_password: 'correct horse battery' };
 

@@ -7,8 +7,8 @@
  */
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { createAccount, expectError, ok, setUpPortal, signIn, signedInMember, type FirstRun } from './helpers/portal.js';
+import { startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
+import { createAccount, expectError, ok, setUpPortal, signIn, signedInMember, type FirstRun } from '../../../tests/helpers/portal.js';
 
 const OPERATOR = { institution: 'First School', admin_email: 'op@first.test', admin_password: 'operator password 1' };
 const INVITE_LINK = /\/#\/accept-invite\?token=([A-Za-z0-9]{40})$/;

@@ -6,11 +6,11 @@
  * real SQLite file). The test message goes to a real SMTP server on 127.0.0.1; nothing else.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Tenant } from '../server/db/tenant.js';
-import { makeKey, makeSchool, requestsAs, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { closedPort } from './helpers/net.js';
-import { expectError, expectOk, portalRequests, setUpPortal, signedInMember, type FirstRun } from './helpers/portal.js';
-import { startSmtpServer } from './helpers/smtp.js';
+import { Tenant } from '../../db/tenant.js';
+import { makeKey, makeSchool, requestsAs, startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
+import { closedPort } from '../../../tests/helpers/net.js';
+import { expectError, expectOk, portalRequests, setUpPortal, signedInMember, type FirstRun } from '../../../tests/helpers/portal.js';
+import { startSmtpServer } from '../../../tests/helpers/smtp.js';
 
 const OPERATOR = { institution: 'Northgate School', admin_email: 'operator@northgate.test', admin_password: 'correct horse battery' };
 const FROM = 'Northgate <noreply@northgate.example>';

@@ -5,20 +5,20 @@
 // institution, only what the role may read, and queries that read an index range, never a table.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGroup } from '../server/commands/people/groups.js';
-import { createPerson } from '../server/commands/people/people.js';
-import { endpointStats, type DayEndpointStats } from '../server/commands/stats/deliveries.js';
-import { licenseExpiry } from '../server/commands/stats/licenses.js';
-import { overviewStats } from '../server/commands/stats/overview.js';
-import { createStudent } from '../server/commands/people/students.js';
-import { createEndpoint } from '../server/commands/webhooks/endpoints.js';
-import { EXPIRY_MONTHS } from '../server/routes/stats/schema.js';
-import type { Tenant } from '../server/db/tenant.js';
-import { newId } from '../server/ids.js';
-import type { DeliveryStatus } from '../server/models/webhook.js';
-import { makeInstitution, startTestAppliance, type TestAppliance, type TestInstitution } from './helpers/appliance.js';
-import { expectError, institutionApi, ok, signedInMember, type SignedIn } from './helpers/portal.js';
-import { onPostgres } from './helpers/postgres.js';
+import { createGroup } from '../../commands/people/groups.js';
+import { createPerson } from '../../commands/people/people.js';
+import { endpointStats, type DayEndpointStats } from '../../commands/stats/deliveries.js';
+import { licenseExpiry } from '../../commands/stats/licenses.js';
+import { overviewStats } from '../../commands/stats/overview.js';
+import { createStudent } from '../../commands/people/students.js';
+import { createEndpoint } from '../../commands/webhooks/endpoints.js';
+import { EXPIRY_MONTHS } from './schema.js';
+import type { Tenant } from '../../db/tenant.js';
+import { newId } from '../../ids.js';
+import type { DeliveryStatus } from '../../models/webhook.js';
+import { makeInstitution, startTestAppliance, type TestAppliance, type TestInstitution } from '../../../tests/helpers/appliance.js';
+import { expectError, institutionApi, ok, signedInMember, type SignedIn } from '../../../tests/helpers/portal.js';
+import { onPostgres } from '../../../tests/helpers/postgres.js';
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;

@@ -9,12 +9,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Tenant } from '../server/db/tenant.js';
-import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from './helpers/appliance.js';
-import { cliOk, runCliCaptured } from './helpers/cli.js';
-import { expectError, institutionApi, ok, signedInMember, type SignedIn } from './helpers/portal.js';
-import { createApiKey } from '../server/commands/institutions/api-keys.js';
-import { ensureSandbox } from '../server/commands/institutions/sandbox.js';
+import { Tenant } from '../../db/tenant.js';
+import { makeInstitution, makeKey, startTestAppliance, type TestAppliance, type TestInstitution, type TestKey } from '../../../tests/helpers/appliance.js';
+import { cliOk, runCliCaptured } from '../../../tests/helpers/cli.js';
+import { expectError, institutionApi, ok, signedInMember, type SignedIn } from '../../../tests/helpers/portal.js';
+import { createApiKey } from '../../commands/institutions/api-keys.js';
+import { ensureSandbox } from '../../commands/institutions/sandbox.js';
 
 const WEBHOOKS = { retryScheduleSeconds: [1, 1, 1, 1, 1], sweepSeconds: 1, timeoutMs: 1500 };
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -285,7 +285,7 @@ describe('sandbox keys', () => {
     const rows = await app.ctx.db.models.MailOutbox.findAll({ where: { institution_id: sandboxId } });
     expect(rows.length).toBeGreaterThan(0);
     await runCliCaptured(app, 'smtp', 'set', '--host', '127.0.0.1', '--port', '9', '--from', 'campusbridge@example.test');
-    const { sendQueuedMail } = await import('../server/mail/mailer.js');
+    const { sendQueuedMail } = await import('../../mail/mailer.js');
     await sendQueuedMail(app.ctx.db, app.ctx.logger);
     const after = await app.ctx.db.models.MailOutbox.findAll({ where: { institution_id: sandboxId } });
     expect(after.every((row) => row.status === 'queued' && row.attempts === 0)).toBe(true);

@@ -7,11 +7,11 @@
  */
 import supertest from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../server/commands/institutions/api-keys.js';
-import { DEVELOPER_INVITE_TTL_MS } from '../server/commands/accounts/developers.js';
-import { makeInstitution, outboxText, startTestAppliance, type TestAppliance } from './helpers/appliance.js';
-import { createAccount, expectError, expectOk, setUpPortal, type Agent, type FirstRun } from './helpers/portal.js';
-import { hashToken } from '../server/crypto/tokens.js';
+import { createApiKey } from '../../commands/institutions/api-keys.js';
+import { DEVELOPER_INVITE_TTL_MS } from '../../commands/accounts/developers.js';
+import { makeInstitution, outboxText, startTestAppliance, type TestAppliance } from '../../../tests/helpers/appliance.js';
+import { createAccount, expectError, expectOk, setUpPortal, type Agent, type FirstRun } from '../../../tests/helpers/portal.js';
+import { hashToken } from '../../crypto/tokens.js';
 
 const ADMIN = { institution: 'Harbour Academy', admin_email: 'admin@harbour.test', admin_password: 'correct horse battery' };
 const DEV_PASSWORD = 'developer password 1';

@@ -75,6 +75,7 @@ describe('Portal: accounts and invitations', () => {
     const limited = await change('guarded password 1');
     expectError(limited, 429, 'rate_limited');
     expect(Number(limited.get('Retry-After'))).toBeGreaterThan(0);
+    expect(limited.body.message).toMatch(/^Too many wrong passwords; try again in \d+ (seconds?|minutes)\.$/);
     // Refused before checking: the right password did not change anything.
     const account = await app.ctx.db.models.PortalAccount.findByPk(member.accountId);
     expect(account!.updated_at.getTime()).toBe(account!.created_at.getTime());

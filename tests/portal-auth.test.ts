@@ -224,6 +224,8 @@ describe('Portal: failed sign-ins are rate limited', () => {
     expectError(sixth, 429, 'rate_limited');
     expect(sixth.get('Set-Cookie')).toBeUndefined();
     expect(Number(sixth.get('Retry-After'))).toBeGreaterThan(50);
+    // The message says the same wait as the header, in words: not "later".
+    expect(sixth.body.message).toBe(`Too many failed sign-ins; try again in ${sixth.get('Retry-After')} seconds.`);
   });
 
   it('backs off exponentially per email and address, and per address over many emails', () => {

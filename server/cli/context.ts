@@ -20,6 +20,8 @@ export interface CliContext {
   database(): Promise<Database>;
   /** Prints one JSON value on stdout: a command's whole answer. */
   print(value: unknown): void;
+  /** Writes a change the command made to the school's audit log, beside the portal's (server/portal/audit-log.ts). */
+  audit(institutionId: string | null, command: string, description: string, target: Record<string, string>): Promise<void>;
 }
 
 /** A group of commands in its own file (`server/cli/<area>.ts`), added to the program by `runCli`. */

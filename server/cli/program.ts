@@ -1,37 +1,27 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { createCurriculum, publishCurriculum } from '../commands/alpha/curricula.js';
-import {
-  createApiKey,
-  DEFAULT_ROLL_OVERLAP_HOURS,
-  institutionOfKey,
-  listApiKeys,
-  MAX_KEY_LIFETIME_DAYS,
-  MAX_ROLL_OVERLAP_HOURS,
-  revokeApiKey,
-  rollApiKey,
-} from '../commands/institutions/api-keys.js';
 import { approveBatch, rejectBatch } from '../commands/wallet/coupons.js';
 import { seedDemo } from '../commands/demo/seed.js';
 import { generateWeeklyReports } from '../commands/people/guardian-reports.js';
 import { createInstitution, findInstitution, listInstitutions, setInstitutionStatus } from '../commands/institutions/institutions.js';
 import { readAllowance, setAllowance } from '../commands/wallet/merits.js';
-import { ensureSandbox } from '../commands/institutions/sandbox.js';
 import { runSetup } from '../commands/accounts/setup.js';
 import { loadConfig } from '../config.js';
 import { connectDatabase, databaseLocation, type Database, type DatabaseLocation } from '../db/index.js';
 
 import { Tenant } from '../db/tenant.js';
-import { AppError, notFound } from '../errors.js';
+import { AppError } from '../errors.js';
 import { clearSmtpSettings, getSmtpSettings, setSmtpSettings } from '../mail/smtp-settings.js';
 import { presentAccount } from '../presenters/account.js';
 import { presentCurriculum } from '../presenters/alpha.js';
-import { presentApiKey, presentCreatedApiKey, presentRolledApiKey } from '../presenters/api-key.js';
 import { presentBatch } from '../presenters/coupon.js';
 import { presentInstitutionSummary } from '../presenters/institution.js';
+import { recordCommandLineAction } from '../commands/institutions/audit-log.js';
 import { readApplianceSetting } from '../settings/appliance-settings.js';
 import { registerAccountsCommands } from './accounts.js';
 import type { CliContext, CliIo } from './context.js';
 import { registerJobsCommands } from './jobs.js';
+import { registerKeyCommands } from './keys.js';
 import { registerLtiCommands } from './lti.js';
 import { registerMigrateCommands } from './migrate.js';
 import { registerOneRosterCommands } from './oneroster.js';
@@ -54,6 +44,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   let db: Database | null = null;
   const database = async () => (db ??= await connectDatabase(cliLocation(databaseLocation(loadConfig(io.env))), io.masterKeyStore));
   const print = (value: unknown) => io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+  /** A change the command made, in the school's audit log beside the portal's (server/portal/audit-log.ts). */
+  const audit = async (institutionId: string | null, command: string, description: string, target: Record<string, string>) =>
+    recordCommandLineAction(await database(), { institutionId, command, description, target }, io.stderr);
 
   const program = new Command('campusbridge')
     .description('CampusBridge appliance command line')
@@ -87,59 +80,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   institution
     .command('approve <id>')
     .description('approve a pending or suspended institution; its keys work again')
-    .action(async (id: string) => print(presentInstitutionSummary(await setInstitutionStatus(await database(), id, 'approved'))));
+    .action(async (id: string) => {
+      const approved = await setInstitutionStatus(await database(), id, 'approved');
+      await audit(approved.id, 'institution approve', 'Approve an institution', { id: approved.id });
+      print(presentInstitutionSummary(approved));
+    });
   institution
     .command('suspend <id>')
     .description('suspend an institution: every key answers 401 invalid_api_key, webhooks wait')
-    .action(async (id: string) => print(presentInstitutionSummary(await setInstitutionStatus(await database(), id, 'suspended'))));
+    .action(async (id: string) => {
+      const suspended = await setInstitutionStatus(await database(), id, 'suspended');
+      await audit(suspended.id, 'institution suspend', 'Suspend an institution', { id: suspended.id });
+      print(presentInstitutionSummary(suspended));
+    });
   institution.command('list').action(async () => print((await listInstitutions(await database())).map(presentInstitutionSummary)));
-
-  const key = program.command('key').description('API keys');
-  key
-    .command('create')
-    .requiredOption('--institution <id>', 'institution id')
-    .requiredOption('--name <label>', 'label for the key')
-    .requiredOption('--scopes <list>', 'comma-separated scopes, or "all"')
-    .addOption(new Option('--rate-limit <n>', 'requests per minute, 10 to 6000').default('600'))
-    .option('--sandbox', "a sandbox key (cb_test_…): it acts on the institution's sandbox, never on live data")
-    .option('--expires <date>', `when the key stops working, ISO 8601 (e.g. 2027-06-30T00:00:00Z), at most ${MAX_KEY_LIFETIME_DAYS} days ahead`)
-    .action(async (opts: { institution: string; name: string; scopes: string; rateLimit: string; sandbox?: boolean; expires?: string }) => {
-      const db = await database();
-      const institution = await findInstitution(db, opts.institution);
-      // A sandbox is reached through its live institution's sandbox keys, never named itself.
-      if (institution.sandbox_of) throw notFound('institution');
-      if (opts.sandbox) await ensureSandbox(db, institution.id);
-      const { row, key: fullKey } = await createApiKey(new Tenant(db, opts.institution), {
-        name: opts.name,
-        scopes: opts.scopes.split(','),
-        rate_limit_per_min: Number(opts.rateLimit),
-        environment: opts.sandbox ? 'sandbox' : 'live',
-        expires_at: opts.expires ?? null,
-      });
-      print(presentCreatedApiKey(row, fullKey));
-    });
-  key
-    .command('roll <key_id>')
-    .description('a new key with the same name, scopes, rate limit and lifetime; the old one keeps working for --overlap hours')
-    .addOption(new Option('--overlap <hours>', `hours both keys work, 0 to ${MAX_ROLL_OVERLAP_HOURS}`).default(String(DEFAULT_ROLL_OVERLAP_HOURS)))
-    .action(async (keyId: string, opts: { overlap: string }) => {
-      const db = await database();
-      // Digits only: Number('') would be 0 and end the old key at once.
-      const overlapHours = /^\d{1,9}$/.test(opts.overlap) ? Number(opts.overlap) : Number.NaN;
-      print(presentRolledApiKey(await rollApiKey(new Tenant(db, await institutionOfKey(db, keyId)), keyId, { overlap_hours: overlapHours })));
-    });
-  key.command('revoke <key_id>').action(async (keyId: string) => {
-    const db = await database();
-    print(presentApiKey(await revokeApiKey(new Tenant(db, await institutionOfKey(db, keyId)), keyId)));
-  });
-  key
-    .command('list')
-    .requiredOption('--institution <id>', 'institution id')
-    .action(async (opts: { institution: string }) => {
-      const db = await database();
-      await findInstitution(db, opts.institution);
-      print((await listApiKeys(new Tenant(db, opts.institution))).map(presentApiKey));
-    });
 
   const smtp = program.command('smtp').description('the outgoing mail server (the password is never printed)');
   smtp
@@ -257,8 +211,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       });
     });
 
-  const cli: CliContext = { io, config: () => loadConfig(io.env), database, print };
+  const cli: CliContext = { io, config: () => loadConfig(io.env), database, print, audit };
   for (const register of [
+    registerKeyCommands,
     registerSettingsCommands,
     registerAccountsCommands,
     registerJobsCommands,

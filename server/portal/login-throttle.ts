@@ -61,3 +61,14 @@ export class LoginThrottle {
 
 const pairOf = (email: string, address: string) => `pair:${email.toLowerCase()}|${address}`;
 const addressOf = (address: string) => `address:${address}`;
+
+/**
+ * A refused attempt's wait in words, from the seconds its `Retry-After` carries: "in 46 seconds",
+ * "in 3 minutes" (rounded up, so the attempt it invites is not refused again).
+ */
+export function waitInWords(seconds: number): string {
+  const whole = Math.max(1, Math.ceil(seconds));
+  if (whole < 90) return `in ${whole} ${whole === 1 ? 'second' : 'seconds'}`;
+  const minutes = Math.ceil(whole / 60);
+  return `in ${minutes} minutes`;
+}

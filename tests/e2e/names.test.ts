@@ -13,6 +13,7 @@ import { createBatch } from '../../server/commands/wallet/coupons.js';
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
+import { cliOk, runCliCaptured } from '../helpers/cli.js';
 import { chromiumAvailable, launchChromium, openPage, screenshotter, signInOnPage } from '../helpers/browser.js';
 import { institutionApi, portalRequests, setUpPortal, signIn, type FirstRun } from '../helpers/portal.js';
 
@@ -135,6 +136,26 @@ describe.skipIf(!chromiumAvailable())('Names instead of ids in Chromium', () => 
     await expect(table.textContent()).resolves.not.toMatch(ANY_ID);
     expect(namesRequests(requests)).toHaveLength(1);
     await shot(page, 'audit-log');
+    expect(errors).toEqual([]);
+  });
+
+  it('a key made at the command line is in the audit log, by the command line, and so is its revocation', async () => {
+    const created = cliOk<{ key_id: string }>(
+      await runCliCaptured(app, 'key', 'create', '--institution', demo.institution.id, '--name', 'Made at the console', '--scopes', 'students:read'),
+    );
+    cliOk(await runCliCaptured(app, 'key', 'revoke', created.key_id));
+
+    const { page, errors, requests } = await openAs('admin');
+    await visit(page, requests, `/i/${demo.institution.id}/audit-log`);
+    const table = page.getByRole('table', { name: 'Audit log' });
+    const rows = table.getByRole('row').filter({ has: page.getByTitle(created.key_id, { exact: true }) });
+    await expect.poll(() => rows.count()).toBe(2);
+    for (const words of ['Create an API key', 'Revoke an API key']) {
+      const row = rows.filter({ hasText: words });
+      await expect.poll(() => row.textContent()).toContain('command line (operator)');
+      await expect.poll(() => row.getByTitle(created.key_id, { exact: true }).textContent()).toBe('Key Made at the console');
+    }
+    await shot(page, 'audit-log-cli-key');
     expect(errors).toEqual([]);
   });
 

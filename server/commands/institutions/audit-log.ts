@@ -5,6 +5,7 @@ import { sortedOrder, type OrderItem } from '../../db/sort.js';
 import type { Tenant } from '../../db/tenant.js';
 import type { PortalAuditEntryRow } from '../../models/portal-audit.js';
 import type { ListSort } from '../../validation/sort.js';
+import { newId } from '../../ids.js';
 
 /** Which page of an audit log, in which order. */
 export interface AuditLogRequest extends PageRequest {
@@ -36,4 +37,40 @@ export async function listApplianceAuditLog(
     offset: (request.page - 1) * request.limit,
   });
   return { items: rows, page: request.page, limit: request.limit, total: count, totalPages: Math.ceil(count / request.limit) };
+}
+
+/** Who the log names for a change made at the appliance's command line: whoever can run it owns the computer. */
+export const COMMAND_LINE_ACTOR = 'command line (operator)';
+
+export interface CommandLineAction {
+  institutionId: string | null;
+  /** The command as typed, without its secrets: `key create`. */
+  command: string;
+  description: string;
+  /** The ids it touched, as a portal entry's target. */
+  target: Record<string, string>;
+}
+
+/**
+ * Writes what an operator did with the CLI (`cli key create`) to the same log the portal's changes
+ * go to, so a key made at the command line is as visible to the school as one made in the portal.
+ * Like a portal entry it follows the change; a failure to write it is said on stderr, not thrown,
+ * as the change is already made.
+ */
+export async function recordCommandLineAction(db: Database, action: CommandLineAction, warn: (text: string) => void): Promise<void> {
+  try {
+    await db.models.PortalAuditEntry.create({
+      id: newId('aud'),
+      institution_id: action.institutionId,
+      account_id: null,
+      actor_email: COMMAND_LINE_ACTOR,
+      action: `cli ${action.command}`,
+      description: action.description.slice(0, 300),
+      target: JSON.stringify(action.target),
+      ip: null,
+      request_id: newId('cli').slice(0, 100),
+    });
+  } catch (error) {
+    warn(`The change was made, but its audit log entry could not be written: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
 }

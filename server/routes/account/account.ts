@@ -6,7 +6,7 @@ import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/index.js';
 import { AppError } from '../../errors.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
-import type { LoginThrottle } from '../../portal/login-throttle.js';
+import { waitInWords, type LoginThrottle } from '../../portal/login-throttle.js';
 import { membershipsOf } from '../../portal/policies.js';
 import { endSession, startSession, type PortalAuth } from '../../portal/session.js';
 import { presentSession } from '../../presenters/account.js';
@@ -37,7 +37,7 @@ async function signIn(ctx: AppContext, throttle: LoginThrottle, req: Request, re
   const wait = throttle.retryAfterSeconds(email, address);
   if (wait > 0) {
     res.setHeader('Retry-After', String(wait));
-    throw new AppError('rate_limited', 'Too many failed sign-ins; try again later.');
+    throw new AppError('rate_limited', `Too many failed sign-ins; try again ${waitInWords(wait)}.`);
   }
   const account = await accountWithPassword(ctx.db, email, password);
   if (!account) {

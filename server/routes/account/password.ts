@@ -1,6 +1,6 @@
 import { changeOwnPassword } from '../../commands/accounts/accounts.js';
 import { AppError } from '../../errors.js';
-import { LoginThrottle } from '../../portal/login-throttle.js';
+import { LoginThrottle, waitInWords } from '../../portal/login-throttle.js';
 import { completePasswordReset, passwordResetAvailable, requestPasswordReset } from '../../commands/accounts/password-resets.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import {
@@ -41,7 +41,7 @@ export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThro
       const wait = throttle.retryAfterSeconds(auth.account.email, address);
       if (wait > 0) {
         res.setHeader('Retry-After', String(wait));
-        throw new AppError('rate_limited', 'Too many wrong passwords; try again later.');
+        throw new AppError('rate_limited', `Too many wrong passwords; try again ${waitInWords(wait)}.`);
       }
       try {
         const changed = await changeOwnPassword(ctx.db, {
@@ -83,7 +83,7 @@ export const passwordRoutes = (throttle: LoginThrottle, resetThrottle: LoginThro
       const wait = resetThrottle.retryAfterSeconds(body.email, address);
       if (wait > 0) {
         res.setHeader('Retry-After', String(wait));
-        throw new AppError('rate_limited', `Too many requests for a new password from this address; try again in ${wait} seconds.`);
+        throw new AppError('rate_limited', `Too many requests for a new password from this address; try again ${waitInWords(wait)}.`);
       }
       resetThrottle.recordFailure(body.email, address);
       const { queued } = await requestPasswordReset(ctx.db, { email: body.email, portalUrl: await ctx.publicUrl() });

@@ -5,7 +5,7 @@ import type { AppContext } from '../../context.js';
 import { AppError } from '../../errors.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { getSmtpSettings } from '../../mail/smtp-settings.js';
-import type { LoginThrottle } from '../../portal/login-throttle.js';
+import { waitInWords, type LoginThrottle } from '../../portal/login-throttle.js';
 import { startSession } from '../../portal/session.js';
 import { z } from '../../validation/zod.js';
 import {
@@ -162,7 +162,7 @@ export function developerRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
         const wait = throttle.retryAfterSeconds(invitation.email, address);
         if (wait > 0) {
           res.setHeader('Retry-After', String(wait));
-          throw new AppError('rate_limited', 'Too many failed sign-ins; try again later.');
+          throw new AppError('rate_limited', `Too many failed sign-ins; try again ${waitInWords(wait)}.`);
         }
         let accepted;
         try {

@@ -98,11 +98,11 @@ describe('weekly guardian reports', () => {
     await session('/alpha/activity', { curriculum_id: curriculum.id, concept_id: concepts[0]!.id, correct: true, minutes: 12 });
     const last = await session('/alpha/activity', { curriculum_id: curriculum.id, concept_id: concepts[1]!.id, correct: false, minutes: 5 });
 
-    // One verified guardian (who opened the invitation's link), one who never accepted.
+    // One verified guardian (who confirmed on the invitation's page), one who never accepted.
     await post('/guardians', { student_id: student.id, guardian_email: 'verified@example.org', guardian_type: 'mother' });
     const [invitation] = await app.ctx.db.models.MailOutbox.findAll({ where: { institution_id: inst.id, kind: 'guardian_invite' } });
     const token = /\/guardian\/accept\?token=([A-Za-z0-9]{32})/.exec(outboxText(app, invitation))![1]!;
-    expect((await app.http.get('/guardian/accept').query({ token })).status).toBe(200);
+    expect((await app.http.post('/guardian/accept').query({ token })).status).toBe(200);
     await post('/guardians', { student_id: student.id, guardian_email: 'pending@example.org', guardian_type: 'father' });
 
     expect(await generateWeeklyReports(app.ctx.db, { institutionId: inst.id, now: generatedAt })).toEqual({ generated: 1 });

@@ -95,7 +95,7 @@ describe('stale mail', () => {
     const accepted = await s.invite('accepted@parents.example');
     const [acceptedMail] = await mailOf(s.inst, { about_id: accepted.id });
     const token = TOKEN_IN_LINK.exec(outboxText(app, acceptedMail))![1]!;
-    expect((await app.http.get('/guardian/accept').query({ token })).status).toBe(200);
+    expect((await app.http.post('/guardian/accept').query({ token })).status).toBe(200);
     const withdrawn = await s.invite('withdrawn@parents.example');
     expect((await send(s.key, 'delete', `/guardians/${withdrawn.id}`)).status).toBe(200);
     await s.invite('fresh@parents.example');
@@ -113,7 +113,7 @@ describe('stale mail', () => {
     expect(delivered).toEqual(['ada.home@family.example', 'fresh@parents.example', 'resent@parents.example']);
     const resentMessage = smtp.received.find((message) => message.to.includes('resent@parents.example'))!;
     const resentToken = TOKEN_IN_LINK.exec(resentMessage.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '='))![1]!;
-    expect((await app.http.get('/guardian/accept').query({ token: resentToken })).status).toBe(200);
+    expect((await app.http.post('/guardian/accept').query({ token: resentToken })).status).toBe(200);
     expect(smtp.received.some((message) => message.raw.includes('Closed quiz') || message.raw.includes('Deleted quiz'))).toBe(false);
 
     const rows = await mailOf(s.inst);
@@ -251,7 +251,7 @@ describe('stale mail', () => {
     const s = await school();
     const link = await s.invite('report@parents.example');
     const [invitation] = await mailOf(s.inst, { about_id: link.id });
-    expect((await app.http.get('/guardian/accept').query({ token: TOKEN_IN_LINK.exec(outboxText(app, invitation))![1]! })).status).toBe(200);
+    expect((await app.http.post('/guardian/accept').query({ token: TOKEN_IN_LINK.exec(outboxText(app, invitation))![1]! })).status).toBe(200);
     await app.scheduler.runNow('guardian-reports');
     const [report] = await mailOf(s.inst, { kind: 'guardian_report' });
     expect(report).toMatchObject({ status: 'queued', about_kind: 'guardian_link', about_id: link.id });

@@ -439,7 +439,9 @@ describe('secrets: never in a log line, a response or the database in clear', ()
     expect(GUARDIAN_TOKEN_2).not.toBe(GUARDIAN_TOKEN_1);
     const stale = await send(origin, 'GET', `/guardian/accept?token=${GUARDIAN_TOKEN_1}`);
     expect(stale.text).toMatch(/invalid|expired/i);
-    const accepted = expectStatus(await send(origin, 'GET', `/guardian/accept?token=${GUARDIAN_TOKEN_2}`), 200);
+    // Opening the link shows the Confirm button; pressing it posts to the same address.
+    expect(expectStatus(await send(origin, 'GET', `/guardian/accept?token=${GUARDIAN_TOKEN_2}`), 200).text).toMatch(/Confirm/);
+    const accepted = expectStatus(await send(origin, 'POST', `/guardian/accept?token=${GUARDIAN_TOKEN_2}`), 200);
     expect(accepted.text).not.toMatch(/invalid or has expired/i);
     expect((await v1Ok('GET', `/guardians?student_id=${ada.id}`, KEY)).body.data.items[0].verified).toBe(true);
 

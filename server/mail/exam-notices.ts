@@ -1,6 +1,7 @@
 import type { ExamRow, ExamType } from '../models/exam.js';
 import type { InstitutionRow } from '../models/institution.js';
 import type { PersonRow } from '../models/person.js';
+import { givenName } from './names.js';
 
 /**
  * The mails that tell a student, and each verified guardian, that an exam is now open to them.
@@ -11,7 +12,6 @@ export interface ExamNotice {
   text: string;
 }
 
-const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;
 const NOUN: Record<ExamType, string> = { exam: 'an exam', homework: 'homework', assignment: 'an assignment', quiz: 'a quiz', project: 'a project' };
 const dueText = (exam: ExamRow) => (exam.due_date ? `${exam.due_date.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'no due date');
 
@@ -26,7 +26,7 @@ function examLines(exam: ExamRow): string[] {
 
 export function examAssignedNotice(exam: ExamRow, student: PersonRow, institution: InstitutionRow): ExamNotice {
   const text = [
-    `Hello ${firstName(student.full_name)},`,
+    `Hello ${givenName(student.full_name)},`,
     '',
     `${institution.name} has assigned you ${NOUN[exam.exam_type]}:`,
     '',
@@ -40,7 +40,7 @@ export function examAssignedNotice(exam: ExamRow, student: PersonRow, institutio
 }
 
 export function examAssignedGuardianNotice(exam: ExamRow, student: PersonRow, institution: InstitutionRow, guardianName: string | null): ExamNotice {
-  const first = firstName(student.full_name);
+  const first = givenName(student.full_name);
   const text = [
     guardianName ? `Hello ${guardianName},` : 'Hello,',
     '',

@@ -56,12 +56,16 @@ export interface WeeklySummary {
   activity: { events: number; by_type: Record<string, number> };
   submissions: ReportSubmission[];
   upcoming_exams: ReportUpcomingExam[];
+  /** The days `upcoming_exams` covers: the 7 days from when the report was made, which may be after the week. */
+  upcoming_window: { start: string; end: string };
   alpha: ReportAlpha;
+  /** When the report was made: on the Monday after the week, or later when the appliance was off then. */
+  made_at: string;
 }
 
 /** As stored: reports made before submissions, upcoming exams and Alpha were added lack those sections. */
-export type StoredWeeklySummary = Omit<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha'> &
-  Partial<Pick<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha'>>;
+export type StoredWeeklySummary = Omit<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha' | 'upcoming_window' | 'made_at'> &
+  Partial<Pick<WeeklySummary, 'submissions' | 'upcoming_exams' | 'alpha' | 'upcoming_window' | 'made_at'>>;
 
 export interface GuardianLinkRow extends Model<InferAttributes<GuardianLinkRow>, InferCreationAttributes<GuardianLinkRow>> {
   id: string;

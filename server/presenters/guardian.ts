@@ -66,5 +66,7 @@ function presentReportSummary(summary: StoredWeeklySummary) {
           })),
         }
       : null,
+    upcoming_window: summary.upcoming_window ? { start: summary.upcoming_window.start, end: summary.upcoming_window.end } : null,
+    made_at: summary.made_at ?? null,
   };
 }

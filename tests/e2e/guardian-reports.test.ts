@@ -13,7 +13,7 @@ import { generateWeeklyReports } from '../../server/commands/people/guardian-rep
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
 import { Tenant } from '../../server/db/tenant.js';
 import { newId } from '../../server/ids.js';
-import { learnerSession, startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
+import { learnerSession, outboxText, startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { chromiumAvailable, launchChromium, openPage, screenshotter, signInOnPage } from '../helpers/browser.js';
 import { setUpPortal } from '../helpers/portal.js';
 
@@ -123,13 +123,105 @@ describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
     const activityWord = weekActivities.length === 1 ? 'activity' : 'activities';
     await expect(dialog.getByText(`Practice: ${minutes} minutes in ${weekActivities.length} ${activityWord}`).count()).resolves.toBe(1);
     for (const curriculum of alpha.curricula) await expect(dialog.getByText(`${curriculum.name}:`, { exact: false }).count()).resolves.toBe(1);
-    const submissions = dialog.getByRole('table', { name: 'Submissions this week' });
+    const submissions = dialog.getByRole('table', { name: `Submissions, ${start} to ${end}` });
     for (const item of report.summary.submissions ?? []) {
       const cells = submissions.getByRole('row', { name: new RegExp(item.exam_title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) });
       await expect(cells.count()).resolves.toBeGreaterThan(0);
     }
-    if ((report.summary.submissions ?? []).length === 0) await expect(dialog.getByText('No submissions this week.').count()).resolves.toBe(1);
+    if ((report.summary.submissions ?? []).length === 0) await expect(dialog.getByText('No submissions in that week.').count()).resolves.toBe(1);
     await shot(page, 'report-dialog');
     expect(errors).toEqual([]);
+  });
+
+  it('a report made late speaks of the week it covers and of dated days, in the portal and in the mail', async () => {
+    const tenant = new Tenant(app.ctx.db, demo.institution.id);
+    // The Thursday of the week after next Monday: the appliance was off on the Monday.
+    const madeAt = new Date(nextMondayMorning().getTime() + 10 * DAY_MS);
+    expect((await generateWeeklyReports(app.ctx.db, { institutionId: demo.institution.id, now: madeAt })).generated).toBeGreaterThan(0);
+    const report = (await tenant.guardianReports.findAll({ order: [['created_at', 'DESC']], limit: 1 }))[0]!;
+    const { start, end } = report.summary.week;
+    const made = madeAt.toISOString().slice(0, 10);
+    const dueEnd = new Date(madeAt.getTime() + 6 * DAY_MS).toISOString().slice(0, 10);
+    expect(report.summary.upcoming_window).toEqual({ start: made, end: dueEnd });
+
+    const { page, errors } = await openPage(browser);
+    await signInOnPage(page, app.origin, demo.admin.account.email, demo.admin.password);
+    await page.goto(`${app.origin}/#/i/${demo.institution.id}/students/${report.student_id}`);
+    await page
+      .getByRole('table', { name: 'Guardian reports' })
+      .getByRole('row', { name: new RegExp(`${start} to ${end}`) })
+      .click();
+    const dialog = page.getByRole('dialog', { name: `Weekly report, ${start} to ${end}` });
+    await dialog.getByRole('heading', { name: `Submissions, ${start} to ${end}` }).waitFor();
+    await dialog.getByRole('heading', { name: `Due ${made} to ${dueEnd}` }).waitFor();
+    await expect(dialog.textContent()).resolves.not.toMatch(/this week|next 7 days/i);
+    await shot(page, 'late-report');
+
+    const mail = (await tenant.mailOutbox.findAll({ where: { kind: 'guardian_report' }, order: [['created_at', 'DESC']], limit: 1 }))[0];
+    const text = outboxText(app, mail);
+    expect(text).toContain(`Made on ${made}, about the week of ${start} to ${end}.`);
+    expect(text).toContain(`Due ${made} to ${dueEnd}`);
+    expect(text).not.toMatch(/this week|next 7 days/i);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('a guardian invited from the student page confirms with the button; opening the link alone confirms nothing', async () => {
+    const created = await app.http.post('/v1/students').set('Authorization', `Bearer ${demo.key}`).send({ full_name: 'Ashworth-Smythe, Tom' });
+    expect(created.status, created.text).toBe(200);
+    const student = created.body.data as { id: string };
+
+    const { page, errors } = await openPage(browser);
+    await signInOnPage(page, app.origin, demo.admin.account.email, demo.admin.password);
+    await page.goto(`${app.origin}/#/i/${demo.institution.id}/students/${student.id}`);
+    await page.getByRole('heading', { name: 'Guardians' }).waitFor();
+    await page.getByText('No guardian yet').waitFor();
+    await page.getByRole('button', { name: 'Invite a guardian' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Invite a guardian' });
+    await dialog.getByLabel('Email').fill('anne.ashworth@family.example');
+    await dialog.getByLabel('Name').fill('Anne Ashworth-Smythe');
+    await shot(page, 'invite-guardian');
+    await dialog.getByRole('button', { name: 'Send invitation' }).click();
+    const table = page.getByRole('table', { name: 'Guardians' });
+    await table
+      .getByRole('row')
+      .filter({ hasText: 'anne.ashworth@family.example' })
+      .filter({ hasText: /invited/ })
+      .waitFor();
+
+    const tenant = new Tenant(app.ctx.db, demo.institution.id);
+    const link = (await tenant.guardianLinks.findOne({ where: { student_id: student.id } }))!;
+    const invitation = (await tenant.mailOutbox.findAll({ where: { kind: 'guardian_invite' }, order: [['created_at', 'DESC']], limit: 1 }))[0];
+    const mail = outboxText(app, invitation);
+    expect(mail).toContain('Hello Anne,');
+    expect(mail).toContain("has listed you as Tom Ashworth-Smythe's mother.");
+    const url = /(http:\/\/127\.0\.0\.1:\d+\/guardian\/accept\?token=[A-Za-z0-9]{32})/.exec(mail)![1]!;
+
+    // A mail scanner fetching the link: the page, no confirmation.
+    expect((await fetch(url)).status).toBe(200);
+    expect((await tenant.guardianLinks.findById(link.id))!.verified).toBe(false);
+
+    // The guardian opens the link and presses Confirm.
+    const guardian = await browser.newContext();
+    const guardianPage = await guardian.newPage();
+    await guardianPage.goto(url);
+    await guardianPage.getByRole('heading', { name: "Confirm you are Tom's guardian" }).waitFor();
+    expect((await tenant.guardianLinks.findById(link.id))!.verified).toBe(false);
+    await shot(guardianPage, 'guardian-confirm-page');
+    await guardianPage.getByRole('button', { name: 'Confirm' }).click();
+    await guardianPage.getByRole('heading', { name: 'Thank you, you are confirmed' }).waitFor();
+    await shot(guardianPage, 'guardian-confirmed');
+    await guardian.close();
+    expect((await tenant.guardianLinks.findById(link.id))!.verified).toBe(true);
+
+    await page.reload();
+    await table
+      .getByRole('row')
+      .filter({ hasText: 'anne.ashworth@family.example' })
+      .filter({ hasText: /confirmed/ })
+      .waitFor();
+    await shot(page, 'student-guardians');
+    expect(errors).toEqual([]);
+    await page.context().close();
   });
 });

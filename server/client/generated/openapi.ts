@@ -2878,7 +2878,26 @@ export interface components {
             submissions: components["schemas"]["GuardianReportSubmission"][];
             /** @description Published exams of the student's groups due within 7 days of the report, not yet handed in; soonest first. */
             upcoming_exams: components["schemas"]["GuardianReportUpcomingExam"][];
+            /** @description The days `upcoming_exams` covers (from when the report was made). Null in reports made before it was stored. */
+            upcoming_window: {
+                /**
+                 * @description `YYYY-MM-DD` (UTC).
+                 * @example 2026-09-07
+                 */
+                start: string;
+                /**
+                 * @description `YYYY-MM-DD` (UTC).
+                 * @example 2026-09-07
+                 */
+                end: string;
+            } | null;
             alpha: components["schemas"]["GuardianReportAlpha"];
+            /**
+             * Format: date-time
+             * @description When the report was made. Null in reports made before it was stored.
+             * @example 2026-09-14T10:00:00.000Z
+             */
+            made_at: string | null;
         };
         GuardianReportSubmission: {
             /** @example exm_5Jd8mQ2xLw4Pz7Rb1Tn9Vc3Y */

@@ -8,7 +8,8 @@ import { queueMail } from '../../mail/outbox.js';
 import type { GuardianReportRow, LicenseSummary, ReportAlpha, ReportSubmission, ReportUpcomingExam, WeeklySummary } from '../../models/guardian.js';
 import type { PersonRow } from '../../models/person.js';
 import { getStudentDrillDown } from '../alpha/mastery.js';
-import { firstName, studentFilter } from './guardians.js';
+import { givenName } from '../../mail/names.js';
+import { studentFilter } from './guardians.js';
 import { findInstitution } from '../institutions/institutions.js';
 import { DAY_MS } from './licenses.js';
 
@@ -182,7 +183,9 @@ export async function buildWeeklySummary(tenant: Tenant, student: PersonRow, wee
     activity,
     submissions,
     upcoming_exams: upcoming,
+    upcoming_window: { start: dateOnly(now), end: dateOnly(new Date(now.getTime() + UPCOMING_WINDOW_MS - DAY_MS)) },
     alpha,
+    made_at: now.toISOString(),
   };
 }
 
@@ -204,7 +207,7 @@ async function generateStudentReport(tenant: Tenant, studentId: string, week: Re
       for (const guardian of guardians) {
         await queueMail(tx, {
           to: guardian.guardian_email,
-          subject: `${institution.name}: weekly report for ${firstName(student.full_name)} (week of ${week.start})`,
+          subject: `${institution.name}: weekly report for ${givenName(student.full_name)} (week of ${week.start})`,
           text,
           html,
           kind: 'guardian_report',

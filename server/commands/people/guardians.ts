@@ -13,6 +13,7 @@ import { DAY_MS } from './licenses.js';
 import { findPerson, personRefWhere } from './people.js';
 import { hashToken } from '../../crypto/tokens.js';
 import { normalizeEmail } from '../../validation/people.js';
+import { givenName, readingName } from '../../mail/names.js';
 
 /** Invitations are valid for 7 days, like developer invitations. */
 export const INVITE_TTL_MS = 7 * DAY_MS;
@@ -20,8 +21,6 @@ const INVITE_TOKEN_LENGTH = 32;
 const INVITE_TOKEN_PATTERN = /^[A-Za-z0-9]{32}$/;
 
 export const guardianAcceptUrl = (portalUrl: string, token: string) => `${portalUrl}/guardian/accept?token=${token}`;
-
-export const firstName = (fullName: string) => fullName.trim().split(/\s+/)[0] ?? fullName;
 
 /** `student_id` filters take an id or a login email; an unknown student simply matches nothing. */
 export async function studentFilter(tenant: Tenant, ref: string): Promise<WhereOptions> {
@@ -97,7 +96,7 @@ async function sendInvitation(tx: TenantTx, link: GuardianLinkRow, student: Pers
   await queueMail(tx, {
     to: link.guardian_email,
     linkBase: options.portalUrl,
-    subject: `${institution.name}: please confirm you are ${firstName(student.full_name)}'s guardian`,
+    subject: `${institution.name}: please confirm you are ${givenName(student.full_name)}'s guardian`,
     text: renderInvitationText({ institution, student, link, url: guardianAcceptUrl(options.portalUrl, token) }),
     kind: 'guardian_invite',
     expiresAt,
@@ -106,17 +105,18 @@ async function sendInvitation(tx: TenantTx, link: GuardianLinkRow, student: Pers
 }
 
 function renderInvitationText(input: { institution: InstitutionRow; student: PersonRow; link: GuardianLinkRow; url: string }): string {
-  const greeting = input.link.guardian_name ? `Hello ${input.link.guardian_name},` : 'Hello,';
+  const greeting = input.link.guardian_name ? `Hello ${givenName(input.link.guardian_name)},` : 'Hello,';
+  const student = readingName(input.student.full_name);
   return [
     greeting,
     '',
-    `${input.institution.name} has listed you as a ${input.link.guardian_type} of ${input.student.full_name}.`,
-    'Please confirm by opening this link within 7 days:',
+    `${input.institution.name} has listed you as ${student}'s ${input.link.guardian_type}.`,
+    'To confirm, open this link within 7 days and press Confirm:',
     '',
     input.url,
     '',
-    `Once confirmed, you will receive a weekly report about ${firstName(input.student.full_name)}.`,
-    'If you did not expect this message, you can ignore it; nothing happens unless you open the link.',
+    `Once confirmed, you will receive a weekly report about ${givenName(input.student.full_name)}.`,
+    'If you did not expect this message, you can ignore it; nothing happens unless you press Confirm.',
   ].join('\n');
 }
 
@@ -179,6 +179,22 @@ export interface AcceptedInvitation {
   institution_name: string;
 }
 
+/** What a guardian's link would confirm, without confirming it: null when it would not work. */
+export async function previewGuardianInvite(
+  db: Database,
+  token: string,
+  now = new Date(),
+): Promise<{ student_first_name: string; institution_name: string } | null> {
+  if (!INVITE_TOKEN_PATTERN.test(token)) return null;
+  const link = await db.models.GuardianLink.findOne({ where: { invite_token_hash: hashToken(token) } });
+  if (!link || link.verified || !link.invite_expires_at || link.invite_expires_at.getTime() <= now.getTime()) return null;
+  const tenant = new Tenant(db, link.institution_id);
+  const student = await tenant.people.findById(link.student_id);
+  const institution = await db.models.Institution.findByPk(link.institution_id, { attributes: ['name'] });
+  if (!student || !institution) return null;
+  return { student_first_name: givenName(student.full_name), institution_name: institution.name };
+}
+
 /**
  * The acceptance page: a current, unexpired token verifies its link (once: the hash is cleared)
  * and emits `guardian.verified`. Anything else (unknown, used, replaced by a resend, expired) is null.
@@ -198,6 +214,6 @@ export async function acceptGuardianInvite(db: Database, token: string, now = ne
     await link.update({ verified: true, verified_at: now, invite_token_hash: null, invite_expires_at: null }, { transaction });
     await emit(tx, 'guardian.verified', { guardian_id: link.id, student_id: student.id });
     const institution = await tx.institution();
-    return { guardian_id: link.id, student_id: student.id, student_first_name: firstName(student.full_name), institution_name: institution.name };
+    return { guardian_id: link.id, student_id: student.id, student_first_name: givenName(student.full_name), institution_name: institution.name };
   });
 }

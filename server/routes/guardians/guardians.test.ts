@@ -99,7 +99,8 @@ describe('Guardians', () => {
     return match![1]!;
   }
 
-  const accept = (token: string) => app.http.get('/guardian/accept').query({ token });
+  /** The Confirm button of the link's page: a form post to the link's own address. */
+  const accept = (token: string) => app.http.post('/guardian/accept').query({ token }).type('form').send('');
 
   async function events(key: TestKey, type?: string) {
     const res = await send('get', '/v1/events', key).query({ limit: 200, ...(type ? { type } : {}) });
@@ -321,7 +322,30 @@ describe('Guardians', () => {
     });
   });
 
-  describe('acceptance page GET /guardian/accept', () => {
+  describe('acceptance page /guardian/accept', () => {
+    it('opening the link shows a Confirm button and confirms nothing: a mail scanner that fetches it uses nothing up', async () => {
+      const { inst, key } = await setup();
+      const student = await makeStudent(key, { full_name: 'Ashworth-Smythe, Tom' });
+      const link = await invite(key, { student_id: student.id, guardian_email: 'scanned@example.org', guardian_type: 'mother' });
+      const token = await latestToken(inst);
+      for (let visit = 0; visit < 2; visit += 1) {
+        const page = await app.http.get('/guardian/accept').query({ token });
+        expect(page.status).toBe(200);
+        expect(page.text).toContain("Confirm you are Tom's guardian");
+        expect(page.text).toMatch(/<form method="post">\s*<button type="submit">Confirm<\/button>/);
+        // The page never repeats the token: the form posts to the address the link opened.
+        expect(page.text).not.toContain(token);
+      }
+      expect((await app.ctx.db.models.GuardianLink.findByPk(link.id))!.verified).toBe(false);
+      expect(await events(key, 'guardian.verified')).toHaveLength(0);
+      // The invitation reads the name in order and speaks of the button.
+      const mail = outboxText(app, (await app.ctx.db.models.MailOutbox.findAll({ where: { institution_id: inst.id, kind: 'guardian_invite' } }))[0]!);
+      expect(mail).toContain("has listed you as Tom Ashworth-Smythe's mother.");
+      expect(mail).toContain('press Confirm');
+      expect((await accept(token)).status).toBe(200);
+      expect((await app.ctx.db.models.GuardianLink.findByPk(link.id))!.verified).toBe(true);
+    });
+
     it('verifies the link once, emits guardian.verified, and shows a self-contained page', async () => {
       const { inst, key } = await setup();
       const student = await makeStudent(key, { full_name: 'Ada King Lovelace' });
@@ -365,10 +389,11 @@ describe('Guardians', () => {
         `/guardian/accept?token=${'A'.repeat(32)}`,
         '/guardian/accept?token=a&token=b',
       ]) {
-        const res = await app.http.get(path);
-        expect(res.status, path).toBe(400);
-        expect(res.headers['content-type']).toMatch(/^text\/html/);
-        expect(res.text).toMatch(/invalid or has expired/);
+        for (const res of [await app.http.get(path), await app.http.post(path).type('form').send('')]) {
+          expect(res.status, path).toBe(400);
+          expect(res.headers['content-type']).toMatch(/^text\/html/);
+          expect(res.text).toMatch(/invalid or has expired/);
+        }
       }
     });
 

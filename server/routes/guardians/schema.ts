@@ -116,7 +116,12 @@ export const reportSummarySchema = z
     upcoming_exams: z
       .array(reportUpcomingExam)
       .openapi({ description: "Published exams of the student's groups due within 7 days of the report, not yet handed in; soonest first." }),
+    upcoming_window: z
+      .object({ start: day, end: day })
+      .nullable()
+      .openapi({ description: 'The days `upcoming_exams` covers (from when the report was made). Null in reports made before it was stored.' }),
     alpha: reportAlpha.nullable().openapi({ description: 'Null in reports made before this section existed.' }),
+    made_at: timestamp.nullable().openapi({ description: 'When the report was made. Null in reports made before it was stored.' }),
   })
   .openapi('GuardianReportSummary');
 

@@ -17,11 +17,11 @@ const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : 
 const percent = (value: number | null) => (value === null ? '—' : `${Math.round(value * 100)}%`);
 const scoreOf = (item: Summary['submissions'][number]) => (item.score === null ? '—' : `${item.score}${item.max_score === null ? '' : ` / ${item.max_score}`}`);
 
-function SubmissionsTable({ items }: { items: Summary['submissions'] }) {
-  if (items.length === 0) return <Text size="sm">No submissions this week.</Text>;
+function SubmissionsTable({ items, label }: { items: Summary['submissions']; label: string }) {
+  if (items.length === 0) return <Text size="sm">No submissions in that week.</Text>;
   return (
     <Table.ScrollContainer minWidth={480}>
-      <Table aria-label="Submissions this week">
+      <Table aria-label={label}>
         <Table.Thead>
           <Table.Tr>
             <Table.Th>Exam</Table.Th>
@@ -47,9 +47,15 @@ function SubmissionsTable({ items }: { items: Summary['submissions'] }) {
   );
 }
 
-/** The report's contents, section by section, as the mail has them. */
+/**
+ * The report's contents, section by section, as the mail has them: each section names its days, so
+ * a report made late, or read weeks later, says which week it is about (server/mail/guardian-report.ts).
+ */
 function ReportDetail({ report }: { report: GuardianReport }) {
   const { summary } = report;
+  const span = `${summary.week.start} to ${summary.week.end}`;
+  const alpha = summary.alpha;
+  const usesAlpha = alpha !== null && (alpha.activities > 0 || alpha.points_total > 0 || alpha.curricula.length > 0);
   return (
     <Stack gap="lg">
       <Facts mb={0}>
@@ -59,13 +65,15 @@ function ReportDetail({ report }: { report: GuardianReport }) {
         <Fact label="License">{summary.license.status === 'none' ? 'none' : `${summary.license.status}, until ${formatDate(summary.license.expires_at)}`}</Fact>
       </Facts>
       <Stack gap="xs">
-        <Title order={5}>Submissions this week</Title>
-        <SubmissionsTable items={summary.submissions} />
+        <Title order={5}>Submissions, {span}</Title>
+        <SubmissionsTable items={summary.submissions} label={`Submissions, ${span}`} />
       </Stack>
       <Stack gap="xs">
-        <Title order={5}>Due in the next 7 days</Title>
+        <Title order={5}>
+          {summary.upcoming_window ? `Due ${summary.upcoming_window.start} to ${summary.upcoming_window.end}` : 'Due in the 7 days after it was made'}
+        </Title>
         {summary.upcoming_exams.length === 0 ? (
-          <Text size="sm">Nothing due.</Text>
+          <Text size="sm">Nothing due on those days.</Text>
         ) : (
           <List size="sm">
             {summary.upcoming_exams.map((item) => (
@@ -76,24 +84,22 @@ function ReportDetail({ report }: { report: GuardianReport }) {
           </List>
         )}
       </Stack>
-      <Stack gap="xs">
-        <Title order={5}>Alpha Learning</Title>
-        {summary.alpha === null ? (
-          <Text size="sm">Not in reports made before this section existed.</Text>
-        ) : (
+      {usesAlpha ? (
+        <Stack gap="xs">
+          <Title order={5}>Alpha Learning, {span}</Title>
           <List size="sm">
-            <List.Item>{`Practice: ${count(summary.alpha.minutes, 'minute', 'minutes')} in ${count(summary.alpha.activities, 'activity', 'activities')}`}</List.Item>
+            <List.Item>{`Practice: ${count(alpha.minutes, 'minute', 'minutes')} in ${count(alpha.activities, 'activity', 'activities')}`}</List.Item>
             <List.Item>
-              Points: {summary.alpha.points_earned} earned this week, {summary.alpha.points_total} in total
+              Points: {alpha.points_earned} earned in that week, {alpha.points_total} in total
             </List.Item>
-            {summary.alpha.curricula.map((item) => (
+            {alpha.curricula.map((item) => (
               <List.Item key={item.curriculum_id}>
                 {`${item.name}: ${item.concepts_mastered} of ${count(item.concepts_total, 'concept', 'concepts')} mastered, average mastery ${percent(item.average_mastery)}`}
               </List.Item>
             ))}
           </List>
-        )}
-      </Stack>
+        </Stack>
+      ) : null}
       <Stack gap="xs">
         <Title order={5}>Groups and activity</Title>
         <Group gap="xs">
@@ -107,7 +113,9 @@ function ReportDetail({ report }: { report: GuardianReport }) {
             ))
           )}
         </Group>
-        <Text size="sm">Activity recorded this week: {summary.activity.events}</Text>
+        <Text size="sm">
+          Activity recorded {span}: {summary.activity.events}
+        </Text>
       </Stack>
     </Stack>
   );

@@ -11,6 +11,7 @@ import { HolderLicenses } from '../people/people';
 import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { GuardianReports } from './GuardianReports';
+import { StudentGuardians } from './StudentGuardians';
 import type { Student, StudentExam } from './students';
 
 /** The edit form's labels by API field: shown on the inputs, and in a refusal's words. */
@@ -187,6 +188,7 @@ export function StudentDetailPage() {
                   empty={{ title: 'No exams assigned', description: 'Published exams of the groups this student is in appear here.' }}
                 />
               </Section>
+              <StudentGuardians institutionId={institution.id} studentId={row.id} />
               <GuardianReports institutionId={institution.id} studentId={row.id} />
             </Stack>
 

@@ -124,7 +124,7 @@ describe('the import-boundary rule', () => {
   });
 
   it('keeps the server from importing the portal UI', async () => {
-    await expectBoundaryError('server/routes/probe.ts', "import { api } from '../../ui/src/api/client';\nexport const probe = api;\n", 'routes', 'ui');
+    await expectBoundaryError('server/routes/probe.ts', "import { portal } from '../../ui/src/api/portal';\nexport const probe = portal;\n", 'routes', 'ui');
   });
 
   it('allows the layers to point down', async () => {

@@ -190,4 +190,53 @@ describe.skipIf(!chromiumAvailable())('Webhook debugging in the portal', () => {
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it('a delivery waiting for its next try says "retrying" and when, in the log and on its page; a dead one says it failed for good', async () => {
+    // Straight in the database: a delivery whose attempt failed with a retry 10 minutes away
+    // (the sweep leaves it until then), and one past its last retry.
+    const at = new Date();
+    const made: Record<'failed' | 'dead', string> = { failed: newId('dlv'), dead: newId('dlv') };
+    for (const status of ['failed', 'dead'] as const) {
+      const eventId = newId('evt');
+      await app.ctx.db.models.WebhookDelivery.create({
+        id: made[status],
+        institution_id: first.institutionId,
+        endpoint_id: endpointId,
+        event_id: eventId,
+        event_type: 'student.updated',
+        payload: {
+          id: eventId,
+          type: 'student.updated',
+          created_at: at.toISOString(),
+          institution_id: first.institutionId,
+          data: { student_id: newId('stu') },
+        },
+        status,
+        attempt_count: status === 'failed' ? 2 : 6,
+        next_attempt_at: status === 'failed' ? new Date(at.getTime() + 10 * 60_000) : null,
+        last_attempt_at: at,
+        response_status: 503,
+        response_time_ms: 9,
+        response_body: 'busy',
+        replay_of: null,
+      });
+    }
+
+    const { page, errors } = await signedInPage();
+    await page.goto(`${app.origin}/#/i/${first.institutionId}/webhooks/deliveries?event_type=student.updated`);
+    const table = page.getByRole('table', { name: 'Deliveries' });
+    const retrying = table.getByRole('row').filter({ hasText: 'retrying' });
+    await retrying.waitFor();
+    expect(await retrying.innerText()).toMatch(/in (9|10) minutes/);
+    expect(await table.getByRole('row').filter({ hasText: 'failed for good' }).count()).toBe(1);
+    // The API's word for a retrying delivery, `failed`, is not what the log shows.
+    expect(await table.getByText(/^failed$/i).count()).toBe(0);
+    await shot(page, 'delivery-retrying');
+
+    await page.goto(`${app.origin}/#/i/${first.institutionId}/webhooks/deliveries/${made.failed}`);
+    await page.getByText('retrying', { exact: true }).waitFor();
+    await page.getByText(/^in (9|10) minutes$/).waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

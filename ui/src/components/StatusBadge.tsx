@@ -31,10 +31,10 @@ const COLORS: Record<string, string> = {
  * crowded table gives the column that room instead of showing "ACT…" (Mantine's label would
  * otherwise shrink with the cell and add an ellipsis).
  */
-export function StatusBadge({ status }: { status: string }) {
+export function StatusBadge({ status, label }: { status: string; /** Words for the status where the API's own need explaining. */ label?: string }) {
   return (
     <Badge color={COLORS[status] ?? 'gray'} variant="light" radius="sm" miw="max-content">
-      {status.replaceAll('_', ' ')}
+      {label ?? status.replaceAll('_', ' ')}
     </Badge>
   );
 }

@@ -7,7 +7,7 @@ import { call, portal } from '../../api/portal';
 import { DataTable, FilterBar, formatDate, formatRelative, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { patternGroups } from './EventPatternPicker';
-import { deliveriesKey, DELIVERY_STATUSES, useEndpoints, useEventTypes, type Delivery, type WebhookEndpoint } from './webhooks';
+import { deliveriesKey, DELIVERY_STATUS_WORDS, DELIVERY_STATUSES, useEndpoints, useEventTypes, type Delivery, type WebhookEndpoint } from './webhooks';
 
 const PAGE_SIZE = 25;
 /** The log refreshes itself while open, so a delivery shows up (and settles) without a reload. */
@@ -79,7 +79,11 @@ export function DeliveriesPage() {
           </Text>
         ),
       },
-      { header: 'Status', id: 'status', cell: ({ row }) => <StatusBadge status={row.original.status} /> },
+      {
+        header: 'Status',
+        id: 'status',
+        cell: ({ row }) => <StatusBadge status={row.original.status} label={DELIVERY_STATUS_WORDS[row.original.status]} />,
+      },
       { header: 'Attempts', accessorKey: 'attempt_count' },
       {
         header: 'Response',
@@ -140,7 +144,7 @@ export function DeliveriesPage() {
         <Select
           label="Status"
           placeholder="Any status"
-          data={DELIVERY_STATUSES.map((status) => ({ value: status, label: status }))}
+          data={DELIVERY_STATUSES.map((status) => ({ value: status, label: DELIVERY_STATUS_WORDS[status] }))}
           value={filters.status || null}
           onChange={(value) => setFilters({ status: value })}
           clearable

@@ -6,7 +6,7 @@ import { call, portal } from '../../api/portal';
 import { DataTable, Fact, Facts, formatDateSeconds, formatRelative, PageHeader, QueryError, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
 import { CopyAsCurl } from './CopyAsCurl';
-import { deliveriesKey, deliveryKey, useEndpoints, type DeliveryAttempt } from './webhooks';
+import { deliveriesKey, deliveryKey, DELIVERY_STATUS_WORDS, useEndpoints, type DeliveryAttempt } from './webhooks';
 
 /** States that can still change on their own: the page refreshes while the delivery is in one. */
 const UNSETTLED = new Set(['pending', 'delivering', 'failed']);
@@ -127,7 +127,7 @@ export function DeliveryDetailPage() {
       <Card withBorder>
         <Facts mb={0}>
           <Fact label="Status">
-            <StatusBadge status={delivery.status} />
+            <StatusBadge status={delivery.status} label={DELIVERY_STATUS_WORDS[delivery.status]} />
           </Fact>
           <Fact label="Endpoint">
             <Anchor

@@ -43,6 +43,18 @@ export type EventType = z.input<typeof eventTypesResponse>['items'][number];
  */
 export const DELIVERY_STATUSES: typeof SERVER_DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed', 'dead'];
 
+/**
+ * A delivery's status in words: the API's `failed` is an attempt that failed with another to come,
+ * so it reads "retrying" beside its next attempt; `dead` is the end, after the last retry.
+ */
+export const DELIVERY_STATUS_WORDS: Record<(typeof DELIVERY_STATUSES)[number], string> = {
+  pending: 'pending',
+  delivering: 'delivering',
+  succeeded: 'succeeded',
+  failed: 'retrying',
+  dead: 'failed for good',
+};
+
 /** The API's bounds for a rotation's grace period, in hours. */
 export const GRACE_HOURS = { min: 0, max: 168, default: 24 } as const satisfies { min: 0; max: typeof MAX_GRACE_HOURS; default: typeof DEFAULT_GRACE_HOURS };
 /** Endpoints an institution may have. */

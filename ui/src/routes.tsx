@@ -1,39 +1,14 @@
-import type { ReactNode } from 'react';
-import { AuditLogPage, OperatorAuditLogPage } from './pages/audit/AuditLogPage';
-import { ExamDetailPage } from './pages/exams/ExamDetailPage';
-import { ExamsPage } from './pages/exams/ExamsPage';
-import { FacultyDetailPage } from './pages/faculty/FacultyDetailPage';
-import { FacultyPage } from './pages/faculty/FacultyPage';
-import { GroupDetailPage } from './pages/groups/GroupDetailPage';
-import { GroupsPage } from './pages/groups/GroupsPage';
-import { LicenseDetailPage } from './pages/licenses/LicenseDetailPage';
-import { LicensesPage } from './pages/licenses/LicensesPage';
-import { StudentDetailPage } from './pages/students/StudentDetailPage';
-import { StudentsPage } from './pages/students/StudentsPage';
-import { SubmissionDetailPage } from './pages/submissions/SubmissionDetailPage';
-import { SubmissionsPage } from './pages/submissions/SubmissionsPage';
-import { DevelopersPage } from './pages/developers/DevelopersPage';
-import { KeysPage } from './pages/keys/KeysPage';
-import { AccountsPage } from './pages/operator/AccountsPage';
-import { AllowancesPage } from './pages/operator/AllowancesPage';
-import { BackupsPage } from './pages/operator/BackupsPage';
-import { JobsPage } from './pages/operator/JobsPage';
-import { CouponBatchesPage } from './pages/operator/CouponBatchesPage';
-import { CurriculaPage } from './pages/operator/CurriculaPage';
-import { InstitutionsPage } from './pages/operator/InstitutionsPage';
-import { MailServerPage } from './pages/operator/MailServerPage';
-import { SettingsPage } from './pages/operator/SettingsPage';
-import { ScopesPage } from './pages/scopes/ScopesPage';
-import { InstitutionSettingsPage } from './pages/settings/InstitutionSettingsPage';
-import { MailOutboxPage } from './pages/settings/MailOutboxPage';
-import { OneRosterPage } from './pages/oneroster/OneRosterPage';
-import { LtiPage } from './pages/lti/LtiPage';
-import { DeliveriesPage } from './pages/webhooks/DeliveriesPage';
-import { DeliveryDetailPage } from './pages/webhooks/DeliveryDetailPage';
-import { EndpointDetailPage } from './pages/webhooks/EndpointDetailPage';
-import { SignatureCheckPage } from './pages/webhooks/SignatureCheckPage';
-import { WebhooksPage } from './pages/webhooks/WebhooksPage';
+import { lazy, type ComponentType, type ReactNode } from 'react';
 import type { MembershipRole } from './session';
+
+/**
+ * A page loaded when it is first opened: each page is its own chunk, so the portal's first load
+ * (sign-in, the wizard) carries none of them. The layout shows a loader meanwhile (Suspense).
+ */
+function page<M>(load: () => Promise<M>, name: keyof M): ReactNode {
+  const Page = lazy(() => load().then((module) => ({ default: module[name] as ComponentType })));
+  return <Page />;
+}
 
 /** Where a page sits in the navigation. */
 export type Section = 'Developers' | 'Institution' | 'Settings';
@@ -67,43 +42,164 @@ export const SECTIONS: readonly Section[] = ['Developers', 'Institution', 'Setti
 
 /** Every page of an institution, in navigation order within its section. */
 export const institutionPages: InstitutionPage[] = [
-  { path: 'keys', label: 'API keys', section: 'Developers', roles: EVERY_MEMBER, element: <KeysPage />, liveOnly: true },
-  { path: 'scopes', label: 'Scopes', section: 'Developers', roles: EVERY_MEMBER, element: <ScopesPage /> },
-  { path: 'webhooks', label: 'Webhooks', section: 'Developers', roles: EVERY_MEMBER, element: <WebhooksPage /> },
-  { path: 'webhooks/deliveries', label: 'Deliveries', section: 'Developers', roles: EVERY_MEMBER, element: <DeliveriesPage /> },
-  { path: 'webhooks/deliveries/:deliveryId', label: 'Delivery', section: 'Developers', roles: EVERY_MEMBER, element: <DeliveryDetailPage />, hidden: true },
-  { path: 'webhooks/endpoints/:endpointId', label: 'Endpoint', section: 'Developers', roles: EVERY_MEMBER, element: <EndpointDetailPage />, hidden: true },
-  { path: 'webhooks/signature-check', label: 'Signature checker', section: 'Developers', roles: EVERY_MEMBER, element: <SignatureCheckPage />, hidden: true },
-  { path: 'students', label: 'Students', section: 'Institution', roles: ADMINS, element: <StudentsPage /> },
-  { path: 'students/:studentId', label: 'Student', section: 'Institution', roles: ADMINS, element: <StudentDetailPage />, hidden: true },
-  { path: 'faculty', label: 'Faculty', section: 'Institution', roles: ADMINS, element: <FacultyPage /> },
-  { path: 'faculty/:facultyId', label: 'Faculty member', section: 'Institution', roles: ADMINS, element: <FacultyDetailPage />, hidden: true },
-  { path: 'groups', label: 'Groups', section: 'Institution', roles: ADMINS, element: <GroupsPage /> },
-  { path: 'groups/:groupId', label: 'Group', section: 'Institution', roles: ADMINS, element: <GroupDetailPage />, hidden: true },
-  { path: 'licenses', label: 'Licenses', section: 'Institution', roles: ADMINS, element: <LicensesPage /> },
-  { path: 'licenses/:licenseId', label: 'License', section: 'Institution', roles: ADMINS, element: <LicenseDetailPage />, hidden: true },
-  { path: 'exams', label: 'Exams', section: 'Institution', roles: ADMINS, element: <ExamsPage /> },
-  { path: 'exams/:examId', label: 'Exam', section: 'Institution', roles: ADMINS, element: <ExamDetailPage />, hidden: true },
-  { path: 'submissions', label: 'Submissions', section: 'Institution', roles: ADMINS, element: <SubmissionsPage /> },
-  { path: 'submissions/:submissionId', label: 'Submission', section: 'Institution', roles: ADMINS, element: <SubmissionDetailPage />, hidden: true },
-  { path: 'settings', label: 'Institution settings', section: 'Settings', roles: ADMINS, element: <InstitutionSettingsPage /> },
-  { path: 'oneroster', label: 'OneRoster', section: 'Settings', roles: ADMINS, element: <OneRosterPage />, liveOnly: true },
-  { path: 'lti', label: 'LTI', section: 'Settings', roles: ADMINS, element: <LtiPage />, liveOnly: true },
-  { path: 'developers', label: 'Team', section: 'Settings', roles: ADMINS, element: <DevelopersPage />, liveOnly: true },
-  { path: 'outbox', label: 'Mail outbox', section: 'Settings', roles: ADMINS, element: <MailOutboxPage /> },
-  { path: 'audit-log', label: 'Audit log', section: 'Settings', roles: ADMINS, element: <AuditLogPage />, liveOnly: true },
+  {
+    path: 'keys',
+    label: 'API keys',
+    section: 'Developers',
+    roles: EVERY_MEMBER,
+    element: page(() => import('./pages/keys/KeysPage'), 'KeysPage'),
+    liveOnly: true,
+  },
+  { path: 'scopes', label: 'Scopes', section: 'Developers', roles: EVERY_MEMBER, element: page(() => import('./pages/scopes/ScopesPage'), 'ScopesPage') },
+  {
+    path: 'webhooks',
+    label: 'Webhooks',
+    section: 'Developers',
+    roles: EVERY_MEMBER,
+    element: page(() => import('./pages/webhooks/WebhooksPage'), 'WebhooksPage'),
+  },
+  {
+    path: 'webhooks/deliveries',
+    label: 'Deliveries',
+    section: 'Developers',
+    roles: EVERY_MEMBER,
+    element: page(() => import('./pages/webhooks/DeliveriesPage'), 'DeliveriesPage'),
+  },
+  {
+    path: 'webhooks/deliveries/:deliveryId',
+    label: 'Delivery',
+    section: 'Developers',
+    roles: EVERY_MEMBER,
+    element: page(() => import('./pages/webhooks/DeliveryDetailPage'), 'DeliveryDetailPage'),
+    hidden: true,
+  },
+  {
+    path: 'webhooks/endpoints/:endpointId',
+    label: 'Endpoint',
+    section: 'Developers',
+    roles: EVERY_MEMBER,
+    element: page(() => import('./pages/webhooks/EndpointDetailPage'), 'EndpointDetailPage'),
+    hidden: true,
+  },
+  {
+    path: 'webhooks/signature-check',
+    label: 'Signature checker',
+    section: 'Developers',
+    roles: EVERY_MEMBER,
+    element: page(() => import('./pages/webhooks/SignatureCheckPage'), 'SignatureCheckPage'),
+    hidden: true,
+  },
+  { path: 'students', label: 'Students', section: 'Institution', roles: ADMINS, element: page(() => import('./pages/students/StudentsPage'), 'StudentsPage') },
+  {
+    path: 'students/:studentId',
+    label: 'Student',
+    section: 'Institution',
+    roles: ADMINS,
+    element: page(() => import('./pages/students/StudentDetailPage'), 'StudentDetailPage'),
+    hidden: true,
+  },
+  { path: 'faculty', label: 'Faculty', section: 'Institution', roles: ADMINS, element: page(() => import('./pages/faculty/FacultyPage'), 'FacultyPage') },
+  {
+    path: 'faculty/:facultyId',
+    label: 'Faculty member',
+    section: 'Institution',
+    roles: ADMINS,
+    element: page(() => import('./pages/faculty/FacultyDetailPage'), 'FacultyDetailPage'),
+    hidden: true,
+  },
+  { path: 'groups', label: 'Groups', section: 'Institution', roles: ADMINS, element: page(() => import('./pages/groups/GroupsPage'), 'GroupsPage') },
+  {
+    path: 'groups/:groupId',
+    label: 'Group',
+    section: 'Institution',
+    roles: ADMINS,
+    element: page(() => import('./pages/groups/GroupDetailPage'), 'GroupDetailPage'),
+    hidden: true,
+  },
+  { path: 'licenses', label: 'Licenses', section: 'Institution', roles: ADMINS, element: page(() => import('./pages/licenses/LicensesPage'), 'LicensesPage') },
+  {
+    path: 'licenses/:licenseId',
+    label: 'License',
+    section: 'Institution',
+    roles: ADMINS,
+    element: page(() => import('./pages/licenses/LicenseDetailPage'), 'LicenseDetailPage'),
+    hidden: true,
+  },
+  { path: 'exams', label: 'Exams', section: 'Institution', roles: ADMINS, element: page(() => import('./pages/exams/ExamsPage'), 'ExamsPage') },
+  {
+    path: 'exams/:examId',
+    label: 'Exam',
+    section: 'Institution',
+    roles: ADMINS,
+    element: page(() => import('./pages/exams/ExamDetailPage'), 'ExamDetailPage'),
+    hidden: true,
+  },
+  {
+    path: 'submissions',
+    label: 'Submissions',
+    section: 'Institution',
+    roles: ADMINS,
+    element: page(() => import('./pages/submissions/SubmissionsPage'), 'SubmissionsPage'),
+  },
+  {
+    path: 'submissions/:submissionId',
+    label: 'Submission',
+    section: 'Institution',
+    roles: ADMINS,
+    element: page(() => import('./pages/submissions/SubmissionDetailPage'), 'SubmissionDetailPage'),
+    hidden: true,
+  },
+  {
+    path: 'settings',
+    label: 'Institution settings',
+    section: 'Settings',
+    roles: ADMINS,
+    element: page(() => import('./pages/settings/InstitutionSettingsPage'), 'InstitutionSettingsPage'),
+  },
+  {
+    path: 'oneroster',
+    label: 'OneRoster',
+    section: 'Settings',
+    roles: ADMINS,
+    element: page(() => import('./pages/oneroster/OneRosterPage'), 'OneRosterPage'),
+    liveOnly: true,
+  },
+  { path: 'lti', label: 'LTI', section: 'Settings', roles: ADMINS, element: page(() => import('./pages/lti/LtiPage'), 'LtiPage'), liveOnly: true },
+  {
+    path: 'developers',
+    label: 'Team',
+    section: 'Settings',
+    roles: ADMINS,
+    element: page(() => import('./pages/developers/DevelopersPage'), 'DevelopersPage'),
+    liveOnly: true,
+  },
+  {
+    path: 'outbox',
+    label: 'Mail outbox',
+    section: 'Settings',
+    roles: ADMINS,
+    element: page(() => import('./pages/settings/MailOutboxPage'), 'MailOutboxPage'),
+  },
+  {
+    path: 'audit-log',
+    label: 'Audit log',
+    section: 'Settings',
+    roles: ADMINS,
+    element: page(() => import('./pages/audit/AuditLogPage'), 'AuditLogPage'),
+    liveOnly: true,
+  },
 ];
 
 /** The appliance operator's pages. */
 export const operatorPages: OperatorPage[] = [
-  { path: 'institutions', label: 'Institutions', element: <InstitutionsPage /> },
-  { path: 'coupon-batches', label: 'Coupon batches', element: <CouponBatchesPage /> },
-  { path: 'allowances', label: 'Allowances', element: <AllowancesPage /> },
-  { path: 'curricula', label: 'Curricula', element: <CurriculaPage /> },
-  { path: 'settings', label: 'Settings', element: <SettingsPage /> },
-  { path: 'mail-server', label: 'Mail server', element: <MailServerPage /> },
-  { path: 'accounts', label: 'Accounts', element: <AccountsPage /> },
-  { path: 'backups', label: 'Backups', element: <BackupsPage /> },
-  { path: 'jobs', label: 'Jobs', element: <JobsPage /> },
-  { path: 'audit-log', label: 'Audit log', element: <OperatorAuditLogPage /> },
+  { path: 'institutions', label: 'Institutions', element: page(() => import('./pages/operator/InstitutionsPage'), 'InstitutionsPage') },
+  { path: 'coupon-batches', label: 'Coupon batches', element: page(() => import('./pages/operator/CouponBatchesPage'), 'CouponBatchesPage') },
+  { path: 'allowances', label: 'Allowances', element: page(() => import('./pages/operator/AllowancesPage'), 'AllowancesPage') },
+  { path: 'curricula', label: 'Curricula', element: page(() => import('./pages/operator/CurriculaPage'), 'CurriculaPage') },
+  { path: 'settings', label: 'Settings', element: page(() => import('./pages/operator/SettingsPage'), 'SettingsPage') },
+  { path: 'mail-server', label: 'Mail server', element: page(() => import('./pages/operator/MailServerPage'), 'MailServerPage') },
+  { path: 'accounts', label: 'Accounts', element: page(() => import('./pages/operator/AccountsPage'), 'AccountsPage') },
+  { path: 'backups', label: 'Backups', element: page(() => import('./pages/operator/BackupsPage'), 'BackupsPage') },
+  { path: 'jobs', label: 'Jobs', element: page(() => import('./pages/operator/JobsPage'), 'JobsPage') },
+  { path: 'audit-log', label: 'Audit log', element: page(() => import('./pages/audit/AuditLogPage'), 'OperatorAuditLogPage') },
 ];

@@ -1,4 +1,5 @@
-import { Alert, AppShell, Badge, Burger, Button, Group, NavLink, ScrollArea, Select, Text, Title } from '@mantine/core';
+import { Alert, AppShell, Badge, Burger, Button, Group, Loader, NavLink, ScrollArea, Select, Text, Title } from '@mantine/core';
+import { Suspense } from 'react';
 import { useDisclosure } from '@mantine/hooks';
 import { useQueryClient } from '@tanstack/react-query';
 import { Link as RouterLink, Outlet, useLocation, useNavigate } from 'react-router';
@@ -154,7 +155,10 @@ export function PortalLayout({ operator = false }: { operator?: boolean }) {
             These pages are for the appliance operator, who approves institutions and runs this computer's settings.
           </Alert>
         ) : (
-          <Outlet />
+          // A page's code arrives when it is first opened (ui/src/routes.tsx).
+          <Suspense fallback={<Loader aria-label="Loading the page" m="xl" />}>
+            <Outlet />
+          </Suspense>
         )}
       </AppShell.Main>
     </AppShell>

@@ -4,7 +4,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { AppContext } from './context.js';
 import { errorHandler, notFoundHandler } from './http/error-handler.js';
-import { apiReferencePage, lazyOpenApiDocument } from './http/openapi.js';
+import { apiReferencePage } from './http/openapi.js';
 import { requestId } from './http/request-id.js';
 import { requestLog } from './http/request-log.js';
 import { mountRoutes } from './http/mount.js';
@@ -13,7 +13,7 @@ import { portalDir } from './paths.js';
 import { LoginThrottle } from './portal/login-throttle.js';
 import { createPortalRouter } from './routes/portal.js';
 import { framingOf, ltiFraming } from './routes/lti/framing.js';
-import { routeRegistry, workerRoutes } from './routes/index.js';
+import { apiDocument, routeRegistry, workerRoutes } from './routes/index.js';
 import { trustProxySetting } from './http/trust-proxy.js';
 
 /** The whole HTTP surface: API under /v1 (with its reference), the portal at /. */
@@ -55,14 +55,10 @@ export function createApp(ctx: AppContext): Express {
     }),
   );
 
-  // Built at the first request that needs it: most appliances never open the reference, and the
-  // document with its rendered page is several megabytes kept for the process's life.
-  const openApiDocument = lazyOpenApiDocument(routes['/v1']);
+  // The reference page renders the document (declared at /v1/openapi.json) at its first request:
+  // most appliances never open it, and with its page it is several megabytes kept for the process's life.
   const v1 = express.Router();
-  v1.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument());
-  });
-  v1.use('/docs', apiReferencePage(openApiDocument, 'CampusBridge API reference'));
+  v1.use('/docs', apiReferencePage(apiDocument, 'CampusBridge API reference'));
   mountRoutes(v1, ctx, routes['/v1'], '/v1');
   const unrouted = meterUnrouted(ctx);
   v1.use(unrouted.request, notFoundHandler);

@@ -6,9 +6,9 @@ import { parseInput } from '../validation/parse.js';
 import { z } from '../validation/zod.js';
 import { authenticateKey, requireScope } from './auth.js';
 import { idempotency } from './idempotency.js';
-import { auditPortalChange, authenticatePortalCaller, authenticatePortalRoute, PORTAL_OPERATIONS_PREFIX } from './portal-caller.js';
+import { auditPortalChange, authenticatePortalCaller, authenticatePortalRoute } from './portal-caller.js';
 import { rateLimit } from './rate-limit.js';
-import { PORTAL_CALLERS, RawResponse, type AnyPortalRoute, type AnyRoute, type ApiRoute, type InstitutionCaller } from './route.js';
+import { PORTAL_CALLERS, RawResponse, type AnyPortalRoute, type AnyRoute, type InstitutionCaller } from './route.js';
 import { authenticateSession } from './session-auth.js';
 import { receiveUpload, type UploadedFile } from './upload.js';
 
@@ -27,21 +27,30 @@ const jsonBody = { api: express.json({ limit: '2mb', type: jsonType }), portal: 
 const formBody = express.urlencoded({ extended: false, limit: '256kb' });
 
 /**
- * Whether a caller kind may be served under a mount: key and learner operations only under `/v1`,
- * the portal's callers only under `/portal/api`, and only credential-free pages at the root.
+ * Whether a caller kind may be served under a mount: key and learner operations under `/v1`, the
+ * portal's callers under `/portal/api`, and only credential-free pages at the root. The portal
+ * also serves a key operation (but one describing the key itself, `/me`) to the institution's
+ * members, under `/institutions/{institution}`.
  */
 function servedUnder(route: AnyRoute, mount: RouteMount): boolean {
   if (route.caller === 'anyone') return true;
   if (mount === '/') return false;
+  if (mount === '/portal/api' && route.caller === 'key') return !route.keyOnly;
   return PORTAL_CALLERS.includes(route.caller) === (mount === '/portal/api');
 }
+
+/** Where the portal serves an institution operation of /v1: the same path under the member's institution. */
+const PORTAL_INSTITUTION_PREFIX = '/institutions/{institution}';
 
 /**
  * Mounts every route with the same middleware order, so none can skip a step:
  * auth (401) → institution state (403) → rate limit (429) → scope or role (403) → body → Idempotency-Key (POST) → validation → handler → envelope.
  * The chain is built from the declaration's caller kind and the mount: API keys and learner
  * sessions get the rate limit and, on POST, `Idempotency-Key`; the portal's mount gets its
- * session, CSRF and audit checks, for credential-free operations (sign-in) too.
+ * session, CSRF and audit checks, for credential-free operations (sign-in) too. Under the portal,
+ * a key operation is served to the institution's members (`/institutions/{institution}/…`): the
+ * same declaration, schemas, command, presenter and envelope, behind the member's checks and the
+ * role's scopes instead of a key's; its changes are audited.
  */
 export function mountRoutes(router: Router, ctx: AppContext, routes: readonly AnyRoute[], mount: RouteMount): void {
   const authenticate = { key: authenticateKey(ctx.db), session: authenticateSession(ctx.db) };
@@ -49,43 +58,25 @@ export function mountRoutes(router: Router, ctx: AppContext, routes: readonly An
   const portal = mount === '/portal/api';
   for (const route of routes) {
     if (!servedUnder(route, mount)) throw new Error(`${route.method} ${route.path} cannot be mounted under ${mount}`);
+    const forMembers = portal && route.caller === 'key';
+    const path = forMembers ? `${PORTAL_INSTITUTION_PREFIX}${route.path}` : route.path;
     const chain: RequestHandler[] = [
       (req, _res, next) => {
-        req.routePattern = mount === '/' ? route.path : `${mount}${route.path}`;
+        req.routePattern = mount === '/' ? path : `${mount}${path}`;
         next();
       },
     ];
-    if (route.caller === 'key') chain.push(authenticate.key, limit, requireScope(route.scope));
+    if (forMembers) chain.push(authenticatePortalCaller(ctx, route.scope));
+    else if (route.caller === 'key') chain.push(authenticate.key, limit, requireScope(route.scope));
     else if (route.caller === 'learner') chain.push(authenticate.session, limit);
     else if (portal) chain.push(authenticatePortalRoute(ctx, route));
     if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
     else if (route.form) chain.push(formBody);
-    else if (takesBody(route)) chain.push(portal ? jsonBody.portal : jsonBody.api);
-    if (route.method === 'post' && (route.caller === 'key' || route.caller === 'learner')) chain.push(idempotency(ctx.db));
+    // An institution operation takes its bulk bodies in the portal too; the portal's own forms are small.
+    else if (takesBody(route)) chain.push(portal && !forMembers ? jsonBody.portal : jsonBody.api);
+    if (route.method === 'post' && !portal && (route.caller === 'key' || route.caller === 'learner')) chain.push(idempotency(ctx.db));
     chain.push(handle(ctx, route, mount));
-    router[route.method](expressPath(route.path), ...chain);
-  }
-}
-
-/**
- * Mounts the institution operations (the API-key routes, but `/me`, which describes a key)
- * for portal sessions under `/institutions/{institution}`: the same declaration, schemas, command,
- * presenter and envelope, behind the portal's checks instead of a key's; changes are audited.
- */
-export function mountPortalOperations(router: Router, ctx: AppContext, routes: readonly ApiRoute[]): void {
-  for (const route of routes) {
-    if (route.caller !== 'key' || route.keyOnly) continue;
-    const chain: RequestHandler[] = [
-      (req, _res, next) => {
-        req.routePattern = `/portal/api/institutions/{institution}${route.path}`;
-        next();
-      },
-      authenticatePortalCaller(ctx, route.scope),
-    ];
-    if (route.upload) chain.push(checkBeforeUpload(ctx, route), receiveUpload(ctx, route.upload.maxBytes));
-    else if (takesBody(route)) chain.push(jsonBody.api);
-    chain.push(handle(ctx, route, '/portal/api'));
-    router[route.method](`${PORTAL_OPERATIONS_PREFIX}${expressPath(route.path)}`, ...chain);
+    router[route.method](expressPath(path), ...chain);
   }
 }
 

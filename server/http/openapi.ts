@@ -46,7 +46,7 @@ const DOCUMENT_INFO: Record<OpenApiDocumentKind, { title: string; description: s
 };
 
 /**
- * The institution operations of /v1 as the portal mounts them for its members (mountPortalOperations):
+ * The institution operations of /v1 as the portal mounts them for its members (mountRoutes under /portal/api):
  * `/institutions/{institution}` before the path, the portal's session instead of a key. `/me`, which
  * describes a key, is not among them.
  */

@@ -23,9 +23,6 @@ export interface PortalCaller {
   scopes: readonly Scope[];
 }
 
-/** Where the /v1 operations are mounted for portal sessions: `/portal/api/institutions/{institution}/…`. */
-export const PORTAL_OPERATIONS_PREFIX = '/institutions/:institution';
-
 /**
  * The portal's checks, in the order an API key's run: session (401) → CSRF on writes (403) →
  * membership of the institution in the path (404, as for one that does not exist) → institution

@@ -172,6 +172,8 @@ export type AnyRoute = RouteDeclaration<CallerKind, any, any, any, any>;
 export type ApiRoute = RouteDeclaration<'key' | 'learner' | 'anyone', any, any, any, any>;
 /** What `/portal/api` serves of its own: portal callers and credential-free operations (setup, sign-in). */
 export type AnyPortalRoute = RouteDeclaration<'anyone' | 'signed-in' | 'operator' | 'member', any, any, any, any>;
+/** A credential-free operation, which any mount may serve. */
+export type OpenRoute = RouteDeclaration<'anyone', any, any, any, any>;
 /** An integration operation (called with an API key). */
 export type KeyRoute = RouteDeclaration<'key', any, any, any, any>;
 /* eslint-enable @typescript-eslint/no-explicit-any */

@@ -1,6 +1,8 @@
 import type { AnyPortalRoute, AnyRoute, ApiRoute } from '../http/route.js';
 import type { RouteMount } from '../http/mount.js';
 import type { LoginThrottle } from '../portal/login-throttle.js';
+import { institutionOperations, lazyOpenApiDocument } from '../http/openapi.js';
+import { openApiDocumentRoute } from './meta/documents.js';
 import { alphaRoutes } from './alpha/alpha.js';
 import { alphaLearnerRoutes } from './learner/alpha.js';
 import { gradingLearnerRoutes } from './learner/grading.js';
@@ -52,6 +54,7 @@ import { ltiPageRoutes } from './lti/pages.js';
 
 /** Every operation under /v1: integration (API key), learner (/app/*, session) and public ones. The OpenAPI document is generated from this list. */
 export const apiRoutes: ApiRoute[] = [
+  openApiDocumentRoute(() => apiDocument(), 'api'),
   ...metaRoutes,
   ...institutionRoutes,
   ...studentRoutes,
@@ -79,9 +82,14 @@ export const apiRoutes: ApiRoute[] = [
   ...fileRoutes,
 ];
 
+/** The /v1 document, built at its first use: served at /v1/openapi.json and by the reference page at /v1/docs. */
+export const apiDocument = lazyOpenApiDocument(apiRoutes);
+
 /** Every operation only the portal has, each declared in server/routes/<area>/. */
 export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
-  return [
+  const own: AnyPortalRoute[] = [
+    // The portal's document: its own operations, this one included, and the institution operations it re-mounts.
+    openApiDocumentRoute(() => document(), 'portal'),
     ...accountRoutes(throttle),
     ...keyRoutes,
     ...sandboxRoutes,
@@ -103,6 +111,8 @@ export function portalRoutes(throttle: LoginThrottle): AnyPortalRoute[] {
     ...backupRoutes,
     ...operatorJobRoutes,
   ];
+  const document = lazyOpenApiDocument([...own, ...institutionOperations(apiRoutes)], 'portal');
+  return own;
 }
 
 /** At the root, without credentials: the health check, and the pages a browser or an LMS opens (LTI, guardian links, the learner page). */
@@ -116,5 +126,7 @@ export const workerRoutes: AnyRoute[] = healthRoutes;
  * portal also serves each institution operation of /v1 under /institutions/{institution}.
  */
 export function routeRegistry(throttle: LoginThrottle): Record<RouteMount, readonly AnyRoute[]> {
-  return { '/v1': apiRoutes, '/portal/api': portalRoutes(throttle), '/': pageRoutes };
+  // The institution operations as declared: mountRoutes puts them under /institutions/{institution}.
+  const forMembers = apiRoutes.filter((route) => route.caller === 'key' && !route.keyOnly);
+  return { '/v1': apiRoutes, '/portal/api': [...portalRoutes(throttle), ...forMembers], '/': pageRoutes };
 }

@@ -234,8 +234,10 @@ describe.skipIf(!chromiumAvailable())('Webhook debugging in the portal', () => {
     await shot(page, 'delivery-retrying');
 
     await page.goto(`${app.origin}/#/i/${first.institutionId}/webhooks/deliveries/${made.failed}`);
-    await page.getByText('retrying', { exact: true }).waitFor();
-    await page.getByText(/^in (9|10) minutes$/).waitFor();
+    await page.getByRole('heading', { name: 'Attempts' }).waitFor();
+    const facts = page.getByRole('main').locator('.mantine-Card-root').first();
+    await facts.getByText('retrying', { exact: true }).waitFor();
+    await facts.getByText(/^in (9|10) minutes$/).waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -30,6 +30,12 @@ describe('one door for every caller', () => {
     expect(found.sort()).toEqual([...ALLOWED].sort());
   });
 
+  it('branches on the caller kind only in the mounter (with its portal checks) and the document builder', () => {
+    const BRANCH = /\.caller\s*[!=]==/;
+    const branching = files.filter((file) => BRANCH.test(fs.readFileSync(file, 'utf8'))).map((file) => path.relative(path.dirname(serverRoot), file));
+    expect(branching.sort()).toEqual(['server/http/mount.ts', 'server/http/openapi-answers.ts', 'server/http/openapi.ts', 'server/http/portal-caller.ts']);
+  });
+
   it('mounts the learner page, the LTI tool, guardian links and the health check from the registry', () => {
     const registry = routeRegistry(new LoginThrottle());
     const atRoot = registry['/'].map((route) => `${route.method.toUpperCase()} ${route.path}`);

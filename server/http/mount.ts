@@ -39,6 +39,11 @@ function servedUnder(route: AnyRoute, mount: RouteMount): boolean {
   return PORTAL_CALLERS.includes(route.caller) === (mount === '/portal/api');
 }
 
+/** The /v1 operations the portal also serves, to the institution's members: every key operation but those describing the key (`/me`). */
+export function memberOperations(routes: readonly AnyRoute[]): AnyRoute[] {
+  return routes.filter((route) => route.caller === 'key' && !route.keyOnly);
+}
+
 /** Where the portal serves an institution operation of /v1: the same path under the member's institution. */
 const PORTAL_INSTITUTION_PREFIX = '/institutions/{institution}';
 

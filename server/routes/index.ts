@@ -1,5 +1,5 @@
 import type { AnyPortalRoute, AnyRoute, ApiRoute } from '../http/route.js';
-import type { RouteMount } from '../http/mount.js';
+import { memberOperations, type RouteMount } from '../http/mount.js';
 import type { LoginThrottle } from '../portal/login-throttle.js';
 import { institutionOperations, lazyOpenApiDocument } from '../http/openapi.js';
 import { openApiDocumentRoute } from './meta/documents.js';
@@ -127,6 +127,5 @@ export const workerRoutes: AnyRoute[] = healthRoutes;
  */
 export function routeRegistry(throttle: LoginThrottle): Record<RouteMount, readonly AnyRoute[]> {
   // The institution operations as declared: mountRoutes puts them under /institutions/{institution}.
-  const forMembers = apiRoutes.filter((route) => route.caller === 'key' && !route.keyOnly);
-  return { '/v1': apiRoutes, '/portal/api': [...portalRoutes(throttle), ...forMembers], '/': pageRoutes };
+  return { '/v1': apiRoutes, '/portal/api': [...portalRoutes(throttle), ...memberOperations(apiRoutes)], '/': pageRoutes };
 }

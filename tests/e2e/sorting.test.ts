@@ -57,6 +57,9 @@ describe.skipIf(!chromiumAvailable())('Sorting lists in the portal', () => {
     expect(page.url()).toMatch(/sort=full_name/);
     const ascending = await apiNames('full_name');
     await expect.poll(() => firstColumn(page)).toEqual(ascending);
+    // Each row's name is a link to the student (a new tab works), not only a clickable row.
+    const firstLink = page.getByRole('main').locator('tbody tr').first().getByRole('link');
+    expect(await firstLink.getAttribute('href')).toMatch(new RegExp(`^#/i/${demo.institution.id}/students/stu_`));
     await shot(page, 'students-by-name');
 
     // The keyboard reaches the same button; Enter presses it.

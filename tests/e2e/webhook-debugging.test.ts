@@ -228,6 +228,8 @@ describe.skipIf(!chromiumAvailable())('Webhook debugging in the portal', () => {
     const retrying = table.getByRole('row').filter({ hasText: 'retrying' });
     await retrying.waitFor();
     expect(await retrying.innerText()).toMatch(/in (9|10) minutes/);
+    // The row's first cell is a real link to the delivery, so it opens in a new tab too.
+    expect(await retrying.getByRole('link').first().getAttribute('href')).toBe(`#/i/${first.institutionId}/webhooks/deliveries/${made.failed}`);
     expect(await table.getByRole('row').filter({ hasText: 'failed for good' }).count()).toBe(1);
     // The API's word for a retrying delivery, `failed`, is not what the log shows.
     expect(await table.getByText(/^failed$/i).count()).toBe(0);

@@ -1,6 +1,7 @@
-import { Center, Group, Pagination, Skeleton, Stack, Table, Text, UnstyledButton } from '@mantine/core';
+import { Anchor, Center, Group, Pagination, Skeleton, Stack, Table, Text, UnstyledButton } from '@mantine/core';
 import { flexRender, getCoreRowModel, getSortedRowModel, useReactTable, type ColumnDef, type Header, type SortingState } from '@tanstack/react-table';
 import { useState, type ReactNode } from 'react';
+import { Link, useNavigate } from 'react-router';
 import { QueryError } from './QueryError';
 import { nextSort } from './sorting';
 
@@ -41,6 +42,11 @@ interface DataTableProps<T> {
   error?: unknown;
   empty: EmptyState;
   onRowClick?(row: T): void;
+  /**
+   * Where a row leads (a route path, relative as for `navigate`): the row opens it on click or
+   * Enter, and its first cell is a real link, so it opens in a new tab too.
+   */
+  rowLink?(row: T): string;
   getRowId?(row: T): string;
   pagination?: TablePagination;
   /** The table's accessible name. */
@@ -75,7 +81,9 @@ function serverDirection(current: string, column: string): Direction {
 }
 
 /** Every list in the portal: loading skeleton, error, empty state, rows, pages. */
-export function DataTable<T>({ columns, data, isLoading, error, empty, onRowClick, getRowId, pagination, label, sort }: DataTableProps<T>) {
+export function DataTable<T>({ columns, data, isLoading, error, empty, onRowClick: onClick, rowLink, getRowId, pagination, label, sort }: DataTableProps<T>) {
+  const navigate = useNavigate();
+  const onRowClick = rowLink ? (row: T) => navigate(rowLink(row)) : onClick;
   const sortsInBrowser = !sort && !pagination;
   const [sorting, setSorting] = useState<SortingState>([]);
   const table = useReactTable({
@@ -166,9 +174,20 @@ export function DataTable<T>({ columns, data, isLoading, error, empty, onRowClic
                 tabIndex={onRowClick ? 0 : undefined}
                 style={onRowClick ? { cursor: 'pointer' } : undefined}
               >
-                {row.getVisibleCells().map((cell) => (
-                  <Table.Td key={cell.id}>{flexRender(cell.column.columnDef.cell, cell.getContext())}</Table.Td>
-                ))}
+                {row.getVisibleCells().map((cell, index) => {
+                  const content = flexRender(cell.column.columnDef.cell, cell.getContext());
+                  return (
+                    <Table.Td key={cell.id}>
+                      {rowLink && index === 0 ? (
+                        <Anchor component={Link} to={rowLink(row.original)} c="inherit" underline="hover" onClick={(event) => event.stopPropagation()}>
+                          {content}
+                        </Anchor>
+                      ) : (
+                        content
+                      )}
+                    </Table.Td>
+                  );
+                })}
               </Table.Tr>
             ))}
           </Table.Tbody>

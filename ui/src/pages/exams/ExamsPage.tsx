@@ -1,7 +1,6 @@
 import { Select } from '@mantine/core';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
-import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { OwnerFilter } from '../faculty/OwnerFilter';
@@ -15,7 +14,6 @@ const FILTERS = ['q', 'status', 'app', 'exam_type', 'faculty_id'] as const;
 
 export function ExamsPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
   const exams = usePagedList(institution.id, 'exams', { ...filters, sort }, page);
   const teacherName = useTeacherNames(institution.id);
@@ -85,7 +83,7 @@ export function ExamsPage() {
         isLoading={exams.isPending}
         error={exams.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(row.id)}
+        rowLink={(row) => row.id}
         pagination={pagesOf(exams.data, setPage)}
         sort={{ value: sort, onChange: setSort }}
         empty={

@@ -2,7 +2,6 @@ import { Button, Select } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
-import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { ImportWizard } from '../imports/ImportWizard';
@@ -16,7 +15,6 @@ const FILTERS = ['q', 'email', 'status'] as const;
 
 export function FacultyPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
   const [importing, importer] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
@@ -76,7 +74,7 @@ export function FacultyPage() {
         isLoading={faculty.isPending}
         error={faculty.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(row.id)}
+        rowLink={(row) => row.id}
         pagination={pagesOf(faculty.data, setPage)}
         sort={{ value: sort, onChange: setSort }}
         empty={

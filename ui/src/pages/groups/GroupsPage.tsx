@@ -119,7 +119,6 @@ const FILTERS = ['q', 'faculty_id'] as const;
 
 export function GroupsPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
   const groups = usePagedList(institution.id, 'groups', { ...filters, sort }, page);
@@ -158,7 +157,7 @@ export function GroupsPage() {
         isLoading={groups.isPending}
         error={groups.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(row.id)}
+        rowLink={(row) => row.id}
         pagination={pagesOf(groups.data, setPage)}
         sort={{ value: sort, onChange: setSort }}
         empty={

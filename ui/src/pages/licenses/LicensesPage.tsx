@@ -1,7 +1,6 @@
 import { Card, Group, Select, SimpleGrid, Skeleton, Stack, Text, TextInput } from '@mantine/core';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
-import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, QueryError, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { PersonLink } from '../people/people';
@@ -57,7 +56,6 @@ const instantToDay = (iso: string) => {
 
 export function LicensesPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
   const licenses = usePagedList(institution.id, 'licenses', { ...filters, sort }, page);
   const names = useNames(
@@ -123,7 +121,7 @@ export function LicensesPage() {
         isLoading={licenses.isPending}
         error={licenses.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(row.id)}
+        rowLink={(row) => row.id}
         pagination={pagesOf(licenses.data, setPage)}
         sort={{ value: sort, onChange: setSort }}
         empty={

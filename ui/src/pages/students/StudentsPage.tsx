@@ -3,7 +3,6 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
-import { useNavigate } from 'react-router';
 import { call, portal } from '../../api/portal';
 import { DataTable, FilterBar, formatDate, NameCell, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
@@ -18,7 +17,6 @@ const FILTERS = ['q', 'email', 'student_id', 'status', 'group_id'] as const;
 
 export function StudentsPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const [creating, create] = useDisclosure(false);
   const [importing, importer] = useDisclosure(false);
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
@@ -101,7 +99,7 @@ export function StudentsPage() {
         isLoading={students.isPending}
         error={students.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(row.id)}
+        rowLink={(row) => row.id}
         pagination={pagesOf(students.data, setPage)}
         sort={{ value: sort, onChange: setSort }}
         empty={

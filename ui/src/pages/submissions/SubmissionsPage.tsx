@@ -1,7 +1,6 @@
 import { Select } from '@mantine/core';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
-import { useNavigate } from 'react-router';
 import { DataTable, FilterBar, formatDate, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
 import { useExamOptions } from '../exams/exams';
@@ -15,7 +14,6 @@ const FILTERS = ['exam_id', 'student_id', 'status'] as const;
 
 export function SubmissionsPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
   const submissions = usePagedList(institution.id, 'submissions', { ...filters, sort }, page);
   const names = useNames(
@@ -83,7 +81,7 @@ export function SubmissionsPage() {
         isLoading={submissions.isPending}
         error={submissions.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(row.id)}
+        rowLink={(row) => row.id}
         pagination={pagesOf(submissions.data, setPage)}
         sort={{ value: sort, onChange: setSort }}
         empty={

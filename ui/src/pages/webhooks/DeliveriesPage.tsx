@@ -2,7 +2,7 @@ import { Badge, Button, Group, Select, Stack, Text } from '@mantine/core';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { call, portal } from '../../api/portal';
 import { DataTable, FilterBar, formatDate, formatRelative, PageHeader, pagesOf, StatusBadge, useUrlFilters } from '../../components';
 import { useInstitution } from '../../session';
@@ -21,7 +21,6 @@ const endpointTitle = (id: string, endpoint: WebhookEndpoint | undefined) =>
 
 export function DeliveriesPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   // Filters live in the URL: a link from an endpoint's menu opens its log, and Back restores the view.
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
 
@@ -171,7 +170,7 @@ export function DeliveriesPage() {
         isLoading={deliveries.isPending || endpoints.isPending}
         error={deliveries.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(row.id)}
+        rowLink={(row) => row.id}
         pagination={pagesOf(deliveries.data, setPage)}
         sort={{ value: sort, onChange: setSort, usual: '-created_at' }}
         empty={

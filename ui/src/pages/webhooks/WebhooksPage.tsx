@@ -2,7 +2,7 @@ import { Alert, Button, Code, Menu, Stack, Table, Text, Tooltip } from '@mantine
 import { useDisclosure } from '@mantine/hooks';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useMemo, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link } from 'react-router';
 import { call, portal } from '../../api/portal';
 import { DataTable, formatDate, PageHeader, RowActions, StatusBadge, TagBadges, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
@@ -32,7 +32,6 @@ const STATUS_CHANGES: Record<EndpointStatus, { to: EndpointStatus; label: string
 
 export function WebhooksPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const [creating, { open: openCreate, close: closeCreate }] = useDisclosure(false);
   const [dialog, setDialog] = useState<Dialog | null>(null);
   const endpoints = useEndpoints(institution.id);
@@ -170,7 +169,7 @@ export function WebhooksPage() {
         isLoading={endpoints.isPending}
         error={endpoints.error}
         getRowId={(row) => row.id}
-        onRowClick={(row) => navigate(`endpoints/${row.id}`)}
+        rowLink={(row) => `endpoints/${row.id}`}
         empty={{
           title: 'No webhook endpoints yet',
           description: 'Add an endpoint to have events such as exam.graded or student.created pushed to your LMS, signed, with retries.',

@@ -44,7 +44,8 @@ interface DataTableProps<T> {
   onRowClick?(row: T): void;
   /**
    * Where a row leads (a route path, relative as for `navigate`): the row opens it on click or
-   * Enter, and its first cell is a real link, so it opens in a new tab too.
+   * Enter, and its first cell is a real link, so it opens in a new tab too. Not for a table whose
+   * first cell holds a link already (a link may not hold another): use onRowClick there.
    */
   rowLink?(row: T): string;
   getRowId?(row: T): string;

@@ -9,6 +9,7 @@ import { usePagedList } from '../shared/areas';
 import { SearchBox } from '../shared/common';
 import { LicenseCharts } from './LicenseCharts';
 import { useLicenseSummary, type License } from './licenses';
+import { useNavigate } from 'react-router';
 
 function SummaryCards({ institutionId }: { institutionId: string }) {
   const summary = useLicenseSummary(institutionId);
@@ -55,6 +56,7 @@ const instantToDay = (iso: string) => {
 };
 
 export function LicensesPage() {
+  const navigate = useNavigate();
   const institution = useInstitution();
   const { filters, page, setFilters, setPage, clear, filtered, sort, setSort } = useUrlFilters(FILTERS);
   const licenses = usePagedList(institution.id, 'licenses', { ...filters, sort }, page);
@@ -121,7 +123,8 @@ export function LicensesPage() {
         isLoading={licenses.isPending}
         error={licenses.error}
         getRowId={(row) => row.id}
-        rowLink={(row) => row.id}
+        // The first cell is already a link (the holder's page), and a link may not hold another: the row opens the license.
+        onRowClick={(row) => navigate(row.id)}
         pagination={pagesOf(licenses.data, setPage)}
         sort={{ value: sort, onChange: setSort }}
         empty={

@@ -48,6 +48,33 @@ describe('write transactions', () => {
     expect(outcome).toMatch(/inside another one/);
   });
 
+  // Each database knows its own open transaction (one store for the process, keyed by database): a second
+  // database's transaction inside the first's is no nesting, and the first still refuses its own inside both.
+  it.skipIf(onPostgres())('tells the transactions of two databases apart', async () => {
+    const otherDir = makeDataDir('campusbridge-tx-other-');
+    const other = await connectDatabase(await dataDirDatabase(otherDir));
+    try {
+      const outcome = await db.sequelize.transaction(async (outer) => {
+        await insertInstitution(db, { name: 'Outer School', status: 'approved' }, outer);
+        return other.sequelize.transaction(async (inner) => {
+          await insertInstitution(other, { name: 'Inner School', status: 'approved' }, inner);
+          return db.sequelize
+            .transaction(async () => undefined)
+            .then(
+              () => 'completed',
+              (error: Error) => error.message,
+            );
+        });
+      });
+      expect(outcome).toMatch(/inside another one/);
+      expect(await other.models.Institution.count({ where: { name: 'Inner School' } })).toBe(1);
+      expect(await db.models.Institution.count({ where: { name: 'Outer School' } })).toBe(1);
+    } finally {
+      await other.close();
+      await removeDataDir(otherDir);
+    }
+  });
+
   // A stall seen with many writers at once: a write with no transaction ran on the connection the reads share and
   // waited there for the lock, holding that connection; reads piled up behind it filled the thread
   // pool, and the transaction holding the lock could not run its next statement for 15 s.

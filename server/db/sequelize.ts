@@ -101,6 +101,14 @@ export async function openDatabase(databaseFile: string): Promise<Sequelize> {
  */
 const writeQueueTails = new WeakMap<Sequelize, () => Promise<unknown>>();
 
+/**
+ * The transaction each database's work runs in, for this async context. One store for the whole
+ * process, not one per database: Node calls every AsyncLocalStorage that was ever used on every
+ * promise made, so a store per opened database (a backup check, a restore, each suite of a test
+ * worker) would make every later promise slower, for as long as the process lives.
+ */
+const insideTransaction = new AsyncLocalStorage<ReadonlyMap<Sequelize, { current?: Transaction }>>();
+
 /** Resolves when every write transaction queued so far has finished (used before closing). */
 export function settledWrites(sequelize: Sequelize): Promise<unknown> {
   return writeQueueTails.get(sequelize)?.() ?? Promise.resolve();
@@ -109,20 +117,20 @@ export function settledWrites(sequelize: Sequelize): Promise<unknown> {
 function queueWriteTransactions(sequelize: Sequelize): void {
   const original = sequelize.transaction.bind(sequelize) as (options: object, work?: (t: Transaction) => Promise<unknown>) => Promise<unknown>;
   // The transaction this async context runs in; after-commit hooks see it finished and may queue more.
-  const inside = new AsyncLocalStorage<{ current?: Transaction }>();
+  const enclosingTransaction = () => insideTransaction.getStore()?.get(sequelize);
   let tail: Promise<unknown> = Promise.resolve();
 
   type Work = (t: Transaction) => Promise<unknown>;
   const queued = (optionsOrWork?: object | Work, maybeWork?: Work) => {
     const [options, work]: [object, Work | undefined] = typeof optionsOrWork === 'function' ? [{}, optionsOrWork as Work] : [optionsOrWork ?? {}, maybeWork];
     if (!work || (options as { transaction?: unknown }).transaction) return original(options, work);
-    const enclosing = inside.getStore();
+    const enclosing = enclosingTransaction();
     if (enclosing && !(enclosing.current as { finished?: string } | undefined)?.finished) {
       return Promise.reject(new Error('a new transaction was started inside another one; pass the open transaction instead'));
     }
     const holder: { current?: Transaction } = {};
     const run = tail.then(() =>
-      inside.run(holder, () =>
+      insideTransaction.run(new Map(insideTransaction.getStore()).set(sequelize, holder), () =>
         original(options, (transaction) => {
           holder.current = transaction;
           return work(transaction);
@@ -142,7 +150,7 @@ function queueWriteTransactions(sequelize: Sequelize): void {
   const query = sequelize.query.bind(sequelize) as (sql: unknown, options?: QueryOptions) => Promise<unknown>;
   const queuedQuery = (sql: unknown, options?: QueryOptions) => {
     if (options?.transaction || !isWrite(sql, options)) return query(sql, options);
-    const enclosing = inside.getStore();
+    const enclosing = enclosingTransaction();
     if (enclosing && !(enclosing.current as { finished?: string } | undefined)?.finished) {
       return Promise.reject(new Error('a write outside the open transaction; pass the transaction'));
     }

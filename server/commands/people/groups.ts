@@ -72,17 +72,27 @@ function nameContains(tenant: Tenant, text: string): WhereOptions {
 
 export interface GroupFilter extends PageRequest {
   faculty_id?: string;
+  student_id?: string;
   q?: string;
   sort?: ListSort<'name' | 'created_at'>;
 }
 
 export async function listGroups(tenant: Tenant, filter: GroupFilter): Promise<Page<CountedGroup>> {
+  // An unknown teacher owns nothing and an unknown student is in nothing: an empty page, not an
+  // error, as for any filter.
+  const nothing: Page<CountedGroup> = { items: [], page: filter.page, limit: filter.limit, total: 0, totalPages: 0 };
   const where: WhereOptions[] = [];
   if (filter.faculty_id !== undefined) {
     const owner = await tenant.people.findOne({ attributes: ['id'], where: personRefWhere('faculty', filter.faculty_id) });
-    // An unknown teacher owns nothing: an empty page, not an error, as for any filter.
-    if (!owner) return { items: [], page: filter.page, limit: filter.limit, total: 0, totalPages: 0 };
+    if (!owner) return nothing;
     where.push({ faculty_id: owner.id });
+  }
+  if (filter.student_id !== undefined) {
+    const student = await tenant.people.findOne({ attributes: ['id'], where: personRefWhere('student', filter.student_id) });
+    if (!student) return nothing;
+    const memberships = await tenant.groupMembers.findAll({ attributes: ['group_id'], where: { student_id: student.id } });
+    if (memberships.length === 0) return nothing;
+    where.push({ id: { [Op.in]: memberships.map((row) => row.group_id) } });
   }
   if (filter.q) where.push(nameContains(tenant, filter.q));
   const page = await tenant.groups.page(

@@ -326,6 +326,32 @@ describe('Groups', () => {
       expect(res.body.data.items.map((g: WireGroup) => g.id)).toEqual([mine.id]);
     });
 
+    it('filters by student_id given as id or login email, with the counts of the whole group', async () => {
+      const s = await school();
+      const teacher = await faculty(s.key);
+      const ada = await student(s.key, 'Ada Lovelace');
+      const alan = await student(s.key, 'Alan Turing');
+      const both = await createGroup(s.key, { name: 'Both', faculty_id: teacher.id, student_ids: [ada.id, alan.id] });
+      await createGroup(s.key, { name: 'Alan only', faculty_id: teacher.id, student_ids: [alan.id] });
+      const adas = await createGroup(s.key, { name: 'Ada only', faculty_id: teacher.id, student_ids: [ada.id] });
+
+      const byId = await get(s.key, '/groups', { student_id: ada.id, sort: 'name' });
+      expect(byId.body.data.items.map((g: WireGroup) => [g.id, g.student_count])).toEqual([
+        [adas.id, 1],
+        [both.id, 2],
+      ]);
+      const byEmail = await get(s.key, '/groups', { student_id: ada.login_email.toUpperCase(), q: 'both' });
+      expect(byEmail.body.data.items.map((g: WireGroup) => g.id)).toEqual([both.id]);
+
+      // A teacher's id is not a student's; neither is an unknown one; a student in no group has none.
+      const loner = await student(s.key, 'Grace Loner');
+      for (const ref of [teacher.id, 'stu_doesNotExist', loner.id]) {
+        const res = await get(s.key, '/groups', { student_id: ref });
+        expect(res.status).toBe(200);
+        expect(res.body.data).toEqual({ items: [], page: 1, limit: 50, total: 0, totalPages: 0 });
+      }
+    });
+
     it('answers 422 validation_error, never 500, for NUL characters wherever a string is taken', async () => {
       const s = await school();
       const teacher = await faculty(s.key);

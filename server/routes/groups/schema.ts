@@ -107,6 +107,10 @@ export const listGroupsQuery = z.strictObject({
     description: 'Only groups owned by this teacher: faculty id or login email. An unknown teacher gives an empty list.',
     example: 'fac_2Lm8kQ4xNw7Pz1Rb9Tn3Vc6Y',
   }),
+  student_id: z.string().min(1).max(320).optional().openapi({
+    description: 'Only groups this student is a member of: student id or login email. An unknown student gives an empty list.',
+    example: 'stu_7Hk2mQ9xLw4Pz8Rb1Tn5Vc3Y',
+  }),
   q: z.string().max(200).optional().openapi({ description: 'Case-insensitive substring of the name.', example: 'physics' }),
   sort: sortQuery(['name', 'created_at'], 'oldest first'),
   ...pageQuery,

@@ -3,7 +3,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useParams } from 'react-router';
 import { call, portal } from '../../api/portal';
 import { ConfirmModal, DataTable, Fact, Facts, formatDate, FormModal, PageHeader, Section, StatusBadge, useApiMutation } from '../../components';
 import { useInstitution } from '../../session';
@@ -11,6 +11,7 @@ import { HolderLicenses } from '../people/people';
 import { areaKey } from '../shared/areas';
 import { BackLink, DetailState, Mono } from '../shared/common';
 import { GuardianReports } from './GuardianReports';
+import { StudentGroups } from './StudentGroups';
 import { StudentGuardians } from './StudentGuardians';
 import type { Student, StudentExam } from './students';
 
@@ -88,7 +89,6 @@ function EditStudentModal({ student, opened, onClose }: { student: Student; open
 
 export function StudentDetailPage() {
   const institution = useInstitution();
-  const navigate = useNavigate();
   const { studentId = '' } = useParams();
   const [editing, edit] = useDisclosure(false);
   const [confirming, confirm] = useDisclosure(false);
@@ -184,10 +184,11 @@ export function StudentDetailPage() {
                   isLoading={exams.isPending}
                   error={exams.error}
                   getRowId={(item) => item.exam.id}
-                  onRowClick={(item) => navigate(`/i/${institution.id}/exams/${item.exam.id}`)}
+                  rowLink={(item) => `/i/${institution.id}/exams/${item.exam.id}`}
                   empty={{ title: 'No exams assigned', description: 'Published exams of the groups this student is in appear here.' }}
                 />
               </Section>
+              <StudentGroups institutionId={institution.id} studentId={row.id} studentName={row.full_name} />
               <StudentGuardians institutionId={institution.id} studentId={row.id} />
               <GuardianReports institutionId={institution.id} studentId={row.id} />
             </Stack>

@@ -221,6 +221,57 @@ describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
       .filter({ hasText: /confirmed/ })
       .waitFor();
     await shot(page, 'student-guardians');
+
+    // What Anne will receive, previewed: the subject by the student's given name, her address, the mail's own page.
+    await page.getByRole('button', { name: 'Preview the mail' }).click();
+    const preview = page.getByRole('dialog', { name: 'What a guardian receives' });
+    await preview.getByText(`${demo.institution.name}: weekly report for Tom (week of`).waitFor();
+    await preview.getByText('anne.ashworth@family.example').waitFor();
+    const mailFrame = page.frameLocator('iframe[title="The report as the guardian\'s mail shows it"]');
+    await mailFrame.getByRole('heading', { name: /Weekly report for Ashworth-Smythe, Tom/ }).waitFor();
+    await shot(page, 'guardian-mail-preview');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('the student page lists the groups a student is in, adds to one and takes out of one', async () => {
+    const created = await app.http.post('/v1/students').set('Authorization', `Bearer ${demo.key}`).send({ full_name: 'Grace Hopper-Group' });
+    expect(created.status, created.text).toBe(200);
+    const student = created.body.data as { id: string };
+    const groups = (await app.http.get('/v1/groups').query({ limit: 2, sort: 'name' }).set('Authorization', `Bearer ${demo.key}`)).body.data.items as Array<{
+      id: string;
+      name: string;
+    }>;
+    const [first, second] = groups;
+    const added = await app.http
+      .post(`/v1/groups/${first!.id}/members`)
+      .set('Authorization', `Bearer ${demo.key}`)
+      .send({ student_ids: [student.id] });
+    expect(added.status, added.text).toBe(200);
+
+    const { page, errors } = await openPage(browser);
+    await signInOnPage(page, app.origin, demo.admin.account.email, demo.admin.password);
+    await page.goto(`${app.origin}/#/i/${demo.institution.id}/students/${student.id}`);
+    const table = page.getByRole('table', { name: 'Groups' });
+    // The group's name is a link to its page.
+    await table.getByRole('link', { name: first!.name }).waitFor();
+
+    await page.getByRole('button', { name: 'Add to a group' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add to a group' });
+    await dialog.getByRole('combobox', { name: 'Group' }).fill(second!.name);
+    await page.getByRole('option', { name: second!.name, exact: true }).click();
+    await dialog.getByRole('button', { name: 'Add', exact: true }).click();
+    await table.getByRole('link', { name: second!.name }).waitFor();
+    await shot(page, 'student-groups');
+
+    await table.getByRole('row').filter({ hasText: first!.name }).getByRole('button').click();
+    await page.getByRole('menuitem', { name: 'Take out of this group' }).click();
+    await page.getByRole('dialog', { name: 'Take out of this group?' }).getByRole('button', { name: 'Take out' }).click();
+    await expect.poll(() => table.getByRole('link', { name: first!.name }).count()).toBe(0);
+    const memberOf = (await app.http.get('/v1/groups').query({ student_id: student.id }).set('Authorization', `Bearer ${demo.key}`)).body.data.items as Array<{
+      id: string;
+    }>;
+    expect(memberOf.map((group) => group.id)).toEqual([second!.id]);
     expect(errors).toEqual([]);
     await page.context().close();
   });

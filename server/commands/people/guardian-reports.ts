@@ -10,6 +10,7 @@ import type { PersonRow } from '../../models/person.js';
 import { getStudentDrillDown } from '../alpha/mastery.js';
 import { givenName } from '../../mail/names.js';
 import { studentFilter } from './guardians.js';
+import { findPerson } from './people.js';
 import { findInstitution } from '../institutions/institutions.js';
 import { DAY_MS } from './licenses.js';
 
@@ -189,6 +190,40 @@ export async function buildWeeklySummary(tenant: Tenant, student: PersonRow, wee
   };
 }
 
+/** The weekly mail's subject: the same for every guardian of the student. */
+const reportSubject = (institutionName: string, student: PersonRow, week: ReportWeek) =>
+  `${institutionName}: weekly report for ${givenName(student.full_name)} (week of ${week.start})`;
+
+export interface ReportPreview {
+  week: ReportWeek;
+  subject: string;
+  text: string;
+  html: string;
+  /** Who would receive it now: the verified guardians (an invitation not yet confirmed receives nothing). */
+  recipients: string[];
+}
+
+/**
+ * The mail a student's guardians would receive if the report were made now, about the week that
+ * ended last: built as the Monday job builds it, and neither stored nor sent.
+ */
+export async function previewWeeklyReport(tenant: Tenant, studentRef: string, now = new Date()): Promise<ReportPreview> {
+  const student = await findPerson(tenant, 'student', studentRef);
+  const week = reportedWeek(now);
+  const [summary, institution, guardians] = await Promise.all([
+    buildWeeklySummary(tenant, student, week, now),
+    tenant.institution(),
+    tenant.guardianLinks.findAll({ attributes: ['guardian_email'], where: { student_id: student.id, verified: true }, order: [['created_at', 'ASC']] }),
+  ]);
+  return {
+    week,
+    subject: reportSubject(institution.name, student, week),
+    text: renderWeeklyReportText(summary, institution.name),
+    html: renderWeeklyReportHtml(summary, institution.name),
+    recipients: guardians.map((guardian) => guardian.guardian_email),
+  };
+}
+
 /** One student's report for one week, with its mails, in one transaction; false when it exists already. */
 async function generateStudentReport(tenant: Tenant, studentId: string, week: ReportWeek, now: Date): Promise<boolean> {
   try {
@@ -207,7 +242,7 @@ async function generateStudentReport(tenant: Tenant, studentId: string, week: Re
       for (const guardian of guardians) {
         await queueMail(tx, {
           to: guardian.guardian_email,
-          subject: `${institution.name}: weekly report for ${givenName(student.full_name)} (week of ${week.start})`,
+          subject: reportSubject(institution.name, student, week),
           text,
           html,
           kind: 'guardian_report',

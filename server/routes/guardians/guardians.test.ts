@@ -563,6 +563,35 @@ describe('Guardians', () => {
       expect(mails[0]!.subject).toContain(week.start);
     });
 
+    it('GET /v1/students/{id}/guardian-report-preview: the mail as the verified guardians would get it now, nothing stored or sent', async () => {
+      const { inst, key, student, unverified } = await reportFixture();
+      const mailsBefore = (await outbox(inst, 'guardian_report')).length;
+      const res = await send('get', `/v1/students/${encodeURIComponent(student.login_email.toUpperCase())}/guardian-report-preview`, key);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const preview = res.body.data;
+      expect(Object.keys(preview).sort()).toEqual(['html', 'recipients', 'subject', 'text', 'week_start']);
+      expect(preview.week_start).toBe(reportedWeek(new Date()).start);
+      // Only the guardian who confirmed: the pending invitation would receive nothing.
+      expect(preview.recipients).toEqual(['verified@example.org']);
+      expect(preview.subject).toBe(`${inst.name}: weekly report for Ada (week of ${preview.week_start})`);
+      expect(preview.text).toContain('Weekly report for Ada Lovelace');
+      expect(preview.text).toContain('Groups: Year 10 Maths');
+      expect(preview.html).toContain('<h1');
+      expect(await generateWeeklyReports(app.ctx.db, { institutionId: inst.id, now: new Date(Date.now() + 7 * DAY_MS) })).toEqual({ generated: 1 });
+      expect((await outbox(inst, 'guardian_report')).length).toBe(mailsBefore + 1);
+      expect((await send('get', '/v1/guardians/reports', key).query({ student_id: student.id })).body.data.total).toBe(1);
+
+      // A student with no confirmed guardian has a preview and nobody to send it to; an unknown one is a 404.
+      const none = await send('get', `/v1/students/${unverified.id}/guardian-report-preview`, key);
+      expect(none.body.data.recipients).toEqual([]);
+      const missing = await send('get', '/v1/students/stu_doesNotExist/guardian-report-preview', key);
+      expect([missing.status, missing.body.error]).toEqual([404, 'not_found']);
+      // A key without guardians:read may not read it.
+      const studentsOnly = await makeKey(app, inst, { scopes: ['students:read'] });
+      const refused = await send('get', `/v1/students/${student.id}/guardian-report-preview`, studentsOnly);
+      expect([refused.status, refused.body.error]).toEqual([403, 'insufficient_scope']);
+    });
+
     it('CLI `reports generate` makes last week’s reports and prints {generated: n}', async () => {
       const { inst, key, student } = await reportFixture();
       const cli = (...argv: string[]) => runCliCaptured(app, ...argv);

@@ -1,4 +1,4 @@
-import { listGuardianReports } from '../../commands/people/guardian-reports.js';
+import { listGuardianReports, previewWeeklyReport } from '../../commands/people/guardian-reports.js';
 import { createGuardianLink, deleteGuardianLink, listGuardianLinks, resendGuardianInvite } from '../../commands/people/guardians.js';
 import { defineRoute } from '../../http/route.js';
 import { presentGuardianLink, presentGuardianReport } from '../../presenters/guardian.js';
@@ -11,7 +11,9 @@ import {
   listGuardiansQuery,
   listReportsQuery,
   reportPage,
+  reportPreviewSchema,
 } from './schema.js';
+import { studentParams } from '../students/schema.js';
 
 export const guardiansRoutes = [
   defineRoute({
@@ -43,6 +45,24 @@ export const guardiansRoutes = [
     response: guardianSchema,
     errors: ['not_found', 'already_added'],
     handler: async ({ tenant, body, ctx }) => presentGuardianLink(await createGuardianLink(tenant, body, { portalUrl: await ctx.publicUrl() })),
+  }),
+  defineRoute({
+    caller: 'key',
+    method: 'get',
+    path: '/students/{id}/guardian-report-preview',
+    operationId: 'previewGuardianReport',
+    summary: "Preview a student's weekly guardian report",
+    description:
+      'The mail (subject, text and HTML) the verified guardians would receive if the report of the week that ended last were made now, and who they are. Nothing is stored or sent. Unknown student: `404 not_found`.',
+    tag: 'Guardians',
+    scope: 'guardians:read',
+    params: studentParams,
+    response: reportPreviewSchema,
+    errors: ['not_found'],
+    handler: async ({ tenant, params }) => {
+      const { week, ...mail } = await previewWeeklyReport(tenant, params.id);
+      return { week_start: week.start, ...mail };
+    },
   }),
   defineRoute({
     caller: 'key',

@@ -145,3 +145,15 @@ export const listReportsQuery = z.strictObject({
 });
 
 export const reportPage = pageOf(reportSchema);
+
+export const reportPreviewSchema = z
+  .object({
+    week_start: z.string().openapi({ description: 'Monday of the week the report is about (UTC), `YYYY-MM-DD`.', example: '2026-09-07' }),
+    subject: z.string().openapi({ example: 'Riverside High: weekly report for Ada (week of 2026-09-07)' }),
+    text: z.string().openapi({ description: 'The plain-text part of the mail.' }),
+    html: z.string().openapi({ description: 'The HTML part of the mail (every value escaped).' }),
+    recipients: z
+      .array(z.string())
+      .openapi({ description: 'The verified guardians who would receive it; an unconfirmed invitation receives nothing.', example: ['parent@example.org'] }),
+  })
+  .openapi('GuardianReportPreview');

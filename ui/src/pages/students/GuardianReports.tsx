@@ -1,11 +1,11 @@
-import { Badge, Group, List, Modal, Stack, Table, Text, Title } from '@mantine/core';
+import { Badge, Button, Group, List, Modal, Skeleton, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import type { ColumnDef } from '@tanstack/react-table';
 import { useState } from 'react';
 import type { z } from 'zod';
 import type { reportSchema } from '../../../../server/routes/guardians/schema';
 import { call, portal } from '../../api/portal';
-import { DataTable, Fact, Facts, formatDate, Section } from '../../components';
+import { DataTable, Fact, Facts, formatDate, QueryError, Section } from '../../components';
 import { areaKey } from '../shared/areas';
 
 /** A weekly guardian report as GET /guardians/reports returns it: what the verified guardians were mailed. */
@@ -121,9 +121,46 @@ function ReportDetail({ report }: { report: GuardianReport }) {
   );
 }
 
+/**
+ * The mail the student's confirmed guardians would receive if the report were made now: its
+ * subject, who gets it, and the HTML part as a mail program shows it (a sandboxed frame, no scripts).
+ */
+function ReportPreview({ institutionId, studentId }: { institutionId: string; studentId: string }) {
+  const preview = useQuery({
+    queryKey: [...areaKey(institutionId, 'students'), 'guardian-report-preview', studentId],
+    queryFn: () =>
+      call(
+        portal.GET('/institutions/{institution}/students/{id}/guardian-report-preview', {
+          params: { path: { institution: institutionId, id: studentId } },
+        }),
+      ),
+  });
+  if (preview.error) return <QueryError error={preview.error} />;
+  if (!preview.data) return <Skeleton height={360} aria-busy="true" aria-label="Loading" />;
+  const { subject, recipients, html } = preview.data;
+  return (
+    <Stack gap="sm">
+      <Facts>
+        <Fact label="Subject">{subject}</Fact>
+        <Fact label="To">{recipients.length > 0 ? recipients.join(', ') : 'nobody yet: no guardian has confirmed'}</Fact>
+      </Facts>
+      <iframe
+        title="The report as the guardian's mail shows it"
+        sandbox=""
+        srcDoc={html}
+        style={{ width: '100%', height: 420, border: '1px solid var(--mantine-color-gray-4)', borderRadius: 4 }}
+      />
+      <Text size="xs" c="dimmed">
+        Nothing is sent from here. The real report is made on Monday about the week before, and goes to each guardian who has confirmed.
+      </Text>
+    </Stack>
+  );
+}
+
 /** The student's weekly guardian reports, newest first, each opening to what its guardians read. */
 export function GuardianReports({ institutionId, studentId }: { institutionId: string; studentId: string }) {
   const [open, setOpen] = useState<GuardianReport | null>(null);
+  const [previewing, setPreviewing] = useState(false);
   const reports = useQuery({
     queryKey: [...areaKey(institutionId, 'students'), 'guardian-reports', studentId],
     queryFn: () =>
@@ -141,7 +178,14 @@ export function GuardianReports({ institutionId, studentId }: { institutionId: s
     { header: 'Made', id: 'created', cell: ({ row }) => formatDate(row.original.created_at) },
   ];
   return (
-    <Section title="Guardian reports">
+    <Section
+      title="Guardian reports"
+      actions={
+        <Button size="xs" variant="light" onClick={() => setPreviewing(true)}>
+          Preview the mail
+        </Button>
+      }
+    >
       <DataTable
         label="Guardian reports"
         columns={columns}
@@ -159,6 +203,9 @@ export function GuardianReports({ institutionId, studentId }: { institutionId: s
         size="xl"
       >
         {open ? <ReportDetail report={open} /> : null}
+      </Modal>
+      <Modal opened={previewing} onClose={() => setPreviewing(false)} title="What a guardian receives" size="xl">
+        {previewing ? <ReportPreview institutionId={institutionId} studentId={studentId} /> : null}
       </Modal>
     </Section>
   );

@@ -618,6 +618,19 @@ describe('the portal operations', () => {
     expectError(await portal.put('/oneroster', { url: provider.url, client_id: 'x', client_secret: 'y', class_share: 2 }), 422, 'validation_error');
     expect(ok(await portal.get('/oneroster')).connection).toBeNull();
 
+    // Tested before it is saved: the values as typed, wrong then right, and still nothing stored.
+    expectError(await portal.post('/oneroster/test'), 404, 'not_found');
+    expectError(await portal.post('/oneroster/test', { url: provider.url, client_id: provider.clientId }), 422, 'validation_error');
+    const draft = { url: provider.url, token_url: provider.tokenUrl, client_id: provider.clientId, auth_method: 'form' };
+    const refused = ok(await portal.post('/oneroster/test', { ...draft, client_secret: 'not the secret' }));
+    expect(refused).toMatchObject({ ok: false });
+    expect(refused.message).not.toContain('not the secret');
+    expect(ok(await portal.post('/oneroster/test', { ...draft, client_secret: provider.clientSecret }))).toEqual({
+      ok: true,
+      message: expect.stringContaining('51 in all'),
+    });
+    expect(ok(await portal.get('/oneroster')).connection).toBeNull();
+
     const saved = ok(
       await portal.put('/oneroster', {
         url: provider.url,
@@ -634,6 +647,12 @@ describe('the portal operations', () => {
     // A change without the secret keeps it.
     ok(await portal.put('/oneroster', { url: provider.url, token_url: provider.tokenUrl, client_id: provider.clientId, auth_method: 'basic' }));
     expect(ok(await portal.post('/oneroster/test'))).toEqual({ ok: true, message: expect.stringContaining('51 in all') });
+    // A draft without its secret is tested with the stored one.
+    expect(
+      ok(await portal.post('/oneroster/test', { url: provider.url, token_url: provider.tokenUrl, client_id: provider.clientId, auth_method: 'form' })),
+    ).toMatchObject({
+      ok: true,
+    });
 
     const planned = ok(await portal.post('/oneroster/sync', { dry_run: true }));
     expect(planned).toMatchObject({ outcome: 'dry_run', created: { students: 48, faculty: 2, groups: 2 } });

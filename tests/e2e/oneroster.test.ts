@@ -110,6 +110,15 @@ describe.skipIf(!chromiumAvailable())('OneRoster pages in Chromium', () => {
     await main().getByLabel('Token URL').fill(provider.tokenUrl);
     await main().getByText('In the form body').click();
     await main().getByLabel('Sync every (hours)').fill('12');
+    // Tried before it is saved: a wrong secret fails in the SIS's words, the right one answers; nothing is stored yet.
+    await main().getByLabel('Client secret').fill('not the secret');
+    await main().getByRole('button', { name: 'Test connection' }).click();
+    await main().getByRole('status').filter({ hasText: 'The connection failed' }).waitFor();
+    await main().getByLabel('Client secret').fill(provider.clientSecret);
+    await main().getByRole('button', { name: 'Test connection' }).click();
+    await main().getByRole('status').filter({ hasText: 'The SIS answered' }).filter({ hasText: '51 in all' }).waitFor();
+    expect(await app.ctx.db.models.OneRosterConnection.count({ where: { institution_id: institutionId } })).toBe(0);
+    await main().getByText('matched to a student or teacher this school has').waitFor();
     await main().getByRole('button', { name: 'Connect', exact: true }).click();
     await main().getByRole('button', { name: 'Save connection' }).waitFor();
     await main().getByText('A secret is stored; leave empty to keep it.').waitFor();

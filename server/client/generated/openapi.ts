@@ -619,6 +619,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/students/{id}/guardian-report-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a student's weekly guardian report
+         * @description The mail (subject, text and HTML) the verified guardians would receive if the report of the week that ended last were made now, and who they are. Nothing is stored or sent. Unknown student: `404 not_found`.
+         *
+         *     Scope: `guardians:read` (a `:write` scope implies its `:read`).
+         */
+        get: operations["previewGuardianReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/guardians/reports": {
         parameters: {
             query?: never;
@@ -2826,6 +2848,26 @@ export interface components {
              * @default false
              */
             is_primary?: boolean;
+        };
+        GuardianReportPreview: {
+            /**
+             * @description Monday of the week the report is about (UTC), `YYYY-MM-DD`.
+             * @example 2026-09-07
+             */
+            week_start: string;
+            /** @example Riverside High: weekly report for Ada (week of 2026-09-07) */
+            subject: string;
+            /** @description The plain-text part of the mail. */
+            text: string;
+            /** @description The HTML part of the mail (every value escaped). */
+            html: string;
+            /**
+             * @description The verified guardians who would receive it; an unconfirmed invitation receives nothing.
+             * @example [
+             *       "parent@example.org"
+             *     ]
+             */
+            recipients: string[];
         };
         GuardianReport: {
             /** @example rpt_2Hd9mQ4xLw7Pz3Rb8Tn1Vc5Y */
@@ -9143,6 +9185,8 @@ export interface operations {
             query?: {
                 /** @description Only groups owned by this teacher: faculty id or login email. An unknown teacher gives an empty list. */
                 faculty_id?: string;
+                /** @description Only groups this student is a member of: student id or login email. An unknown student gives an empty list. */
+                student_id?: string;
                 /** @description Case-insensitive substring of the name. */
                 q?: string;
                 /** @description Order of the list: `name`, `created_at`, ascending, or descending with a leading `-` (`-name`). Ties are broken by creation time, then id, in the same direction. Without it: oldest first. */
@@ -12398,6 +12442,209 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         error: "already_added" | "conflict";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: validation_error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "validation_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limit exceeded: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limited";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "internal_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Rate limiter unavailable: rate_limiter_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "rate_limiter_unavailable";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+        };
+    };
+    previewGuardianReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Student id or login email. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Echoed when the request sent a valid one; generated otherwise. */
+                    "X-Request-Id": string;
+                    /** @description Requests allowed in the current 60-second window. */
+                    "X-RateLimit-Limit": string;
+                    /** @description Requests left in the current window. */
+                    "X-RateLimit-Remaining": string;
+                    /** @description End of the current window, Unix seconds. */
+                    "X-RateLimit-Reset": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["GuardianReportPreview"];
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized, invalid_api_key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "unauthorized" | "invalid_api_key";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not allowed: institution_not_approved, insufficient_scope */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "institution_not_approved" | "insufficient_scope";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "not_found";
                         message: string;
                         /** @description With validation_error: one entry per problem. */
                         details?: {

@@ -192,12 +192,49 @@ export interface ConnectionTest {
   message: string;
 }
 
-/** Asks for a token and for one page of users, without writing anything. */
-export async function testConnection(db: Database, config: Config, tenant: Tenant): Promise<ConnectionTest> {
-  const connection = await requireConnection(tenant);
-  if (connection.source === 'csv')
-    return { ok: false, message: 'This connection takes CSV imports: it has no REST API to test. Connect the SIS (URL and credentials) to sync through it.' };
-  const client = new OneRosterClient(await sisSettings(db, config, tenant, connection));
+/**
+ * The settings a test uses: the stored connection's, or (`draft`, the form as typed, before it is
+ * saved) the draft's, with the stored secret when the draft leaves it out.
+ */
+async function settingsToTest(
+  db: Database,
+  config: Config,
+  tenant: Tenant,
+  draft: Partial<ConnectionInput> | undefined,
+): Promise<SisSettings | ConnectionTest> {
+  const stored = await findConnection(tenant);
+  if (!draft?.url) {
+    if (!stored) throw notFound('OneRoster connection (connect one first, or send the values to test)');
+    if (stored.source === 'csv')
+      return { ok: false, message: 'This connection takes CSV imports: it has no REST API to test. Connect the SIS (URL and credentials) to sync through it.' };
+    return sisSettings(db, config, tenant, stored);
+  }
+  const url = checkUrl(draft.url, 'url');
+  if (!draft.client_id) throw validationError([{ path: 'client_id', message: 'Required to test the connection.' }]);
+  const storedSecret = stored && stored.source === 'rest' ? tenant.fieldCrypto.decrypt(stored.client_secret_sealed, CLIENT_SECRET) : null;
+  const clientSecret = draft.client_secret ?? storedSecret;
+  if (!clientSecret) throw validationError([{ path: 'client_secret', message: 'Required to test the connection.' }]);
+  const version = draft.version ?? stored?.version ?? '1.2';
+  return {
+    url,
+    version,
+    tokenUrl: draft.token_url ? checkUrl(draft.token_url, 'token_url') : `${url}/token`,
+    clientId: draft.client_id,
+    clientSecret,
+    authMethod: draft.auth_method ?? 'basic',
+    scopes: draft.scopes?.trim() || DEFAULT_SCOPES[version],
+    privateHosts: await readApplianceSetting(db, config, 'outbound_private_hosts'),
+  };
+}
+
+/**
+ * Asks for a token and for one page of users, without writing anything: of the stored connection,
+ * or of the values in `draft` before they are saved ("Test connection" before "Connect").
+ */
+export async function testConnection(db: Database, config: Config, tenant: Tenant, draft?: Partial<ConnectionInput>): Promise<ConnectionTest> {
+  const settings = await settingsToTest(db, config, tenant, draft);
+  if ('ok' in settings) return settings;
+  const client = new OneRosterClient(settings);
   try {
     await client.accessToken();
     const count = await client.countUsers();

@@ -6,7 +6,16 @@ import { validationError } from '../../errors.js';
 import { defineRoute, type AnyPortalRoute } from '../../http/route.js';
 import { presentConnection, presentRun } from '../../presenters/oneroster.js';
 import { z } from '../../validation/zod.js';
-import { connectionBody, connectionSchema, importQuery, institutionParams, onerosterStateSchema, syncBody, syncResultSchema } from './schema.js';
+import {
+  connectionBody,
+  connectionSchema,
+  connectionTestBody,
+  importQuery,
+  institutionParams,
+  onerosterStateSchema,
+  syncBody,
+  syncResultSchema,
+} from './schema.js';
 
 /**
  * The institution's OneRoster connection in the portal (docs/lms.md#oneroster): its settings (the
@@ -63,11 +72,14 @@ export const onerosterRoutes: AnyPortalRoute[] = [
     operationId: 'testOneRoster',
     tag: 'OneRoster',
     summary: 'Asks the SIS for a token and for its users, changing nothing; says what worked or what failed',
+    description:
+      'Tests the stored connection, or the values sent (before they are saved). A SIS that refuses or cannot be reached is `ok: false` with its words.',
     caller: 'member',
     roles: ROLES,
     params: institutionParams,
+    body: connectionTestBody,
     response: z.object({ ok: z.boolean(), message: z.string() }),
-    handler: async ({ access, ctx }) => testConnection(ctx.db, ctx.config, access.tenant),
+    handler: async ({ access, ctx, body }) => testConnection(ctx.db, ctx.config, access.tenant, body),
   }),
   defineRoute({
     method: 'post',

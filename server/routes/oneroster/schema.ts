@@ -90,6 +90,22 @@ export const connectionBody = z.strictObject({
     .openapi({ description: 'Send grades to the SIS gradebook (OneRoster 1.2 only: 1.1 is refused with 422); absent keeps the stored choice.' }),
 });
 
+/**
+ * A connection test: empty tests the stored connection; with `url` and `client_id` it tests
+ * those values before they are saved (an absent secret is the stored one). Nothing is stored.
+ */
+export const connectionTestBody = z
+  .strictObject({
+    url: connectionBody.shape.url.optional(),
+    version: z.enum(ONEROSTER_VERSIONS).optional(),
+    token_url: connectionBody.shape.token_url,
+    client_id: connectionBody.shape.client_id.optional(),
+    client_secret: connectionBody.shape.client_secret,
+    auth_method: z.enum(ONEROSTER_AUTH_METHODS).optional(),
+    scopes: connectionBody.shape.scopes,
+  })
+  .openapi({ description: 'Empty: test the stored connection. With `url` and `client_id`: test these values before saving them (no secret: the stored one).' });
+
 /** A `true`/`false` query flag, false when absent. */
 const flag = z
   .enum(['true', 'false'])

@@ -866,7 +866,9 @@ export interface paths {
         put?: never;
         /**
          * Asks the SIS for a token and for its users, changing nothing; says what worked or what failed
-         * @description An active member of the institution in the path, with the role admin.
+         * @description Tests the stored connection, or the values sent (before they are saved). A SIS that refuses or cannot be reached is `ok: false` with its words.
+         *
+         *     An active member of the institution in the path, with the role admin.
          */
         post: operations["testOneRoster"];
         delete?: never;
@@ -2185,6 +2187,28 @@ export interface paths {
          *     An active member of the institution in the path with a role whose scopes grant `guardians:write`. The same operation as /v1/guardians.
          */
         post: operations["institution_createGuardian"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/institutions/{institution}/students/{id}/guardian-report-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a student's weekly guardian report
+         * @description The mail (subject, text and HTML) the verified guardians would receive if the report of the week that ended last were made now, and who they are. Nothing is stored or sent. Unknown student: `404 not_found`.
+         *
+         *     An active member of the institution in the path with a role whose scopes grant `guardians:read`. The same operation as /v1/students/{id}/guardian-report-preview.
+         */
+        get: operations["institution_previewGuardianReport"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4123,6 +4147,26 @@ export interface components {
              * @default false
              */
             is_primary?: boolean;
+        };
+        GuardianReportPreview: {
+            /**
+             * @description Monday of the week the report is about (UTC), `YYYY-MM-DD`.
+             * @example 2026-09-07
+             */
+            week_start: string;
+            /** @example Riverside High: weekly report for Ada (week of 2026-09-07) */
+            subject: string;
+            /** @description The plain-text part of the mail. */
+            text: string;
+            /** @description The HTML part of the mail (every value escaped). */
+            html: string;
+            /**
+             * @description The verified guardians who would receive it; an unconfirmed invitation receives nothing.
+             * @example [
+             *       "parent@example.org"
+             *     ]
+             */
+            recipients: string[];
         };
         GuardianReport: {
             /** @example rpt_2Hd9mQ4xLw7Pz3Rb8Tn1Vc5Y */
@@ -13055,7 +13099,22 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    url?: string;
+                    /** @enum {string} */
+                    version?: "1.2" | "1.1";
+                    token_url?: string | null;
+                    client_id?: string;
+                    /** @description Required when connecting; absent keeps the stored secret. */
+                    client_secret?: string;
+                    /** @enum {string} */
+                    auth_method?: "basic" | "form";
+                    scopes?: string | null;
+                };
+            };
+        };
         responses: {
             /** @description Success */
             200: {
@@ -22373,6 +22432,8 @@ export interface operations {
             query?: {
                 /** @description Only groups owned by this teacher: faculty id or login email. An unknown teacher gives an empty list. */
                 faculty_id?: string;
+                /** @description Only groups this student is a member of: student id or login email. An unknown student gives an empty list. */
+                student_id?: string;
                 /** @description Case-insensitive substring of the name. */
                 q?: string;
                 /** @description Order of the list: `name`, `created_at`, ascending, or descending with a leading `-` (`-name`). Ties are broken by creation time, then id, in the same direction. Without it: oldest first. */
@@ -24892,6 +24953,157 @@ export interface operations {
                         success: false;
                         /** @enum {string} */
                         error: "already_added";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description The request is not valid: validation_error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "validation_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Internal error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "internal_error";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+        };
+    };
+    institution_previewGuardianReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Student id or login email. */
+                id: string;
+                /** @description The institution (`inst_…`) the member acts on. */
+                institution: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    /** @description Echoed when the request sent a valid one; generated otherwise. */
+                    "X-Request-Id": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["GuardianReportPreview"];
+                    };
+                };
+            };
+            /** @description Not authenticated: unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "unauthorized";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not allowed: forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "forbidden";
+                        message: string;
+                        /** @description With validation_error: one entry per problem. */
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description With insufficient_scope: scopes the operation needs. */
+                        required?: string[];
+                        /** @description With insufficient_scope: those the key lacks. */
+                        missing?: string[];
+                    };
+                };
+            };
+            /** @description Not found: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: false;
+                        /** @enum {string} */
+                        error: "not_found";
                         message: string;
                         /** @description With validation_error: one entry per problem. */
                         details?: {

@@ -1,4 +1,4 @@
-import { Button, Checkbox, Fieldset, Group, NumberInput, PasswordInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Button, Checkbox, Fieldset, Group, NumberInput, PasswordInput, SegmentedControl, SimpleGrid, Stack, Text, TextInput } from '@mantine/core';
 import { useState, type FormEvent } from 'react';
 import { call, portal } from '../../api/portal';
 import { ConfirmModal, useApiMutation } from '../../components';
@@ -56,16 +56,30 @@ export function ConnectionForm({ connection }: { connection: OneRosterConnection
     onSuccess: () => setDisconnecting(false),
   });
 
+  /** The service and credentials as typed: what a test sends, and the first half of what a save does. */
+  const service = () => ({
+    url: url.trim(),
+    version,
+    token_url: tokenUrl.trim() || null,
+    client_id: clientId.trim(),
+    ...(secret ? { client_secret: secret } : {}),
+    auth_method: authMethod,
+    scopes: scopes.trim() || null,
+  });
+  const [tested, setTested] = useState<{ ok: boolean; message: string } | null>(null);
+  const test = useApiMutation({
+    mutationFn: () => {
+      setTested(null);
+      return call(portal.POST('/institutions/{id}/oneroster/test', { params: { path: { id: institution.id } }, body: service() }));
+    },
+    onSuccess: setTested,
+    labels: LABELS,
+  });
+
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate({
-      url: url.trim(),
-      version,
-      token_url: tokenUrl.trim() || null,
-      client_id: clientId.trim(),
-      ...(secret ? { client_secret: secret } : {}),
-      auth_method: authMethod,
-      scopes: scopes.trim() || null,
+      ...service(),
       class_share: Number(classShare) / 100,
       class_minimum: Number(classMinimum),
       school_share: Number(schoolShare) / 100,
@@ -215,7 +229,20 @@ export function ConnectionForm({ connection }: { connection: OneRosterConnection
             error={errors.gradebook_writeback}
           />
         </Fieldset>
+        {tested ? (
+          <Alert color={tested.ok ? 'teal' : 'red'} title={tested.ok ? 'The SIS answered' : 'The connection failed'} role="status">
+            {tested.message}
+          </Alert>
+        ) : null}
+        <Text size="sm" c="dimmed">
+          People already here are kept, not made twice: a SIS user is matched to a student or teacher this school has by the link an earlier sync made, then by
+          the SIS&apos;s identifier (the Student ID or Faculty ID here), then by email. Only the rest are created. Nothing is written until you sync, and a dry
+          run shows the plan first.
+        </Text>
         <Group justify="flex-end">
+          <Button variant="default" loading={test.isPending} disabled={!url.trim() || !clientId.trim()} onClick={() => test.mutate()}>
+            Test connection
+          </Button>
           {connection ? (
             <Button variant="default" color="red" onClick={() => setDisconnecting(true)}>
               Disconnect

@@ -1,4 +1,4 @@
-import { Alert, Button, Card, Group, Stack, Text } from '@mantine/core';
+import { Button, Card, Group, Stack, Text } from '@mantine/core';
 import { useState } from 'react';
 import { call, portal } from '../../api/portal';
 import { ConfirmModal, useApiMutation } from '../../components';
@@ -6,16 +6,11 @@ import { useInstitution } from '../../session';
 import { onerosterKey, type SyncResult } from './oneroster';
 import { SyncResultAlert } from './SyncResultAlert';
 
-/** Test the connection, run a dry run or sync now, and apply a held-back sync. */
+/** A dry run or a sync now, and applying a held-back sync (the connection form tests the connection). */
 export function SyncCard() {
   const institution = useInstitution();
   const [last, setLast] = useState<SyncResult | null>(null);
-  const [tested, setTested] = useState<{ ok: boolean; message: string } | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const test = useApiMutation({
-    mutationFn: () => call(portal.POST('/institutions/{id}/oneroster/test', { params: { path: { id: institution.id } } })),
-    onSuccess: setTested,
-  });
   const sync = useApiMutation({
     mutationFn: (body: { dry_run?: boolean; confirm?: boolean }) =>
       call(portal.POST('/institutions/{id}/oneroster/sync', { params: { path: { id: institution.id } }, body })),
@@ -29,9 +24,6 @@ export function SyncCard() {
     <Card withBorder padding="lg">
       <Stack gap="md">
         <Group>
-          <Button variant="default" loading={test.isPending} onClick={() => test.mutate()}>
-            Test connection
-          </Button>
           <Button variant="default" loading={sync.isPending && sync.variables?.dry_run === true} onClick={() => sync.mutate({ dry_run: true })}>
             Dry run
           </Button>
@@ -39,11 +31,6 @@ export function SyncCard() {
             Sync now
           </Button>
         </Group>
-        {tested ? (
-          <Alert color={tested.ok ? 'green' : 'red'} title={tested.ok ? 'The SIS answered' : 'The connection failed'} role="status">
-            {tested.message}
-          </Alert>
-        ) : null}
         {last ? <SyncResultAlert result={last} applyLabel="Review and apply…" onApply={() => setConfirming(true)} /> : null}
       </Stack>
       <ConfirmModal

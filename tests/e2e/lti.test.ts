@@ -48,19 +48,52 @@ describe.skipIf(!chromiumAvailable())('LTI set-up page in Chromium', () => {
 
   const main = () => page.getByRole('main');
 
-  it("shows the tool's side to paste into the LMS", async () => {
+  it("leads with Dynamic Registration, then the tool's side in each LMS's own field names", async () => {
     await signInOnPage(page, app.origin, ADMIN.admin_email, ADMIN.admin_password);
     await page.getByRole('link', { name: 'LTI' }).click();
     await main().getByRole('heading', { name: 'LTI 1.3' }).waitFor();
+    // The easy path comes before anything to copy by hand.
+    const easy = main().getByText('The easy way: Dynamic Registration');
+    const moodleTab = main().getByRole('tab', { name: 'Moodle' });
+    await easy.waitFor();
+    expect((await easy.boundingBox())!.y).toBeLessThan((await moodleTab.boundingBox())!.y);
+    // Moodle's form, field by field, as Moodle names its fields.
+    await main().getByRole('button', { name: 'Copy Initiate login URL' }).waitFor();
     await main().getByText(`${app.origin}/lti/login`, { exact: true }).waitFor();
+    await main().getByRole('button', { name: 'Copy Public keyset' }).waitFor();
     await main().getByText(`${app.origin}/lti/jwks`, { exact: true }).waitFor();
-    await main().getByText('-----BEGIN PUBLIC KEY-----').waitFor();
-    await main().getByText('"oidc_initiation_url"').waitFor();
+    await main().getByRole('button', { name: 'Copy Tool URL' }).waitFor();
+    await main().getByRole('button', { name: 'Copy Content Selection URL' }).waitFor();
     await main().getByText('No LMS is registered yet.').waitFor();
+    // On 127.0.0.1 nothing is said about HTTPS.
+    expect(await main().getByText('Your LMS will expect this tool on HTTPS').count()).toBe(0);
+    await shot(page, 'tool-side');
+
+    await main().getByRole('tab', { name: 'Canvas' }).click();
+    await main().getByText('"oidc_initiation_url"').waitFor();
+    await main().getByRole('button', { name: 'Copy OpenID Connect Initiation Url' }).waitFor();
+    await main().getByRole('tab', { name: 'Another LMS' }).click();
+    await main().getByText('-----BEGIN PUBLIC KEY-----').waitFor();
     // The JWK shown is the one the key set serves.
     const jwks = (await app.http.get('/lti/jwks')).body as { keys: Array<{ kid: string }> };
     await main().getByText(`"kid": "${jwks.keys[0]!.kid}"`).waitFor();
-    await shot(page, 'tool-side');
+  });
+
+  it('says the LMS will expect HTTPS when the public address is plain http:// on the network', async () => {
+    await writeApplianceSetting(app.ctx.db, 'public_url', 'http://campusbridge.hillcrest.test');
+    try {
+      await page.reload();
+      const note = main().getByRole('alert').filter({ hasText: 'Your LMS will expect this tool on HTTPS' });
+      await note.waitFor();
+      await note.getByText(/Put the appliance behind your school.s HTTPS/).waitFor();
+      await main().getByText('http://campusbridge.hillcrest.test/lti/login', { exact: true }).waitFor();
+      await shot(page, 'https-note');
+    } finally {
+      await writeApplianceSetting(app.ctx.db, 'public_url', 'default');
+    }
+    await page.reload();
+    await main().getByText(`${app.origin}/lti/login`, { exact: true }).waitFor();
+    expect(await main().getByText('Your LMS will expect this tool on HTTPS').count()).toBe(0);
   });
 
   it('makes a single-use Dynamic Registration URL, shown with Copy', async () => {

@@ -37,7 +37,8 @@ export function CopyBlock({ label, value }: { label: string; value: string }) {
           )}
         </CopyButton>
       </Group>
-      <Code block style={{ maxHeight: 220, overflow: 'auto' }}>
+      {/* It scrolls: focusable, so a keyboard can scroll it too. */}
+      <Code block tabIndex={0} aria-label={label} style={{ maxHeight: 220, overflow: 'auto' }}>
         {value}
       </Code>
     </Stack>

@@ -16,9 +16,11 @@ export function DynamicRegistration() {
   return (
     <Card withBorder padding="lg">
       <Stack gap="sm">
+        <Text fw={600}>The easy way: Dynamic Registration</Text>
         <Text size="sm">
-          If your LMS offers LTI Dynamic Registration (Moodle 4: Manage tools → Tool URL → Add LTI Advantage; Canvas: Developer Keys → LTI Registration), paste
-          this URL there: the LMS and CampusBridge exchange everything above, and the platform appears in the list. It works once, within an hour.
+          Moodle 4.1 and later and Canvas register the tool themselves from one address: make it here and paste it into the LMS (Moodle: Site administration →
+          Plugins → External tool → Manage tools → &ldquo;Tool URL&rdquo; → Add LTI Advantage; Canvas: Developer Keys → + Developer Key → LTI Registration). The
+          LMS then appears under Platforms below. The address works once, within an hour.
         </Text>
         {made ? <CopyValue label="Registration URL" value={made.url} /> : null}
         {made ? (

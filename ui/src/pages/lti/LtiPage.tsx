@@ -9,7 +9,7 @@ import { LinksTable } from './LinksTable';
 import { PlatformForm } from './PlatformForm';
 import { PlatformsTable } from './PlatformsTable';
 import { ScorePosts } from './ScorePosts';
-import { ToolSide } from './ToolSide';
+import { HttpsNote, ToolSide } from './ToolSide';
 
 /** Settings → LTI: the tool's side to paste into the LMS, the registered platforms, and the grades sent back. */
 export function LtiPage() {
@@ -32,9 +32,13 @@ export function LtiPage() {
         <Stack gap="xl" maw={1100}>
           <div>
             <Title order={3} mb="sm">
-              This tool, for your LMS
+              Connect an LMS
             </Title>
-            <ToolSide tool={overview.data.tool} />
+            <Stack gap="lg">
+              <HttpsNote tool={overview.data.tool} />
+              <DynamicRegistration />
+              <ToolSide tool={overview.data.tool} />
+            </Stack>
           </div>
           <div>
             <Title order={3} mb="sm">
@@ -42,7 +46,6 @@ export function LtiPage() {
             </Title>
             <Stack gap="lg">
               <PlatformsTable platforms={overview.data.platforms} />
-              <DynamicRegistration />
               <PlatformForm />
             </Stack>
           </div>

@@ -58,24 +58,39 @@ export function PlatformForm() {
             <TextInput
               label={LABELS.issuer}
               placeholder="https://moodle.school.example"
+              description="Moodle: Platform ID. Canvas: https://canvas.instructure.com"
               required
               value={issuer}
               onChange={(e) => setIssuer(e.currentTarget.value)}
               error={errors.issuer}
             />
-            <TextInput label={LABELS.client_id} required value={clientId} onChange={(e) => setClientId(e.currentTarget.value)} error={errors.client_id} />
+            <TextInput
+              label={LABELS.client_id}
+              description="Moodle: Client ID. Canvas: the developer key's number"
+              required
+              value={clientId}
+              onChange={(e) => setClientId(e.currentTarget.value)}
+              error={errors.client_id}
+            />
             <TextInput
               label={LABELS.deployment_ids}
-              description="Separated by commas"
+              description="Moodle: Deployment ID. Several: separated by commas"
               required
               value={deployments}
               onChange={(e) => setDeployments(e.currentTarget.value)}
               error={errors.deployment_ids}
             />
-            <TextInput label={LABELS.auth_url} required value={authUrl} onChange={(e) => setAuthUrl(e.currentTarget.value)} error={errors.auth_url} />
+            <TextInput
+              label={LABELS.auth_url}
+              description="Moodle: Authentication request URL"
+              required
+              value={authUrl}
+              onChange={(e) => setAuthUrl(e.currentTarget.value)}
+              error={errors.auth_url}
+            />
             <TextInput
               label={LABELS.token_url}
-              description="For sending grades back"
+              description="Moodle: Access token URL. Used to send grades back"
               required
               value={tokenUrl}
               onChange={(e) => setTokenUrl(e.currentTarget.value)}
@@ -98,7 +113,14 @@ export function PlatformForm() {
             />
           </Stack>
           {keySource === 'url' ? (
-            <TextInput label={LABELS.jwks_url} required value={jwksUrl} onChange={(e) => setJwksUrl(e.currentTarget.value)} error={errors.jwks_url} />
+            <TextInput
+              label={LABELS.jwks_url}
+              description="Moodle: Public keyset URL"
+              required
+              value={jwksUrl}
+              onChange={(e) => setJwksUrl(e.currentTarget.value)}
+              error={errors.jwks_url}
+            />
           ) : (
             <Textarea
               label={LABELS.public_key}

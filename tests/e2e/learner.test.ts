@@ -282,7 +282,31 @@ describe.skipIf(!chromiumAvailable())('Learner page in Chromium', () => {
     const refused = await askAi(3, 30);
     expect([refused.status, refused.body.error]).toEqual([409, 'conflict']);
 
-    await page.getByLabel('Your answer').fill('def reverse(head):\n    prev = None\n    return prev');
+    // A coding exam says leaving the window to run the tests is fine, and counts it; its editor is monospaced.
+    await page.getByText("Run the starter's tests on your own computer as often as you like").waitFor();
+    const editor = page.getByRole('textbox', { name: 'Your code' });
+    expect(await editor.evaluate((element) => [getComputedStyle(element).fontFamily, element.getAttribute('spellcheck')])).toEqual([
+      expect.stringMatching(/monospace/),
+      'false',
+    ]);
+    // Tab indents the line (by four spaces) rather than leaving the editor.
+    await editor.click();
+    await page.keyboard.type('x');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => editor.textContent()).toBe('    x');
+    await editor.fill('def reverse(head):\n    prev = None\n    return prev');
+    // Line numbers beside the code.
+    await expect.poll(() => page.locator('.cm-lineNumbers .cm-gutterElement').allTextContents()).toEqual(expect.arrayContaining(['1', '2', '3']));
+
+    // The solution file is handed in beside the typed code; a second choice of the same name replaces the first.
+    const solution = 'def reverse(head):\n    prev = None\n    while head:\n        head.next, prev, head = prev, head, head.next\n    return prev\n';
+    const handIn = page.getByRole('group', { name: 'Files to hand in' });
+    await handIn.getByLabel(/Add files/).setInputFiles({ name: 'linked.py', mimeType: 'text/x-python', buffer: Buffer.from('draft') });
+    await handIn.getByRole('listitem').filter({ hasText: 'linked.py' }).getByText('5 bytes, sent').waitFor();
+    await handIn.getByLabel(/Add files/).setInputFiles({ name: 'linked.py', mimeType: 'text/x-python', buffer: Buffer.from(solution) });
+    await handIn.getByRole('listitem').filter({ hasText: 'linked.py' }).getByText(`${solution.length} bytes, sent`).waitFor();
+    expect(await handIn.getByRole('listitem').count()).toBe(1);
+    await shot(page, 'coding-exam-file-handed-in');
     await page.getByRole('button', { name: 'Submit' }).click();
     await page.getByRole('heading', { name: 'Submitted' }).waitFor({ timeout: 20_000 });
     expect(errors).toEqual([]);
@@ -294,7 +318,13 @@ describe.skipIf(!chromiumAvailable())('Learner page in Chromium', () => {
       ai_usage: { interactions: number; cost_cents: number };
       proctoring: { counts: Record<string, number> };
       recordings: Array<{ name: string; size: number; sha256: string; url: string }>;
+      attachments: Array<{ name: string; size: number; sha256: string; url: string }>;
+      answers: { text: string };
     }>(await v1.get(key, `/submissions/${submission.id}`), 'detail');
+    expect(detail.answers.text).toContain('prev = None');
+    expect(detail.attachments.map((file) => [file.name, file.size])).toEqual([['linked.py', solution.length]]);
+    const handedIn = await fetch(detail.attachments[0]!.url);
+    expect(await handedIn.text()).toBe(solution);
     expect(detail.ai_usage).toEqual({ interactions: 3, cost_cents: 35 });
     expect(detail.proctoring.counts.recorder_error).toBe(0);
     expect(detail.recordings.map((recording) => recording.name.split('-')[0]).sort()).toEqual(['camera', 'screen']);

@@ -11,7 +11,7 @@ const KIND_LABEL: Record<ExamArchive['kind'], string> = {
 
 type Check = { state: 'idle' } | { state: 'working' } | { state: 'verified' } | { state: 'mismatch'; got: string } | { state: 'failed'; message: string };
 
-function formatSize(bytes: number): string {
+export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;

@@ -1,10 +1,14 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
-import { ApiError, recordFocusLost, submitAttempt, type Attempt, type LearnerExam, type SubmissionReceipt } from './api';
+import { lazy, Suspense, useCallback, useEffect, useRef, useState } from 'react';
+import { ApiError, recordFocusLost, submitAttempt, type Attempt, type AttemptFile, type LearnerExam, type SubmissionReceipt } from './api';
 import { Archives } from './Archives';
+import { AttemptFiles } from './AttemptFiles';
 import { formatDuration, timeLeft } from './clock';
 import { CodingFacts, Instructions } from './ExamDetails';
 import { ProctoringPanel, useProctoring } from './Proctoring';
-import { loadDraft, saveDraft } from './storage';
+import { loadDraft, loadDraftFiles, saveDraft, saveDraftFiles } from './storage';
+
+/** CodeMirror loads with the first coding exam opened, not with the page. */
+const CodeEditor = lazy(() => import('./CodeEditor').then((module) => ({ default: module.CodeEditor })));
 
 interface Props {
   session: string;
@@ -25,6 +29,20 @@ const AUTO_SUBMIT_MS = 10_000;
  */
 const RECORDING_FLUSH_MS = 8_000;
 
+/**
+ * What leaving the window means, said plainly. A coding exam is worked on with the starter's tests
+ * run on the student's own computer, so leaving is expected there; the teacher sees the count only.
+ */
+function leavingNote(exam: LearnerExam, proctored: boolean, times: number): string {
+  const sofar = times > 0 ? ` (${times} ${times === 1 ? 'time' : 'times'} so far)` : '';
+  if (exam.code_spec) {
+    return `Run the starter's tests on your own computer as often as you like: leaving this window to do so is fine. Your teacher sees how many times the window was left${sofar}, not what you did elsewhere.`;
+  }
+  return proctored
+    ? `Leaving this window is noted for your teacher as part of this exam's proctoring${sofar}.`
+    : `Your teacher sees how many times this window was left${sofar}.`;
+}
+
 /** Said once each by screen readers as the time runs low. */
 function warning(remaining: number | null): string {
   if (remaining === null || remaining > 5 * 60_000) return '';
@@ -34,6 +52,9 @@ function warning(remaining: number | null): string {
 export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted, onBack, onSessionEnded }: Props) {
   const [answer, setAnswer] = useState(() => loadDraft(attempt.id));
   const answerRef = useRef(answer);
+  const [files, setFiles] = useState(() => loadDraftFiles(attempt.id));
+  const filesRef = useRef<readonly AttemptFile[]>(files);
+  const [uploads, setUploads] = useState(0);
   const [now, setNow] = useState(() => Date.now() + clockOffsetMs);
   const [phase, setPhase] = useState<'working' | 'submitting' | 'closed'>('working');
   const [error, setError] = useState<string | null>(null);
@@ -71,8 +92,9 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
     setError(null);
     try {
       await stopAll(RECORDING_FLUSH_MS);
-      const receipt = await submitAttempt(session, attempt.id, answerRef.current);
+      const receipt = await submitAttempt(session, attempt.id, answerRef.current, filesRef.current);
       saveDraft(attempt.id, null);
+      saveDraftFiles(attempt.id, null);
       onSubmitted(receipt);
     } catch (err) {
       if (err instanceof ApiError && err.status === 401) return onSessionEnded();
@@ -93,6 +115,19 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
   }, [remaining, phase, submit]);
 
   const proctored = Object.values(exam.proctoring).some(Boolean);
+  const keepFiles = (next: AttemptFile[]) => {
+    setFiles(next);
+    filesRef.current = next;
+    saveDraftFiles(attempt.id, next);
+  };
+  const keepAnswer = useCallback(
+    (text: string) => {
+      setAnswer(text);
+      answerRef.current = text;
+      saveDraft(attempt.id, text);
+    },
+    [attempt.id],
+  );
 
   return (
     <section aria-labelledby="learner-attempt-title">
@@ -111,9 +146,8 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
         {warning(remaining)}
       </p>
       <p className="learner-note">
-        Leaving this window is recorded for your teacher{proctored ? ' as part of this exam’s proctoring' : ''}
-        {focusLost > 0 ? ` (${focusLost} ${focusLost === 1 ? 'time' : 'times'} so far)` : ''}.
-        {remaining !== null ? ' When the time is up, what you have typed is submitted automatically.' : ''}
+        {leavingNote(exam, proctored, focusLost)}
+        {remaining !== null ? ' When the time is up, what you have typed and the files sent so far are submitted automatically.' : ''}
       </p>
       <ProctoringPanel proctor={proctor} disabled={phase !== 'working'} />
       <p className="learner-note">{exam.due_date ? `Due ${new Date(exam.due_date).toLocaleString()}.` : 'No due date.'}</p>
@@ -139,21 +173,43 @@ export function AttemptView({ session, exam, attempt, clockOffsetMs, onSubmitted
           void submit();
         }}
       >
-        <label htmlFor="learner-answer">Your answer</label>
-        <textarea
-          id="learner-answer"
-          rows={14}
-          value={answer}
+        {exam.code_spec ? (
+          <>
+            <p id="learner-answer-label" className="learner-label">
+              Your code
+            </p>
+            <p id="learner-editor-keys" className="learner-note">
+              Tab indents. To leave the editor with the keyboard, press Esc, then Tab.
+            </p>
+            <Suspense fallback={<p className="learner-note">Loading the editor…</p>}>
+              <CodeEditor
+                labelledBy="learner-answer-label"
+                describedBy="learner-editor-keys"
+                toolchain={exam.code_spec.toolchain ?? ''}
+                initial={answer}
+                disabled={phase !== 'working'}
+                onChange={keepAnswer}
+              />
+            </Suspense>
+          </>
+        ) : (
+          <>
+            <label htmlFor="learner-answer">Your answer</label>
+            <textarea id="learner-answer" rows={14} value={answer} disabled={phase !== 'working'} onChange={(event) => keepAnswer(event.target.value)} />
+          </>
+        )}
+        <AttemptFiles
+          session={session}
+          attemptId={attempt.id}
+          files={files}
+          onChange={keepFiles}
+          onUploadsChange={setUploads}
           disabled={phase !== 'working'}
-          onChange={(event) => {
-            setAnswer(event.target.value);
-            answerRef.current = event.target.value;
-            saveDraft(attempt.id, event.target.value);
-          }}
+          onSessionEnded={onSessionEnded}
         />
         <div className="learner-actions">
-          <button type="submit" disabled={phase !== 'working'}>
-            {phase === 'submitting' ? 'Submitting…' : 'Submit'}
+          <button type="submit" disabled={phase !== 'working' || uploads > 0}>
+            {phase === 'submitting' ? 'Submitting…' : uploads > 0 ? 'Sending files…' : 'Submit'}
           </button>
           <button type="button" className="learner-secondary" onClick={onBack} disabled={phase === 'submitting'}>
             Back to my exams

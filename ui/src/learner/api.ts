@@ -8,6 +8,7 @@ import type {
   learnerExamList,
   learnerExamSchema,
   learnerUserSchema,
+  attemptFileSchema,
   submissionReceiptSchema,
 } from '../../../server/routes/learner/schema';
 import type { recordingList, recordingSchema } from '../../../server/routes/learner/recordings.schema';
@@ -36,6 +37,7 @@ export type Recording = z.input<typeof recordingSchema>;
 export type RecordingSource = Recording['source'];
 export type CodeSpec = NonNullable<LearnerExam['code_spec']>;
 export type ExamArchive = LearnerExam['files'][number];
+export type AttemptFile = z.input<typeof attemptFileSchema>;
 
 export type GradingPage = z.input<typeof gradingPage>;
 export type GradingRow = GradingPage['items'][number];
@@ -176,12 +178,25 @@ export const finishRecording = (session: string, attemptId: string, recordingId:
     }),
   ).then((res) => res.data);
 
-export const submitAttempt = (session: string, attemptId: string, answer: string): Promise<SubmissionReceipt> =>
+/** A file for the submission, kept by the appliance until the attempt is submitted with its `ref`. */
+export function uploadAttemptFile(session: string, attemptId: string, file: File): Promise<AttemptFile> {
+  const form = new FormData();
+  form.append('file', file, file.name);
+  return request(
+    v1.POST('/app/attempts/{id}/files', {
+      params: { path: { id: attemptId }, query: { kind: 'submission' } },
+      headers: bearer(session),
+      body: form as never,
+    }),
+  ).then((res) => res.data);
+}
+
+export const submitAttempt = (session: string, attemptId: string, answer: string, files: readonly AttemptFile[] = []): Promise<SubmissionReceipt> =>
   request(
     v1.POST('/app/attempts/{id}/submit', {
       params: { path: { id: attemptId } },
       headers: bearer(session),
-      body: { answers: { text: answer } },
+      body: { answers: { text: answer }, ...(files.length > 0 ? { files: files.map((file) => file.ref) } : {}) },
     }),
   ).then((res) => res.data);
 

@@ -1,9 +1,10 @@
-import type { LearnerSession } from './api';
+import type { AttemptFile, LearnerSession } from './api';
 import type { PlatformStorage } from './platform-storage';
 
 const DEVICE_KEY = 'campusbridge.device_id';
 const SESSION_KEY = 'campusbridge.learner_session';
 const DRAFT_PREFIX = 'campusbridge.draft.';
+const DRAFT_FILES_PREFIX = 'campusbridge.draft-files.';
 const OPEN_EXAM_KEY = 'campusbridge.open_exam';
 
 /** Storage can be switched off (private windows, policies): the page then works for this visit only. */
@@ -104,6 +105,18 @@ export function saveSession(session: LearnerSession | null): void {
 /** The answer being typed, kept per attempt so a reload does not lose it. */
 export const loadDraft = (attemptId: string) => read(perTab, `${DRAFT_PREFIX}${attemptId}`) ?? '';
 export const saveDraft = (attemptId: string, text: string | null) => write(perTab, `${DRAFT_PREFIX}${attemptId}`, text);
+
+/** The files uploaded for an attempt and not submitted yet, so a reload still sends them. */
+export function loadDraftFiles(attemptId: string): AttemptFile[] {
+  try {
+    const files = JSON.parse(read(perTab, `${DRAFT_FILES_PREFIX}${attemptId}`) ?? '[]') as unknown;
+    return Array.isArray(files) ? files.filter((file): file is AttemptFile => typeof file?.ref === 'string' && typeof file?.name === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+export const saveDraftFiles = (attemptId: string, files: readonly AttemptFile[] | null) =>
+  write(perTab, `${DRAFT_FILES_PREFIX}${attemptId}`, files && files.length > 0 ? JSON.stringify(files) : null);
 
 /** The exam this tab is taking, so a reload goes back to it (its attempt and clock come from the server). */
 export const loadOpenExam = () => read(perTab, OPEN_EXAM_KEY);

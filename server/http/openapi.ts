@@ -22,9 +22,10 @@ export const API_VERSION_LABEL = '2026-09-14';
  * before anyone authorizes a key there.
  */
 export const LIVE_DATA_NOTICE =
-  '**Try it out acts on live data.** Requests sent from this page are real: with a key of this appliance they read and change ' +
-  "the key's institution as your LMS would (students created here exist, webhooks are sent, licenses are granted). " +
-  'Use a key with only the scopes you are trying, revoke it afterwards, and prefer read operations when exploring.';
+  "**Try it out with a sandbox key.** Requests sent from this page are real. A sandbox key (`cb_test_…`: the portal's " +
+  "API keys → Create key → Sandbox) acts on the institution's sandbox, whose students, mail and webhooks are its own. A live key " +
+  '(`cb_live_…`) reads and changes the institution itself, as your LMS would: this page asks before it sends a change with one. ' +
+  'Give a key only the scopes you are trying, and revoke it afterwards.';
 
 const DOCUMENT_INFO: Record<OpenApiDocumentKind, { title: string; description: string; server: string }> = {
   api: {

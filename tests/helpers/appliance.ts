@@ -138,12 +138,13 @@ export interface TestKey {
 export async function makeKey(
   app: Appliance,
   institution: TestInstitution,
-  options: { scopes?: Array<Scope | 'all'>; rateLimit?: number; name?: string } = {},
+  options: { scopes?: Array<Scope | 'all'>; rateLimit?: number; name?: string; environment?: 'live' | 'sandbox' } = {},
 ): Promise<TestKey> {
   const { row, key } = await createApiKey(institution.tenant, {
     name: options.name ?? 'test key',
     scopes: options.scopes ?? ['all'],
     rate_limit_per_min: options.rateLimit ?? 6000,
+    ...(options.environment ? { environment: options.environment } : {}),
   });
   return { id: row.id, key, auth: `Bearer ${key}` };
 }

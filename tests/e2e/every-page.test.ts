@@ -9,6 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo, type DemoSeed } from '../../server/commands/demo/seed.js';
+import { sandboxIdsOf } from '../../server/commands/institutions/sandbox.js';
 import { startTestAppliance, type TestAppliance } from '../helpers/appliance.js';
 import { horizontalOverflow, seriousViolations, type SeriousViolation } from '../helpers/axe.js';
 import { chromiumAvailable, launchChromium, screenshotter, signInOnPage } from '../helpers/browser.js';
@@ -88,11 +89,13 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
       }),
     );
     return {
-      async check(problems: Problem[], name: string, hash: string) {
+      /** Opens the page at each width, does `act` there (a toast, an open tab), and checks what is on screen. */
+      async check(problems: Problem[], name: string, hash: string, act?: (page: Page) => Promise<void>) {
         for (const tab of tabs) {
           tab.errors.length = 0;
           await tab.page.goto(`${app.origin}/#${hash}`);
           await settle(tab.page);
+          if (act) await act(tab.page);
           const violations = await seriousViolations(tab.page);
           const overflow = await horizontalOverflow(tab.page);
           if (violations.length > 0 || overflow > 0 || tab.errors.length > 0)
@@ -102,6 +105,16 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
       },
       close: () => Promise.all(tabs.map((tab) => tab.page.context().close())),
     };
+  }
+
+  /** Waits for the toasts to finish fading in: axe judges the colours on screen, and a fading toast's are faint. */
+  function toastShown(page: Page) {
+    return page.waitForFunction(() =>
+      [...document.querySelectorAll('.mantine-Notification-root')].every((toast) => {
+        for (let node: Element | null = toast; node; node = node.parentElement) if (getComputedStyle(node).opacity !== '1') return false;
+        return true;
+      }),
+    );
   }
 
   /** Waits for the page's heading, for every list and chart to finish loading, and for the network to go quiet. */
@@ -151,6 +164,7 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
       ['submission', `${base}/submissions/${submission.id}`],
       ['settings', `${base}/settings`],
       ['oneroster', `${base}/oneroster`],
+      ['lti', `${base}/lti`],
       ['team', `${base}/developers`],
       ['outbox', `${base}/outbox`],
       ['audit-log', `${base}/audit-log`],
@@ -159,6 +173,30 @@ describe.skipIf(!chromiumAvailable())('Every portal page: accessible, no sideway
     ];
     const asAdmin = await checker(admin);
     for (const [name, hash] of pages) await asAdmin.check(problems, name, hash);
+    // The sandbox view: the same pages under its orange banner, reached by the header's switch.
+    await asAdmin.check(problems, 'sandbox-overview', base, async (page) => {
+      await page.getByRole('radio', { name: 'Sandbox' }).evaluate((radio: HTMLInputElement) => radio.click());
+      await page.getByRole('status', { name: 'Sandbox' }).waitFor();
+      await settle(page);
+    });
+    const sandboxId = (await sandboxIdsOf(app.ctx.db, [demo.institution.id])).get(demo.institution.id)!;
+    await asAdmin.check(problems, 'sandbox-keys', `/i/${sandboxId}/keys`);
+    // Toasts: a refusal and a success, each checked while it is on screen.
+    await asAdmin.check(problems, 'toast-refusal', `${base}/oneroster`, async (page) => {
+      const form = page.getByRole('form', { name: 'OneRoster connection' });
+      await form.getByLabel('Base URL').fill('not a url');
+      await form.getByLabel('Client ID').fill('campusbridge');
+      await form.getByRole('button', { name: 'Test connection' }).click();
+      await page.getByText('That did not work').waitFor();
+      await toastShown(page);
+    });
+    const student = await firstOf('/students');
+    await asAdmin.check(problems, 'toast-success', `${base}/students/${student.id}`, async (page) => {
+      await page.getByRole('button', { name: 'Edit', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Student updated.').waitFor();
+      await toastShown(page);
+    });
     await asAdmin.close();
     expect(described(problems)).toEqual([]);
   }, 300_000);

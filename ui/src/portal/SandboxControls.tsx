@@ -15,6 +15,8 @@ import { sessionQueryKey, useInstitution, type CurrentInstitution } from '../ses
 
 /** The colour of everything that says "sandbox". */
 export const SANDBOX_COLOR = 'orange';
+/** The same, dark enough for white text on it (and for it as text on white): 6.9:1. */
+export const SANDBOX_STRONG = '#9a3c00';
 
 /** The same page in the other environment: the address with the institution id swapped. */
 function otherAddress(pathname: string, institution: CurrentInstitution, targetId: string): string {
@@ -45,7 +47,10 @@ export function EnvironmentSwitch() {
       size="xs"
       value={institution.environment}
       onChange={(value) => void switchTo(value)}
-      color={institution.environment === 'sandbox' ? SANDBOX_COLOR : undefined}
+      color={institution.environment === 'sandbox' ? SANDBOX_STRONG : undefined}
+      // White on the dark sandbox colour, dark on live's; no slide, so the label is never white on white.
+      autoContrast
+      transitionDuration={0}
       data={[
         { value: 'live', label: 'Live' },
         { value: 'sandbox', label: 'Sandbox' },
@@ -69,14 +74,14 @@ export function SandboxBanner() {
   });
   if (institution.environment !== 'sandbox') return null;
   return (
-    <Alert color={SANDBOX_COLOR} variant="filled" title="Sandbox" mb="md" role="status" aria-label="Sandbox">
+    <Alert color={SANDBOX_STRONG} variant="filled" title="Sandbox" mb="md" role="status" aria-label="Sandbox">
       <Group justify="space-between" wrap="wrap" gap="xs">
         <Text size="sm" c="white">
           You are in {institution.name}'s sandbox: test data, kept apart from live data. Sandbox keys (cb_test_…) act here only, its webhooks go to its own
           endpoints, and its mail is never sent.
         </Text>
         {institution.role === 'admin' ? (
-          <Button size="xs" variant="white" color={SANDBOX_COLOR} onClick={open}>
+          <Button size="xs" variant="white" color={SANDBOX_STRONG} onClick={open}>
             Reset sandbox
           </Button>
         ) : null}

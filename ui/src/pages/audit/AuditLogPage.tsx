@@ -16,6 +16,7 @@ type AuditEntry = z.input<typeof auditEntrySchema>;
 type Names = ReadonlyMap<string, { kind: keyof typeof KIND_WORDS; name: string }>;
 
 const nowrap = { whiteSpace: 'nowrap' } as const;
+const whatCode = { display: 'block', maxWidth: '13rem', overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' } as const;
 
 /** The ids an entry is about, each once; the entry's own institution is left out (it is the page, or its own column). */
 function targetIds(entry: AuditEntry): string[] {
@@ -71,8 +72,8 @@ function auditColumns(names: Names, withInstitution: boolean): ColumnDef<AuditEn
       cell: ({ row }) => (
         <>
           <Text size="sm">{row.original.description}</Text>
-          {/* A long path breaks at any character rather than take the targets' room. */}
-          <Code fz="xs" style={{ overflowWrap: 'anywhere' }}>
+          {/* The call behind it on one line, cut short; the whole of it on hover (a path wrapped over five lines made a page of 40 entries 6,000 px tall). */}
+          <Code fz="xs" title={row.original.action} style={whatCode}>
             {row.original.action}
           </Code>
         </>

@@ -7,6 +7,7 @@ import type { accountLineSchema } from '../../../../server/routes/operator/accou
 import { call, portal } from '../../api/portal';
 import { DataTable, FormModal, MIN_PASSWORD, PageHeader, StatusBadge, useApiMutation } from '../../components';
 import { useSession } from '../../session';
+import { NamedId, useOperatorNames } from '../shared/names';
 
 /** A line of GET /portal/api/operator/accounts (type-only import of the server's schema). */
 type AccountLine = z.input<typeof accountLineSchema>;
@@ -57,6 +58,7 @@ export function AccountsPage() {
   const session = useSession();
   const [target, setTarget] = useState<AccountLine | null>(null);
   const accounts = useQuery({ queryKey: accountsKey, queryFn: () => call(portal.GET('/operator/accounts')) });
+  const names = useOperatorNames((accounts.data?.items ?? []).map((line) => line.institution_id));
   const columns = useMemo<ColumnDef<AccountLine>[]>(
     () => [
       { header: 'Email', accessorKey: 'email' },
@@ -64,8 +66,11 @@ export function AccountsPage() {
       {
         header: 'Institution',
         id: 'institution',
-        accessorFn: (row) => row.institution_id ?? '',
-        cell: ({ row }) => row.original.institution_id ?? 'the whole appliance',
+        accessorFn: (row) => (row.institution_id ? (names.get(row.institution_id)?.name ?? row.institution_id) : ''),
+        cell: ({ row }) => {
+          const id = row.original.institution_id;
+          return id ? <NamedId id={id} name={names.get(id)?.name} /> : 'the whole appliance';
+        },
       },
       { header: 'Status', id: 'status', accessorFn: (row) => row.status, cell: ({ row }) => <StatusBadge status={row.original.status} /> },
       {
@@ -79,7 +84,7 @@ export function AccountsPage() {
           ),
       },
     ],
-    [session.account.id],
+    [session.account.id, names],
   );
   return (
     <>

@@ -1,4 +1,5 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import LongestFirst from './tests/helpers/sequencer.js';
 import { tierFiles, type Tier } from './tests/tiers.js';
 
 /**
@@ -40,6 +41,8 @@ export default defineConfig({
     // busy machine's render or query (a sort press once took longer under two Chromiums).
     expect: { poll: { timeout: 15_000 } },
     reporters: ['default', './tests/helpers/summary-reporter.ts'],
+    // The waiting tiers first, each project's longest suites first (tests/helpers/sequencer.ts).
+    sequence: { sequencer: LongestFirst },
     projects: [
       ...tier('unit', { isolate: true }),
       ...tier('integration', { isolate: false }),

@@ -4,6 +4,7 @@
 //   node build/scripts/test.mjs                 everything: static checks and every tier
 //   node build/scripts/test.mjs unit system     those tiers only ("static" is one too)
 //   node build/scripts/test.mjs integration -- server/routes/students   more vitest arguments
+//   node build/scripts/test.mjs --record-durations   also rewrite tests/durations.json (the order suites start in)
 //
 // The static checks (tsc per target, eslint, prettier) run beside the tests at a lower priority,
 // so they use the time the tests spend waiting rather than adding theirs to it. Test data folders
@@ -30,7 +31,10 @@ const STATIC = [
 ];
 
 const separator = process.argv.indexOf('--');
-const words = separator === -1 ? process.argv.slice(2) : process.argv.slice(2, separator);
+const given = separator === -1 ? process.argv.slice(2) : process.argv.slice(2, separator);
+// `--record-durations`: each suite's time goes to tests/durations.json, the order a fresh clone runs them in.
+const recordDurations = given.includes('--record-durations');
+const words = given.filter((word) => word !== '--record-durations');
 const vitestExtra = separator === -1 ? [] : process.argv.slice(separator + 1);
 const unknown = words.filter((word) => word !== 'static' && !TIERS.includes(word));
 if (unknown.length) {
@@ -97,7 +101,12 @@ if (tiers.length) {
   const timingsFile = path.join(tmp, 'tier-times.json');
   const projects = tiers.flatMap((name) => ['--project', name, '--project', `${name}:*`]);
   vitest = await run('npx', ['vitest', 'run', ...projects, ...vitestExtra], {
-    env: { ...process.env, TMPDIR: tmp, CB_TEST_TIMINGS: timingsFile },
+    env: {
+      ...process.env,
+      TMPDIR: tmp,
+      CB_TEST_TIMINGS: timingsFile,
+      ...(recordDurations ? { CB_RECORD_DURATIONS: path.join(root, 'tests', 'durations.json') } : {}),
+    },
   });
   if (fs.existsSync(timingsFile)) timings = JSON.parse(fs.readFileSync(timingsFile, 'utf8'));
   fs.rmSync(tmp, { recursive: true, force: true });

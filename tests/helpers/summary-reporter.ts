@@ -12,6 +12,26 @@ interface TierTime {
   skipped: number;
 }
 
+/**
+ * Each suite's time, by project and file, into `file` (tests/durations.json): what the sequencer
+ * (tests/helpers/sequencer.ts) orders a fresh clone's run by. Suites of this run replace their
+ * entries; the others stay, so recording one tier keeps the rest.
+ */
+function recordDurations(file: string, modules: ReadonlyArray<TestModule>): void {
+  let durations: Record<string, number> = {};
+  try {
+    durations = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, number>;
+  } catch {
+    // A first recording.
+  }
+  for (const module of modules) {
+    const seconds = module.diagnostic().duration / 1000;
+    if (module.state() === 'passed' && seconds > 0) durations[`${module.project.name}:${module.relativeModuleId}`] = Math.round(seconds * 10) / 10;
+  }
+  const sorted = Object.fromEntries(Object.entries(durations).sort(([a], [b]) => a.localeCompare(b)));
+  fs.writeFileSync(file, `${JSON.stringify(sorted, null, 2)}\n`);
+}
+
 /** The tier of a project: `integration:postgres` belongs to `integration`. */
 const tierOf = (module: TestModule) => module.project.name.split(':')[0] || 'default';
 
@@ -59,6 +79,8 @@ export default class SummaryReporter implements Reporter {
       failed += time.failed;
       skipped += time.skipped;
     }
+    const record = process.env.CB_RECORD_DURATIONS;
+    if (record) recordDurations(record, testModules);
     const target = process.env.CB_TEST_TIMINGS;
     if (target) {
       fs.writeFileSync(target, JSON.stringify(Object.fromEntries(tiers), null, 2));

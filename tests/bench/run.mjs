@@ -17,6 +17,7 @@ import { summarizeProfile } from './profile.mjs';
 import { renderReport } from './report.mjs';
 import { measureBulk, measureEvents, measureLists, measureMe, measureStatements, settle } from './scenarios.mjs';
 import { measureDeliveries, measureNewDeliveryLag } from './webhooks.mjs';
+import { measureWizard } from './wizard.mjs';
 
 const { values: options } = parseArgs({
   options: {
@@ -83,6 +84,16 @@ const results = {
 let server = null;
 try {
   log(`data folder ${dataDir}`);
+  // Before anything exists: the wizard is what a fresh appliance shows.
+  server = await startServer(env);
+  results.wizard = await measureWizard({ origin: server.origin });
+  await stopServer(server);
+  server = null;
+  log(
+    results.wizard
+      ? `wizard first load: median ${Math.round(results.wizard.medianMs)} ms, slowest ${Math.round(results.wizard.maxMs)} ms`
+      : 'wizard: no Chromium, not measured',
+  );
   const setup = await cli(env, 'setup', '--institution', 'Small School', '--admin-email', 'bench@example.org', '--admin-password', 'bench-password-1');
   const small = setup.institution.id;
   const big = (await cli(env, 'institution', 'create', '--name', 'District', '--approve')).id;

@@ -263,6 +263,9 @@ describe.skipIf(!chromiumAvailable())('Guardian reports in the portal', () => {
     await dialog.getByRole('button', { name: 'Add', exact: true }).click();
     await table.getByRole('link', { name: second!.name }).waitFor();
     await shot(page, 'student-groups');
+    // The toast sits where the row's menu opens: dismissed, as a person would.
+    await page.getByRole('button', { name: 'Dismiss this message' }).click();
+    await page.getByRole('button', { name: 'Dismiss this message' }).waitFor({ state: 'detached' });
 
     await table.getByRole('row').filter({ hasText: first!.name }).getByRole('button').click();
     await page.getByRole('menuitem', { name: 'Take out of this group' }).click();

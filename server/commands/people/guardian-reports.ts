@@ -204,12 +204,13 @@ export interface ReportPreview {
 }
 
 /**
- * The mail a student's guardians would receive if the report were made now, about the week that
- * ended last: built as the Monday job builds it, and neither stored nor sent.
+ * The next report as it stands now: the week in progress (Monday to Sunday, UTC), which next
+ * Monday's report covers, built as the Monday job builds it, and neither stored nor sent.
  */
 export async function previewWeeklyReport(tenant: Tenant, studentRef: string, now = new Date()): Promise<ReportPreview> {
   const student = await findPerson(tenant, 'student', studentRef);
-  const week = reportedWeek(now);
+  // The week reported a week from now is the one under way.
+  const week = reportedWeek(new Date(now.getTime() + 7 * DAY_MS));
   const [summary, institution, guardians] = await Promise.all([
     buildWeeklySummary(tenant, student, week, now),
     tenant.institution(),

@@ -563,14 +563,16 @@ describe('Guardians', () => {
       expect(mails[0]!.subject).toContain(week.start);
     });
 
-    it('GET /v1/students/{id}/guardian-report-preview: the mail as the verified guardians would get it now, nothing stored or sent', async () => {
+    it('GET /v1/students/{id}/guardian-report-preview: next Monday’s mail as it stands, to the verified guardians, nothing stored or sent', async () => {
       const { inst, key, student, unverified } = await reportFixture();
       const mailsBefore = (await outbox(inst, 'guardian_report')).length;
       const res = await send('get', `/v1/students/${encodeURIComponent(student.login_email.toUpperCase())}/guardian-report-preview`, key);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const preview = res.body.data;
       expect(Object.keys(preview).sort()).toEqual(['html', 'recipients', 'subject', 'text', 'week_start']);
-      expect(preview.week_start).toBe(reportedWeek(new Date()).start);
+      // The week under way: next Monday's report, not last week's.
+      expect(preview.week_start).toBe(reportedWeek(new Date(Date.now() + 7 * DAY_MS)).start);
+      expect(preview.text).not.toContain('Made on');
       // Only the guardian who confirmed: the pending invitation would receive nothing.
       expect(preview.recipients).toEqual(['verified@example.org']);
       expect(preview.subject).toBe(`${inst.name}: weekly report for Ada (week of ${preview.week_start})`);

@@ -53,7 +53,7 @@ export const guardiansRoutes = [
     operationId: 'previewGuardianReport',
     summary: "Preview a student's weekly guardian report",
     description:
-      'The mail (subject, text and HTML) the verified guardians would receive if the report of the week that ended last were made now, and who they are. Nothing is stored or sent. Unknown student: `404 not_found`.',
+      "The next weekly report as it stands now: the mail (subject, text and HTML) of the week under way (Monday to Sunday, UTC), which next Monday's report covers, and the verified guardians who will receive it. Nothing is stored or sent. Unknown student: `404 not_found`.",
     tag: 'Guardians',
     scope: 'guardians:read',
     params: studentParams,

@@ -2202,7 +2202,7 @@ export interface paths {
         };
         /**
          * Preview a student's weekly guardian report
-         * @description The mail (subject, text and HTML) the verified guardians would receive if the report of the week that ended last were made now, and who they are. Nothing is stored or sent. Unknown student: `404 not_found`.
+         * @description The next weekly report as it stands now: the mail (subject, text and HTML) of the week under way (Monday to Sunday, UTC), which next Monday's report covers, and the verified guardians who will receive it. Nothing is stored or sent. Unknown student: `404 not_found`.
          *
          *     An active member of the institution in the path with a role whose scopes grant `guardians:read`. The same operation as /v1/students/{id}/guardian-report-preview.
          */

@@ -4,6 +4,9 @@ import type { LtiOverview } from './lti';
 
 type Tool = LtiOverview['tool'];
 
+/** The addresses the LMS may send a browser back to: the launch URL, and the deep linking URL when it differs. */
+const redirectUris = (tool: Tool) => [...new Set([tool.launch_url, tool.deep_linking_url])].join('\n');
+
 /** A value the admin picks in the LMS rather than pastes: shown as its label and the choice, nothing to copy. */
 function Choice({ label, value }: { label: string; value: string }) {
   return (
@@ -30,7 +33,7 @@ function MoodleFields({ tool }: { tool: Tool }) {
         <Choice label="Public key type" value="Keyset URL" />
         <CopyValue label="Public keyset" value={tool.jwks_url} />
         <CopyValue label="Initiate login URL" value={tool.login_url} />
-        <CopyValue label="Redirection URI(s)" value={`${tool.launch_url}\n${tool.deep_linking_url}`} />
+        <CopyValue label="Redirection URI(s)" value={redirectUris(tool)} />
         <CopyValue label="Content Selection URL" value={tool.deep_linking_url} />
       </SimpleGrid>
       <Text size="sm" c="dimmed">
@@ -54,7 +57,7 @@ function CanvasFields({ tool }: { tool: Tool }) {
         <CopyValue label="Target Link URI" value={tool.launch_url} />
         <CopyValue label="OpenID Connect Initiation Url" value={tool.login_url} />
         <CopyValue label="Public JWK URL" value={tool.jwks_url} />
-        <CopyValue label="Redirect URIs" value={`${tool.launch_url}\n${tool.deep_linking_url}`} />
+        <CopyValue label="Redirect URIs" value={redirectUris(tool)} />
       </SimpleGrid>
     </Stack>
   );

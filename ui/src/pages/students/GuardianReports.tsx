@@ -140,10 +140,18 @@ function ReportPreview({ institutionId, studentId }: { institutionId: string; st
   const { subject, recipients, html } = preview.data;
   return (
     <Stack gap="sm">
-      <Facts>
-        <Fact label="Subject">{subject}</Fact>
-        <Fact label="To">{recipients.length > 0 ? recipients.join(', ') : 'nobody yet: no guardian has confirmed'}</Fact>
-      </Facts>
+      <div>
+        <Text size="xs" fw={700} c="dimmed" tt="uppercase">
+          Subject
+        </Text>
+        <Text size="sm">{subject}</Text>
+      </div>
+      <div>
+        <Text size="xs" fw={700} c="dimmed" tt="uppercase">
+          To
+        </Text>
+        <Text size="sm">{recipients.length > 0 ? recipients.join(', ') : 'nobody yet: no guardian has confirmed'}</Text>
+      </div>
       <iframe
         title="The report as the guardian's mail shows it"
         sandbox=""
@@ -151,7 +159,8 @@ function ReportPreview({ institutionId, studentId }: { institutionId: string; st
         style={{ width: '100%', height: 420, border: '1px solid var(--mantine-color-gray-4)', borderRadius: 4 }}
       />
       <Text size="xs" c="dimmed">
-        Nothing is sent from here. The real report is made on Monday about the week before, and goes to each guardian who has confirmed.
+        The week under way, as it stands now: next Monday&apos;s report says this, with what happens until Sunday, to each guardian who has confirmed. Nothing
+        is sent from here.
       </Text>
     </Stack>
   );

@@ -30,7 +30,7 @@ const serverStale = () =>
     ['main.js', 'cli.js'].map((name) => path.join(dist, 'server', name)),
     [path.join(root, 'server'), path.join(root, 'package.json')],
   );
-const uiStale = () => isStale([path.join(dist, 'ui', 'index.html')], [path.join(root, 'ui'), path.join(root, 'package.json')]);
+const uiStale = () => isStale([path.join(dist, 'ui', 'index.html')], [path.join(root, 'ui'), path.join(root, 'package.json'), fileURLToPath(import.meta.url)]);
 
 /** The targets of `target` (server, ui, electron) whose outputs are missing or older than their sources. */
 export function staleTargets(target = 'all') {
@@ -59,7 +59,17 @@ export async function buildServer({ force = false } = {}) {
 export async function buildUi({ force = false } = {}) {
   if (!force && !uiStale()) return false;
   const { build } = await import('vite');
-  await build({ configFile: path.join(root, 'ui', 'vite.config.ts'), logLevel: 'warn' });
+  // Always React's production build. Vite keeps a NODE_ENV it finds set, and the tests' global
+  // setup runs with vitest's NODE_ENV=test: the portal was built with React's development bundle
+  // (several times the rendering work, every warning check on), and `npm start` then served it.
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ configFile: path.join(root, 'ui', 'vite.config.ts'), logLevel: 'warn' });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   return true;
 }
 

@@ -14,8 +14,13 @@ import { tierFiles, type Tier } from './tests/tiers.js';
  * ports (0) and PostgreSQL databases (copies of a migrated template).
  */
 const root = import.meta.dirname;
+/** The tiers that run the appliance in the test process hash passwords at a lower cost (the file says why). */
+const IN_PROCESS_SETUP = 'tests/helpers/in-process-setup.ts';
 
-type TierOptions = Pick<NonNullable<TestProjectInlineConfiguration['test']>, 'isolate' | 'maxWorkers' | 'sequence' | 'testTimeout' | 'hookTimeout'>;
+type TierOptions = Pick<
+  NonNullable<TestProjectInlineConfiguration['test']>,
+  'isolate' | 'maxWorkers' | 'sequence' | 'testTimeout' | 'hookTimeout' | 'setupFiles'
+>;
 
 function tier(name: Tier, options: TierOptions): TestProjectInlineConfiguration[] {
   const files = tierFiles(root, name);
@@ -45,12 +50,19 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     projects: [
       ...tier('unit', { isolate: true }),
-      ...tier('integration', { isolate: false }),
+      ...tier('integration', { isolate: false, setupFiles: [IN_PROCESS_SETUP] }),
       ...tier('system', { isolate: true }),
       // Chromium computes more than it waits: two at a time, after the rest (a group of their own),
       // with room for a busy machine's slow rendering in the timeouts, which only a hang reaches.
-      ...tier('browser', { isolate: false, maxWorkers: 2, sequence: { groupOrder: 1 }, testTimeout: 120_000, hookTimeout: 120_000 }),
-      ...tier('proof', { isolate: false }),
+      ...tier('browser', {
+        isolate: false,
+        setupFiles: [IN_PROCESS_SETUP],
+        maxWorkers: 2,
+        sequence: { groupOrder: 1 },
+        testTimeout: 120_000,
+        hookTimeout: 120_000,
+      }),
+      ...tier('proof', { isolate: false, setupFiles: [IN_PROCESS_SETUP] }),
     ],
   },
 });

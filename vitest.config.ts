@@ -7,7 +7,7 @@ import { tierFiles, type Tier } from './tests/tiers.js';
  * tagged `@databases sqlite, postgres`; tests/tiers.ts reads the tags. `npm test` runs them all
  * (build/scripts/test.mjs); `npm run test:<tier>` one tier.
  *
- * Workers: four at most (two for the browser suites). Most suites wait on SQLite, PostgreSQL, sockets and child processes more
+ * Workers: four at most (three for the browser suites). Most suites wait on SQLite, PostgreSQL, sockets and child processes more
  * than they compute, so on two cores four workers keep both busy. Suites that start no process of
  * their own share their worker's modules (`isolate: false`): importing the server again for every
  * file cost about a third of the wall time. Every worker gets its own data folders (temp folders),
@@ -52,12 +52,13 @@ export default defineConfig({
       ...tier('unit', { isolate: true }),
       ...tier('integration', { isolate: false, setupFiles: [IN_PROCESS_SETUP] }),
       ...tier('system', { isolate: true }),
-      // Chromium computes more than it waits: two at a time, after the rest (a group of their own),
-      // with room for a busy machine's slow rendering in the timeouts, which only a hang reaches.
+      // After the rest (a group of their own), three at a time: with two, a quarter of the two cores
+      // sat idle while pages waited on the appliance; with room for a busy machine's slow rendering
+      // in the timeouts, which only a hang reaches.
       ...tier('browser', {
         isolate: false,
         setupFiles: [IN_PROCESS_SETUP],
-        maxWorkers: 2,
+        maxWorkers: 3,
         sequence: { groupOrder: 1 },
         testTimeout: 120_000,
         hookTimeout: 120_000,

@@ -71,4 +71,26 @@ describe('schema pragmas', () => {
     await allTraced();
     expect(pragmas()).toBe(before + 1);
   });
+
+  // Sequelize's SQLite dialect captured a stack for every query and formatted it as text on every
+  // answer, used only when the query failed (build/patches/sequelize+6.37.8.patch).
+  it('formats no stack trace for a query that succeeds; a failing one still says where it was called from', async () => {
+    const original = Error.prepareStackTrace;
+    let formatted = 0;
+    Error.prepareStackTrace = (error, sites) => {
+      formatted += 1;
+      return original ? original(error, sites) : [String(error), ...sites.map((site) => `    at ${site}`)].join('\n');
+    };
+    try {
+      for (let i = 0; i < 5; i++) await Thing.findAll();
+      await sequelize.query('SELECT 1');
+    } finally {
+      Error.prepareStackTrace = original;
+    }
+    expect(formatted).toBe(0);
+    const failure = await sequelize.query('SELECT * FROM no_such_table').catch((error: Error) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect((failure as Error).message).toMatch(/no such table/);
+    expect((failure as Error).stack).toContain('schema-pragmas.test.ts');
+  });
 });

@@ -138,6 +138,9 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
     await form.getByRole('button', { name: 'Change password' }).click();
     await second.getByText('Password changed.').waitFor();
     await second.getByRole('button', { name: 'Sign out' }).click();
+    // Signed out for sure before the sign-in page is loaded again: a reload while signing out can
+    // cut the request short and leave the session alive (this failed once under load).
+    await second.getByRole('heading', { name: 'Sign in' }).waitFor();
     await signIn(second, SECOND_ADMIN.email, SECOND_ADMIN.changed);
     await second.getByRole('navigation').getByRole('link', { name: 'Team', exact: true }).waitFor();
     await shot(second, 'second-admin-signed-in');
@@ -165,6 +168,7 @@ describe.skipIf(!chromiumAvailable())('A school lives with the appliance', () =>
     await head.getByRole('button', { name: 'Accept invitation' }).click();
     await head.getByRole('heading', { name: 'Valley Academy' }).waitFor();
     await head.getByRole('button', { name: 'Sign out' }).click();
+    await head.getByRole('heading', { name: 'Sign in' }).waitFor();
     await signIn(head, NEW_ADMIN.email, NEW_ADMIN.password);
     await head.getByRole('heading', { name: 'Valley Academy' }).waitFor();
     await shot(head, 'new-admin-signed-in');

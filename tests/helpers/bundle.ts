@@ -70,7 +70,10 @@ export interface BundleServer {
   alive: () => boolean;
   /** SIGKILL, resolved once the process is gone. */
   kill: () => Promise<Exit>;
-  /** SIGTERM, resolved with the exit (SIGKILL after `timeoutMs`). */
+  /**
+   * SIGTERM, resolved with the exit. The server gives itself 10 s and then exits 1 on its own; the
+   * SIGKILL after `timeoutMs` (30 s) only ends a hang, however busy the machine.
+   */
   stop: (timeoutMs?: number) => Promise<Exit>;
 }
 
@@ -111,7 +114,7 @@ export async function startBundle(dataDir: string, env: Record<string, string> =
     if (alive()) child.kill('SIGKILL');
     return exited;
   };
-  const stop = async (timeoutMs = 12_000) => {
+  const stop = async (timeoutMs = 30_000) => {
     if (alive()) child.kill('SIGTERM');
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
     try {
